@@ -1,0 +1,41 @@
+#include "emulator/api/resources.h"
+
+namespace pjemu::api {
+
+const std::vector<ResourceType>& AllResources() {
+  static const std::vector<ResourceType> kAll = {
+      {"", "v1", "Namespace", "namespaces", "namespace", false, true, false, {"ns"}},
+      {"", "v1", "Node", "nodes", "node", false, true, false, {"no"}},
+      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}},
+      {"", "v1", "Service", "services", "service", true, true, false, {"svc"}},
+      {"", "v1", "Event", "events", "event", true, false, false, {"ev"}},
+      {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"}},
+      {"kubeflow.org", "v1", "PyTorchJob", "pytorchjobs", "pytorchjob", true, true, true, {}},
+      {"autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
+       "horizontalpodautoscaler", true, true, false, {"hpa"}},
+  };
+  return kAll;
+}
+
+const ResourceType* FindResource(std::string_view group, std::string_view plural) {
+  for (const auto& r : AllResources()) {
+    if (r.group == group && r.plural == plural) return &r;
+  }
+  return nullptr;
+}
+
+const ResourceType* FindByKind(std::string_view api_version, std::string_view kind) {
+  for (const auto& r : AllResources()) {
+    if (r.ApiVersion() == api_version && r.kind == kind) return &r;
+  }
+  return nullptr;
+}
+
+const ResourceType& Pods() { return *FindResource("", "pods"); }
+const ResourceType& Services() { return *FindResource("", "services"); }
+const ResourceType& Events() { return *FindResource("", "events"); }
+const ResourceType& Namespaces() { return *FindResource("", "namespaces"); }
+const ResourceType& Nodes() { return *FindResource("", "nodes"); }
+const ResourceType& PyTorchJobs() { return *FindResource("kubeflow.org", "pytorchjobs"); }
+
+}  // namespace pjemu::api

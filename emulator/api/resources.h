@@ -1,0 +1,47 @@
+// The resource types pjemu serves: one table that the store, the API server (paths, discovery,
+// Table columns) and the clients share. Adding a kind means adding a row in resources.cc.
+// Thread safety: immutable after static initialisation.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pjemu::api {
+
+struct ResourceType {
+  std::string group;    // "" for the core group
+  std::string version;  // "v1"
+  std::string kind;     // "Pod"
+  std::string plural;   // "pods"
+  std::string singular; // "pod"
+  bool namespaced = true;
+  bool has_status = true;   // a /status subresource exists (writes through it touch only .status)
+  bool has_scale = false;   // a /scale subresource exists (pytorchjobs)
+  std::vector<std::string> short_names;
+
+  // "v1" or "kubeflow.org/v1".
+  std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
+  // "pods" or "pytorchjobs.kubeflow.org": the prefix of the real server's error messages.
+  std::string PluralGroup() const { return group.empty() ? plural : plural + "." + group; }
+  // "PodList".
+  std::string ListKind() const { return kind + "List"; }
+  bool operator==(const ResourceType& o) const { return group == o.group && plural == o.plural; }
+};
+
+// Every served resource type.
+const std::vector<ResourceType>& AllResources();
+// By group and plural ("", "pods"); nullptr when unknown.
+const ResourceType* FindResource(std::string_view group, std::string_view plural);
+// By apiVersion and kind ("kubeflow.org/v1", "PyTorchJob"); nullptr when unknown.
+const ResourceType* FindByKind(std::string_view api_version, std::string_view kind);
+
+// Shorthands for the types the emulator's own components use.
+const ResourceType& Pods();
+const ResourceType& Services();
+const ResourceType& Events();
+const ResourceType& Namespaces();
+const ResourceType& Nodes();
+const ResourceType& PyTorchJobs();
+
+}  // namespace pjemu::api

@@ -1,0 +1,56 @@
+// Client: how every actor (controller, scheduler, kubelet, fault injector, CLI) reads and
+// writes cluster objects (G4). LocalClient reaches the in-process Store; HttpClient reaches a
+// running `pjemu serve`; faults::FaultyClient decorates either. Same semantics as the
+// Kubernetes REST API: objects are JSON in wire form, errors are Status codes mirroring the
+// API reasons (kNotFound, kAlreadyExists, kConflict, kInvalid, kBadRequest, kExpired, ...).
+// Thread safety: implementations are safe to call from any thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "emulator/api/requests.h"
+#include "emulator/api/resources.h"
+#include "emulator/common/status.h"
+
+namespace pjemu::client {
+
+using api::DeleteOptions;
+using api::ListOptions;
+using api::PatchType;
+using api::ResourceType;
+using api::Subresource;
+using api::WatchOptions;
+using api::WriteOptions;
+
+class Client {
+ public:
+  virtual ~Client() = default;
+  // ns: the namespace for namespaced types ("" only for cluster-scoped types, where it is ignored).
+  virtual Result<Json> Create(const ResourceType& type, std::string_view ns, Json object,
+                              const WriteOptions& options = {}) = 0;
+  virtual Result<Json> Get(const ResourceType& type, std::string_view ns,
+                           std::string_view name) = 0;
+  // A <Kind>List object: {apiVersion, kind, metadata: {resourceVersion}, items: [...]}.
+  // ns "" lists every namespace.
+  virtual Result<Json> List(const ResourceType& type, std::string_view ns,
+                            const ListOptions& options = {}) = 0;
+  // Replaces the object (sub == kStatus: only .status is taken). A non-empty
+  // metadata.resourceVersion that is not the stored one gives kConflict.
+  virtual Result<Json> Update(const ResourceType& type, std::string_view ns, Json object,
+                              Subresource sub = Subresource::kNone,
+                              const WriteOptions& options = {}) = 0;
+  virtual Result<Json> Patch(const ResourceType& type, std::string_view ns, std::string_view name,
+                             PatchType patch_type, const Json& patch,
+                             Subresource sub = Subresource::kNone,
+                             const WriteOptions& options = {}) = 0;
+  // The deleted object's last state (or, with finalizers or graceful pod deletion, the object
+  // now carrying deletionTimestamp).
+  virtual Result<Json> Delete(const ResourceType& type, std::string_view ns, std::string_view name,
+                              const DeleteOptions& options = {}) = 0;
+  virtual Result<std::shared_ptr<api::Watch>> Watch(const ResourceType& type, std::string_view ns,
+                                                    const WatchOptions& options = {}) = 0;
+};
+
+}  // namespace pjemu::client

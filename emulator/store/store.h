@@ -1,0 +1,95 @@
+// Store: the API server's object store, the heart of the emulator. Every object lives here as
+// JSON in wire form, so every field a user sends round-trips exactly; typed views are decoded
+// from it by the components that need logic. Writers: the API server (HTTP), LocalClient
+// (in-process actors). Readers: the same, plus watches that stream every change.
+//
+// Semantics (kube-apiserver's, see ../shared/spec/kube-api.md sections 4, 6, 7, 9):
+//  - One global resourceVersion counter shared by all kinds (etcd's revision); uid,
+//    creationTimestamp (from the Clock), generation=1, generateName, namespace defaulting.
+//  - Update/Patch with optimistic concurrency; spec writes bump generation and never touch
+//    .status; status-subresource writes touch only .status.
+//  - Delete with finalizers (deletionTimestamp), ownerReference garbage collection
+//    (Background, Foreground, Orphan) and graceful deletion of pods bound to a node.
+//  - Watch from a resourceVersion with a bounded history (kExpired past it); BOOKMARKs on request.
+//  - Namespaces default, kube-system, kube-public and kubeflow exist from the start; creating in a
+//    missing namespace is kNotFound; deleting a namespace deletes what is in it.
+//
+// Known deviations from kube-apiserver (also listed in the README):
+//  - Garbage collection runs synchronously inside the owner's Delete call (the real GC is an
+//    asynchronous controller); the dependents' DELETED events follow the owner's.
+//  - Deleting an object also deletes the core/v1 Events whose involvedObject.uid is that object
+//    (real Events expire after a TTL instead).
+//  - Namespace deletion removes the contents at once instead of passing through Terminating.
+//
+// Thread safety: every method is safe to call from any thread; one mutex guards the maps.
+// Watch notifications run on the writer's thread after the lock is released, so writers never
+// wait for watchers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "emulator/api/requests.h"
+#include "emulator/api/resources.h"
+#include "emulator/common/clock.h"
+#include "emulator/common/status.h"
+
+namespace pjemu::store {
+
+struct StoreOptions {
+  std::size_t watch_history = 20000;     // events kept for watches that resume from an RV
+  std::size_t watch_queue_limit = 20000;  // events a slow watcher may fall behind before it is ended
+  std::uint64_t seed = 1;                 // uids and generateName suffixes are drawn from it
+  bool default_namespaces = true;         // create default, kube-system, kube-public, kubeflow
+};
+
+// Admission for a resource type (the PyTorchJob webhook): called on create and update of the
+// main resource with the incoming object and, on update, the stored one. A non-OK Status
+// (normally kInvalid with details.causes) refuses the write. Runs under the store lock: it must
+// be a pure function of its arguments.
+using Validator =
+    std::function<Status(const Json& object, const Json* old, std::vector<std::string>* warnings)>;
+
+class Store {
+ public:
+  explicit Store(const Clock& clock, StoreOptions options = {});
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Same contracts as client::Client (emulator/client/client.h).
+  Result<Json> Create(const api::ResourceType& type, std::string_view ns, Json object,
+                      const api::WriteOptions& options = {});
+  Result<Json> Get(const api::ResourceType& type, std::string_view ns, std::string_view name) const;
+  Result<Json> List(const api::ResourceType& type, std::string_view ns,
+                    const api::ListOptions& options = {}) const;
+  Result<Json> Update(const api::ResourceType& type, std::string_view ns, Json object,
+                      api::Subresource sub = api::Subresource::kNone,
+                      const api::WriteOptions& options = {});
+  Result<Json> Patch(const api::ResourceType& type, std::string_view ns, std::string_view name,
+                     api::PatchType patch_type, const Json& patch,
+                     api::Subresource sub = api::Subresource::kNone,
+                     const api::WriteOptions& options = {});
+  Result<Json> Delete(const api::ResourceType& type, std::string_view ns, std::string_view name,
+                      const api::DeleteOptions& options = {});
+  // Deletes every object matching the selectors; returns the <Kind>List of what was deleted.
+  Result<Json> DeleteCollection(const api::ResourceType& type, std::string_view ns,
+                                const api::ListOptions& list_options,
+                                const api::DeleteOptions& options = {});
+  Result<std::shared_ptr<api::Watch>> Watch(const api::ResourceType& type, std::string_view ns,
+                                            const api::WatchOptions& options = {});
+
+  void SetValidator(const api::ResourceType& type, Validator validator);
+  // The current global resourceVersion (the last write's).
+  std::uint64_t ResourceVersion() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pjemu::store
