@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Fails when an #include "emulator/<component>/..." breaks the allowed dependency table.
+
+The flow is one-way (README "Layout"): a component may include only itself, common, api and the
+components listed for it below. Run from anywhere: python3 tools/check_layering.py
+"""
+import pathlib
+import re
+import sys
+
+ALLOWED = {
+    "common": set(),
+    "api": {"common"},
+    "manifest": set(),
+    "store": set(),
+    "process": set(),
+    "client": {"store"},
+    "apiserver": {"store"},
+    "controller": {"client"},
+    "scheduler": {"client"},
+    "kubelet": {"client", "process"},
+    "faults": {"client", "process"},
+    "persist": {"store"},
+    "cluster": {"manifest", "store", "process", "client", "apiserver", "controller",
+                "scheduler", "kubelet", "faults", "persist"},
+    "scenario": {"cluster", "manifest", "faults", "client", "process", "controller"},
+    "cli": {"scenario", "cluster", "client", "manifest", "controller", "apiserver"},
+    "ui": {"store", "apiserver"},
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"emulator/([a-z_]+)/')
+
+
+def main() -> int:
+    root = pathlib.Path(__file__).resolve().parent.parent / "emulator"
+    errors = []
+    for path in sorted(root.rglob("*")):
+        if path.suffix not in (".h", ".cc") or not path.is_file():
+            continue
+        component = path.relative_to(root).parts[0]
+        allowed = ALLOWED.get(component)
+        if allowed is None:
+            errors.append(f"{path}: component '{component}' is not in tools/check_layering.py")
+            continue
+        allowed = allowed | {component, "common"} | ({"api"} if component != "common" else set())
+        for lineno, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            m = INCLUDE.match(line)
+            if m and m.group(1) not in allowed:
+                errors.append(f"{path}:{lineno}: '{component}' may not include "
+                              f"emulator/{m.group(1)}/ (allowed: {', '.join(sorted(allowed))})")
+    for e in errors:
+        print(e)
+    print(f"layering: {len(errors)} violation(s)")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
