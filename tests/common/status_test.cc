@@ -1,0 +1,61 @@
+// Given a Status code, the API server must answer with the reason and HTTP code that
+// kube-apiserver uses for it.
+#include <catch2/catch.hpp>
+
+#include "emulator/common/status.h"
+
+using pjemu::Code;
+using pjemu::Json;
+using pjemu::Status;
+
+TEST_CASE("status codes map 1:1 onto Kubernetes reasons and HTTP codes", "[common]") {
+  auto [code, reason, http] = GENERATE(table<Code, std::string, int>({
+      {Code::kBadRequest, "BadRequest", 400},
+      {Code::kUnauthorized, "Unauthorized", 401},
+      {Code::kNotFound, "NotFound", 404},
+      {Code::kAlreadyExists, "AlreadyExists", 409},
+      {Code::kConflict, "Conflict", 409},
+      {Code::kExpired, "Expired", 410},
+      {Code::kRequestEntityTooLarge, "RequestEntityTooLarge", 413},
+      {Code::kUnsupportedMediaType, "UnsupportedMediaType", 415},
+      {Code::kInvalid, "Invalid", 422},
+      {Code::kInternal, "InternalError", 500},
+      {Code::kUnavailable, "ServiceUnavailable", 503},
+  }));
+  CAPTURE(reason);
+  CHECK(pjemu::ReasonOf(code) == reason);
+  CHECK(pjemu::HttpCodeOf(code) == http);
+  CHECK(pjemu::CodeFromReason(reason) == code);
+}
+
+TEST_CASE("NotFound carries the real server's message and details", "[common]") {
+  Status s = pjemu::NotFoundError("pytorchjobs.kubeflow.org", "nosuch");
+  Json j = s.ToStatusJson();
+  CHECK(j["message"] == "pytorchjobs.kubeflow.org \"nosuch\" not found");
+  CHECK(j["reason"] == "NotFound");
+  CHECK(j["code"] == 404);
+  CHECK(j["status"] == "Failure");
+  CHECK(j["details"] == Json({{"name", "nosuch"}, {"group", "kubeflow.org"}, {"kind", "pytorchjobs"}}));
+  CHECK_FALSE(pjemu::NotFoundError("pods", "p").details().contains("group"));
+}
+
+TEST_CASE("a Status survives the trip through its JSON form", "[common]") {
+  Status s = pjemu::ConflictError("pods", "x");
+  Status back = Status::FromStatusJson(s.ToStatusJson(), 409);
+  CHECK(back.code() == Code::kConflict);
+  CHECK(back.message() == s.message());
+  CHECK(Status::FromStatusJson(Json{{"kind", "Pod"}}, 502).code() == Code::kInternal);
+}
+
+TEST_CASE("RETURN_IF_ERROR and ASSIGN_OR_RETURN pass errors through", "[common]") {
+  auto fails = []() -> pjemu::Result<int> { return pjemu::BadRequestError("no"); };
+  auto succeeds = []() -> pjemu::Result<int> { return 7; };
+  auto use = [&](bool fail) -> pjemu::Result<int> {
+    ASSIGN_OR_RETURN(int v, fail ? fails() : succeeds());
+    RETURN_IF_ERROR(Status());
+    return v + 1;
+  };
+  CHECK(use(false).value() == 8);
+  CHECK(use(true).status().code() == Code::kBadRequest);
+  CHECK(pjemu::InternalError("x").WithContext("create pod p").message() == "create pod p: x");
+}
