@@ -1,0 +1,295 @@
+#include "emulator/process/posix_process_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "emulator/process/cri_log_writer.h"
+#include "emulator/process/exec_path.h"
+#include "emulator/process/proc_stats.h"
+
+namespace pjemu::process {
+
+struct PosixProcessRunner::Proc {
+  Pid pid = 0;
+  ExitCallback on_exit;
+  std::unique_ptr<CriLogWriter> log;
+  int out_fd = -1;
+  int err_fd = -1;
+  std::int64_t memory_limit = 0;
+  bool exited = false;
+  bool oom_killed = false;
+  ProcessExit exit;
+  Time exited_at{};
+};
+
+namespace {
+
+std::vector<char*> CStrings(const std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+void CloseFd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+// Runs in the forked child: async-signal-safe calls only (the parent has threads).
+[[noreturn]] void ExecChild(pid_t parent, int out_fd, int err_fd, int null_fd, int report_fd,
+                            const char* dir, const char* path, char** argv, char** envp) {
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(137);  // the parent died before prctl took effect
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  }
+  dup2(null_fd, 0);
+  dup2(out_fd, 1);
+  dup2(err_fd, 2);
+  int err = 0;
+  if (dir[0] != '\0' && chdir(dir) != 0) {
+    err = errno;
+  } else {
+    execve(path, argv, envp);
+    err = errno;
+  }
+  (void)!write(report_fd, &err, sizeof err);
+  _exit(127);
+}
+
+}  // namespace
+
+PosixProcessRunner::PosixProcessRunner(EventLoop& loop, PosixRunnerOptions options)
+    : loop_(loop), options_(options) {
+  if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
+  io_ = std::thread([this] { IoLoop(); });
+}
+
+PosixProcessRunner::~PosixProcessRunner() {
+  drop_callbacks_ = true;
+  KillAll();
+  while (running() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  stop_ = true;
+  if (wake_[1] >= 0) (void)!write(wake_[1], "x", 1);
+  io_.join();
+  CloseFd(wake_[0]);
+  CloseFd(wake_[1]);
+}
+
+Result<Pid> PosixProcessRunner::Start(const ProcessSpec& spec, ExitCallback on_exit) {
+  if (spec.argv.empty() || spec.argv[0].empty()) {
+    return Status(Code::kInvalid, "process " + spec.name + ": empty command");
+  }
+  if (!spec.working_dir.empty()) {
+    struct stat st {};
+    if (stat(spec.working_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return Status(Code::kInvalid, "chdir to cwd (\"" + spec.working_dir +
+                                        "\") set in config.json failed: no such file or directory");
+    }
+  }
+  ASSIGN_OR_RETURN(std::string path, FindExecutable(spec.argv[0], spec.env));
+  auto proc = std::make_unique<Proc>();
+  proc->log = std::make_unique<CriLogWriter>(loop_.clock(), spec.log_path);
+  if (!proc->log->ok()) {
+    return Status(Code::kInternal, "open log file " + spec.log_path + ": " + std::strerror(errno));
+  }
+  int out[2], err[2], report[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return InternalError("pipe: " + std::string(strerror(errno)));
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]), close(out[1]);
+    return InternalError("pipe: " + std::string(strerror(errno)));
+  }
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    close(out[0]), close(out[1]), close(err[0]), close(err[1]);
+    return InternalError("pipe: " + std::string(strerror(errno)));
+  }
+  int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  std::vector<char*> argv = CStrings(spec.argv);
+  std::vector<char*> envp = CStrings(spec.env);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    ExecChild(parent, out[1], err[1], null_fd, report[1], spec.working_dir.c_str(), path.c_str(),
+              argv.data(), envp.data());
+  }
+  close(out[1]), close(err[1]), close(report[1]);
+  if (null_fd >= 0) close(null_fd);
+  if (pid < 0) {
+    int e = errno;
+    close(out[0]), close(err[0]), close(report[0]);
+    return InternalError("fork: " + std::string(strerror(e)));
+  }
+  setpgid(pid, pid);  // also here, so the group exists before anyone signals it
+  guard_.Add(pid);
+  int child_errno = 0;
+  ssize_t n;
+  do {
+    n = read(report[0], &child_errno, sizeof child_errno);
+  } while (n < 0 && errno == EINTR);
+  close(report[0]);
+  if (n == static_cast<ssize_t>(sizeof child_errno)) {
+    waitpid(pid, nullptr, 0);
+    guard_.Remove(pid);
+    close(out[0]), close(err[0]);
+    return Status(Code::kNotFound, "exec: \"" + spec.argv[0] + "\": " + strerror(child_errno));
+  }
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  fcntl(err[0], F_SETFL, O_NONBLOCK);
+  proc->pid = pid;
+  proc->on_exit = std::move(on_exit);
+  proc->out_fd = out[0];
+  proc->err_fd = err[0];
+  proc->memory_limit = spec.memory_limit_bytes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    procs_[pid] = std::move(proc);
+  }
+  if (wake_[1] >= 0) (void)!write(wake_[1], "x", 1);
+  return pid;
+}
+
+Status PosixProcessRunner::Signal(Pid pid, int sig) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = procs_.find(pid);
+  if (it == procs_.end() || it->second->exited) {
+    return Status(Code::kNotFound, "process " + std::to_string(pid) + " has exited");
+  }
+  if (kill(-pid, sig) != 0) return InternalError("kill: " + std::string(strerror(errno)));
+  return Status::Ok();
+}
+
+void PosixProcessRunner::KillAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [pid, proc] : procs_) kill(-pid, SIGKILL);
+}
+
+std::size_t PosixProcessRunner::running() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return procs_.size();
+}
+
+void PosixProcessRunner::IoLoop() {
+  Time last_measure{};
+  while (!stop_) {
+    PollPipes();
+    Time now = loop_.clock().Now();
+    bool measure = now - last_measure >= options_.memory_interval;
+    if (measure) last_measure = now;
+    ReapAndMeasure(now, measure);
+  }
+}
+
+void PosixProcessRunner::PollPipes() {
+  std::vector<pollfd> fds;
+  fds.push_back({wake_[0], POLLIN, 0});
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [pid, proc] : procs_) {
+      if (proc->out_fd >= 0) fds.push_back({proc->out_fd, POLLIN, 0});
+      if (proc->err_fd >= 0) fds.push_back({proc->err_fd, POLLIN, 0});
+    }
+  }
+  int timeout_ms = static_cast<int>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(options_.poll_interval).count());
+  if (poll(fds.data(), fds.size(), timeout_ms) <= 0) return;
+  if (fds[0].revents) {
+    char buf[64];
+    while (read(wake_[0], buf, sizeof buf) > 0) {
+    }
+  }
+  std::set<int> ready;
+  for (std::size_t i = 1; i < fds.size(); ++i) {
+    if (fds[i].revents) ready.insert(fds[i].fd);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  char buf[65536];
+  for (auto& [pid, proc] : procs_) {
+    for (int* fd : {&proc->out_fd, &proc->err_fd}) {
+      if (*fd < 0 || !ready.count(*fd)) continue;
+      const char* stream = fd == &proc->out_fd ? "stdout" : "stderr";
+      ssize_t n = read(*fd, buf, sizeof buf);
+      if (n > 0) {
+        proc->log->Write(stream, std::string_view(buf, n));
+      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        CloseFd(*fd);
+      }
+    }
+  }
+}
+
+void PosixProcessRunner::ReapAndMeasure(Time now, bool measure) {
+  std::vector<std::pair<ExitCallback, ProcessExit>> done;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::set<pid_t> limited;
+    for (auto& [pid, proc] : procs_) {
+      if (!proc->exited) {
+        int st = 0;
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+          proc->exited = true;
+          proc->exited_at = now;
+          ProcessExit& e = proc->exit;
+          e.pid = pid;
+          if (WIFSIGNALED(st)) {
+            e.signal = WTERMSIG(st);
+            e.exit_code = 128 + e.signal;
+          } else {
+            e.exit_code = WEXITSTATUS(st);
+          }
+          e.oom_killed = proc->oom_killed && e.signal == SIGKILL;
+          e.finished_at = now;
+          // A container ends when its main process does: the rest of the group goes with it.
+          kill(-pid, SIGKILL);
+        } else if (proc->memory_limit > 0) {
+          limited.insert(pid);
+        }
+      }
+    }
+    if (measure && !limited.empty()) {
+      auto rss = RssByGroup(limited);
+      for (auto& [pgid, bytes] : rss) {
+        Proc& proc = *procs_[pgid];
+        if (bytes > proc.memory_limit && !proc.oom_killed) {
+          proc.oom_killed = true;
+          kill(-pgid, SIGKILL);
+        }
+      }
+    }
+    for (auto it = procs_.begin(); it != procs_.end();) {
+      Proc& proc = *it->second;
+      bool drained = proc.out_fd < 0 && proc.err_fd < 0;
+      if (proc.exited && (drained || now - proc.exited_at >= options_.drain_timeout)) {
+        CloseFd(proc.out_fd);
+        CloseFd(proc.err_fd);
+        proc.log->Flush();
+        proc.log.reset();
+        guard_.Remove(proc.pid);
+        done.emplace_back(std::move(proc.on_exit), proc.exit);
+        it = procs_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  if (drop_callbacks_) return;
+  for (auto& [cb, exit] : done) {
+    if (cb) loop_.Post([cb = std::move(cb), exit = exit] { cb(exit); });
+  }
+}
+
+}  // namespace pjemu::process

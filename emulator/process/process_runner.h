@@ -1,0 +1,58 @@
+// ProcessRunner: the seam between the kubelet and the operating system (style G4). The kubelet
+// turns a container into a ProcessSpec (argv, full environment, working directory, CRI log file,
+// memory limit) and starts it here; the runner reports the exit back on the EventLoop.
+// Implementations: PosixProcessRunner (real fork/exec), SimulatedProcessRunner (virtual time,
+// scripted exits), and tests/support's fakes.
+// Thread safety: Start/Signal/KillAll are called from the EventLoop thread; exit callbacks run
+// on the EventLoop thread, never inline inside Start.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "emulator/common/clock.h"
+#include "emulator/common/status.h"
+
+namespace pjemu::process {
+
+using Pid = int;
+
+struct ProcessSpec {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH (execvp) unless it has a '/'
+  std::vector<std::string> env;   // the complete environment, "NAME=value"
+  std::string working_dir;        // "" = the runner's current directory
+  std::string log_path;           // CRI-format log file, appended ("" = output discarded)
+  std::int64_t memory_limit_bytes = 0;  // 0 = none; over it the group is killed (OOMKilled)
+  std::string name;  // "<ns>/<pod>/<container>", for messages and simulation scripts
+};
+
+struct ProcessExit {
+  Pid pid = 0;
+  int exit_code = 0;   // the exit status, or 128 + signal when killed by a signal
+  int signal = 0;      // the terminating signal, 0 when it exited
+  bool oom_killed = false;  // killed for exceeding memory_limit_bytes (exit_code 137)
+  Time finished_at{};
+};
+
+using ExitCallback = std::function<void(const ProcessExit&)>;
+
+class ProcessRunner {
+ public:
+  virtual ~ProcessRunner() = default;
+  // Starts the process in a new process group (pgid == pid). on_exit is posted to the EventLoop
+  // once the process has exited and its output is in the log file.
+  // Errors: kNotFound when argv[0] cannot be found or executed (message in the container
+  // runtime's shape: `exec: "x": executable file not found in $PATH`), kInvalid for an empty
+  // argv or a working directory that does not exist, kInternal for fork/pipe failures.
+  virtual Result<Pid> Start(const ProcessSpec& spec, ExitCallback on_exit) = 0;
+  // Sends sig to the whole process group of a running process. kNotFound once it has exited.
+  virtual Status Signal(Pid pid, int sig) = 0;
+  // SIGKILLs every process group still running (emulator shutdown). Exits are still reported.
+  virtual void KillAll() = 0;
+  // Number of started processes whose exit has not been reported yet.
+  virtual std::size_t running() const = 0;
+};
+
+}  // namespace pjemu::process
