@@ -1,0 +1,77 @@
+// Job status of a PyTorchJob: the Training Operator's ReconcileJobs/ReconcilePods/
+// UpdateJobStatus (spec sections 5-7) as pure functions. Given the DEFAULTED job (its .status
+// is the previous status), the pods and services it controls, and `now`, ComputeJobStatus
+// returns the new status plus the ordered actions (events, pod/service creates and deletes, job
+// deletion for TTL) the reconciler must carry out, and when to look again.
+// Thread safety: pure functions; safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emulator/common/clock.h"
+#include "emulator/common/status.h"
+#include "emulator/controller/desired_objects.h"
+
+namespace pjemu::controller {
+
+struct JobAction {
+  enum class Kind { kEvent, kCreatePod, kDeletePod, kCreateService, kDeleteService, kDeleteJob };
+  Kind kind = Kind::kEvent;
+  Json object;       // kCreatePod / kCreateService: the object to create
+  std::string name;  // kDeletePod / kDeleteService / kDeleteJob: the object's name
+  std::string event_type;  // kEvent: "Normal" | "Warning"
+  std::string reason;      // kEvent
+  std::string message;     // kEvent
+};
+
+struct JobSync {
+  Json status;                   // the new JobStatus object
+  bool status_changed = false;   // write it through the status subresource
+  std::vector<JobAction> actions;  // in the operator's order
+  // Look again after this long (TTL expiry, activeDeadlineSeconds); nullopt: only on events.
+  std::optional<Duration> requeue_after;
+  // An error upstream's ReconcileJobs returns after acting (e.g. TTL with a nil completionTime);
+  // the reconciler reports it so the work queue retries with backoff.
+  Status error;
+};
+
+// One pass of ReconcileJobs. REQUIRES: job is defaulted (SetDefaults); pods and services are
+// the ones the job controls (label job-name + operator-name, controller ownerReference).
+JobSync ComputeJobStatus(const Json& job, const std::vector<Json>& pods,
+                         const std::vector<Json>& services, Time now,
+                         const InitContainerOptions& init = {});
+
+// --- The pieces, table-tested on their own (upstream's unit tests T31-T48). ---
+
+// DeletePodsAndServices: the pod and same-named service deletions for a job whose status is
+// `status` (cleanPodPolicy None/Running/All when finished; everything otherwise).
+std::vector<std::string> PodsToCleanUp(const Json& job, const Json& status,
+                                       const std::vector<Json>& pods);
+// PastBackoffLimit: restartCounts of Running pods of OnFailure/Always/ExitCode replicas.
+bool PastBackoffLimit(const Json& job, const std::vector<Json>& pods);
+// PastActiveDeadline: now - status.startTime >= activeDeadlineSeconds.
+bool PastActiveDeadline(const Json& job, const Json& status, Time now);
+
+struct TtlDecision {
+  bool delete_job = false;
+  std::optional<Duration> requeue_after;
+  Status error;  // "job completion time is nil, cannot cleanup"
+};
+// CleanupJob for ttlSecondsAfterFinished (deletes at now >= completionTime + ttl).
+TtlDecision CleanupJob(const Json& job, const Json& status, Time now);
+
+// Pods/services whose replica-type label equals lower(rtype).
+std::vector<Json> FilterForReplicaType(const std::vector<Json>& objects, const std::string& rtype);
+// max(replicas, highest replica-index + 1) (CalculatePodSliceSize).
+std::int64_t SliceSize(const std::vector<Json>& objects, std::int64_t replicas);
+// updateJobReplicaStatuses: adds the pod to replica_status's active/succeeded/failed.
+void CountPod(Json& replica_status, const Json& pod);
+// The exit code of the pytorch container's terminated state, or 0xbeef when there is none.
+std::int64_t PytorchExitCode(const Json& pod);
+// Not Succeeded, not Failed, no deletionTimestamp (FilterActivePods).
+bool IsActivePod(const Json& pod);
+
+}  // namespace pjemu::controller

@@ -1,0 +1,152 @@
+// runPolicy rules and pod accounting of job_status.h: cleanPodPolicy, backoffLimit,
+// activeDeadlineSeconds, ttlSecondsAfterFinished, replica slices and counts.
+#include <algorithm>
+#include <charconv>
+
+#include "emulator/controller/conditions.h"
+#include "emulator/controller/job_spec.h"
+#include "emulator/controller/job_status.h"
+
+namespace pjemu::controller {
+namespace {
+
+const Json& RunPolicyOf(const Json& job) { return Field(Field(job, "spec"), "runPolicy"); }
+
+std::string Phase(const Json& pod) { return Str(Field(pod, "status"), "phase"); }
+
+bool Deleting(const Json& obj) {
+  return !Field(Field(obj, "metadata"), "deletionTimestamp").is_null();
+}
+
+std::optional<std::int64_t> IndexOf(const Json& obj) {
+  const std::string s = Str(Field(Field(obj, "metadata"), "labels"), kReplicaIndexLabel);
+  std::int64_t n = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || n < 0) return std::nullopt;
+  return n;
+}
+
+std::int64_t Get(const Json& rs, const char* key) { return OptInt(rs, key).value_or(0); }
+
+void Set(Json& rs, const char* key, std::int64_t v) {
+  if (v == 0) {
+    rs.erase(key);
+  } else {
+    rs[key] = v;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> PodsToCleanUp(const Json& job, const Json& status,
+                                       const std::vector<Json>& pods) {
+  std::vector<std::string> out;
+  const std::string policy = Str(RunPolicyOf(job), "cleanPodPolicy");
+  const bool finished = IsFinished(status);
+  if (finished && policy == "None") return out;
+  for (const Json& pod : pods) {
+    const std::string phase = Phase(pod);
+    if (finished && policy == "Running" && phase != "Running" && phase != "Pending") continue;
+    out.push_back(Str(Field(pod, "metadata"), "name"));
+  }
+  return out;
+}
+
+bool PastBackoffLimit(const Json& job, const std::vector<Json>& pods) {
+  auto limit = OptInt(RunPolicyOf(job), "backoffLimit");
+  if (!limit) return false;
+  std::int64_t restarts = 0;
+  for (const std::string& rtype : ReplicaTypes(job)) {
+    const std::string policy = RestartPolicy(ReplicaSpec(job, rtype));
+    if (policy != "OnFailure" && policy != "Always" && policy != "ExitCode") continue;
+    for (const Json& pod : FilterForReplicaType(pods, rtype)) {
+      if (Phase(pod) != "Running") continue;
+      for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
+        const Json& statuses = Field(Field(pod, "status"), key);
+        if (!statuses.is_array()) continue;
+        for (const Json& cs : statuses) restarts += OptInt(cs, "restartCount").value_or(0);
+      }
+    }
+  }
+  if (*limit == 0) return restarts > 0;
+  return restarts >= *limit;
+}
+
+bool PastActiveDeadline(const Json& job, const Json& status, Time now) {
+  auto ads = OptInt(RunPolicyOf(job), "activeDeadlineSeconds");
+  auto start = ParseTime(Str(status, "startTime"));
+  if (!ads || !start) return false;
+  return now - *start >= std::chrono::seconds(*ads);
+}
+
+TtlDecision CleanupJob(const Json& job, const Json& status, Time now) {
+  TtlDecision d;
+  auto ttl = OptInt(RunPolicyOf(job), "ttlSecondsAfterFinished");
+  if (!ttl || IsSuspended(job)) return d;
+  auto finish = ParseTime(Str(status, "completionTime"));
+  if (!finish) {
+    d.error = Status(Code::kInternal, "job completion time is nil, cannot cleanup");
+    return d;
+  }
+  Time expire = *finish + std::chrono::seconds(*ttl);
+  // Upstream deletes when now is strictly after the expiry; its clock has always moved on by the
+  // next reconcile, so pjemu's virtual clock deletes at the expiry itself.
+  if (now >= expire) {
+    d.delete_job = true;
+  } else {
+    d.requeue_after = expire - now;
+  }
+  return d;
+}
+
+std::vector<Json> FilterForReplicaType(const std::vector<Json>& objects, const std::string& rtype) {
+  std::vector<Json> out;
+  const std::string rt = Lower(rtype);
+  for (const Json& o : objects) {
+    if (Str(Field(Field(o, "metadata"), "labels"), kReplicaTypeLabel) == rt) out.push_back(o);
+  }
+  return out;
+}
+
+std::int64_t SliceSize(const std::vector<Json>& objects, std::int64_t replicas) {
+  std::int64_t size = replicas;
+  for (const Json& o : objects) {
+    if (auto i = IndexOf(o)) size = std::max(size, *i + 1);
+  }
+  return size;
+}
+
+void CountPod(Json& rs, const Json& pod) {
+  const std::string phase = Phase(pod);
+  if (phase == "Running") {
+    if (Deleting(pod)) {
+      Set(rs, "failed", Get(rs, "failed") + 1);
+    } else {
+      Set(rs, "active", Get(rs, "active") + 1);
+    }
+  } else if (phase == "Succeeded") {
+    Set(rs, "succeeded", Get(rs, "succeeded") + 1);
+  } else if (phase == "Failed") {
+    Set(rs, "failed", Get(rs, "failed") + 1);
+  }
+}
+
+std::int64_t PytorchExitCode(const Json& pod) {
+  std::int64_t code = 0xbeef;
+  const Json& statuses = Field(Field(pod, "status"), "containerStatuses");
+  if (!statuses.is_array()) return code;
+  for (const Json& cs : statuses) {
+    const Json& terminated = Field(Field(cs, "state"), "terminated");
+    if (Str(cs, "name") == kDefaultContainerName && terminated.is_object()) {
+      code = OptInt(terminated, "exitCode").value_or(0);
+    }
+  }
+  return code;
+}
+
+bool IsActivePod(const Json& pod) {
+  const std::string phase = Phase(pod);
+  return phase != "Succeeded" && phase != "Failed" && !Deleting(pod);
+}
+
+}  // namespace pjemu::controller
