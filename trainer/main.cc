@@ -1,0 +1,65 @@
+// pjemu-trainer: the C++ LibTorch port of the reference FashionMNIST DDP script (mnist.py).
+// Thin: flags -> env -> threads -> rendezvous -> RunTraining; maps Status to the exit codes in
+// exit_codes.h. Error paths leave with _exit so no process-group destructor can hang.
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "trainer/dist_env.h"
+#include "trainer/exit_codes.h"
+#include "trainer/options.h"
+#include "trainer/termination.h"
+#include "trainer/threads.h"
+#include "trainer/train_loop.h"
+
+namespace pjemu::trainer {
+namespace {
+
+[[noreturn]] void Fail(const Status& s) {
+  std::fprintf(stderr, "pjemu-trainer: error: %s\n", s.message().c_str());
+  std::fflush(nullptr);
+  _exit(ExitCodeFor(s));
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  Result<ParseOutcome> parsed = ParseOptions(args);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "%s\n", parsed.status().message().c_str());
+    return kExitUsage;
+  }
+  if (parsed->help) {
+    std::printf("%s", parsed->text.c_str());
+    return kExitOk;
+  }
+  const Options& o = parsed->options;
+  InstallTerminationHandler();
+  std::printf("Using distributed PyTorch with %s backend\n", o.backend.c_str());
+  std::fflush(stdout);
+  Result<DistEnv> env = ReadDistEnv();
+  if (!env.ok()) Fail(env.status());
+  std::printf("World Size: %d. Rank: %d\n", env->world_size, env->rank);
+  std::fflush(stdout);
+  ApplyThreadPlan(env->world_size);
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.collective_timeout_s * 1000));
+  Result<std::unique_ptr<Comm>> comm = ConnectComm(*env, o.backend, timeout);
+  if (!comm.ok()) Fail(comm.status());
+  Result<RunSummary> run = RunTraining(o, **comm, stdout);
+  if (TerminationRequested() || (run.ok() && run->terminated)) {
+    std::fprintf(stderr, "pjemu-trainer: SIGTERM: %s\n",
+                 o.checkpoint_dir.empty() ? "no --checkpoint-dir, nothing saved"
+                                          : "checkpoint saved");
+    std::fflush(nullptr);
+    _exit(kExitTerminated);
+  }
+  if (!run.ok()) Fail(run.status());
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace pjemu::trainer
+
+int main(int argc, char** argv) { return pjemu::trainer::Main(argc, argv); }

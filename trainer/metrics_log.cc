@@ -1,0 +1,45 @@
+#include "trainer/metrics_log.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace pjemu::trainer {
+
+MetricsLog::~MetricsLog() {
+  if (f_ != nullptr) std::fclose(f_);
+}
+
+Status MetricsLog::Open(const std::string& dir, int rank) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return InternalError("cannot create --dir " + dir + ": " + ec.message());
+  path_ = dir + "/metrics-rank" + std::to_string(rank) + ".jsonl";
+  f_ = std::fopen(path_.c_str(), "a");
+  if (f_ == nullptr) return InternalError("cannot open metrics file " + path_);
+  return Status::Ok();
+}
+
+void MetricsLog::Step(int64_t epoch, int64_t step, int64_t batch, double loss, int64_t samples,
+                      double time_s) {
+  Write(fmt::format(
+      R"({{"type":"step","epoch":{},"step":{},"batch":{},"loss":{:.6f},"samples":{},"time":{:.3f}}})",
+      epoch, step, batch, loss, samples, time_s));
+}
+
+void MetricsLog::Epoch(int64_t epoch, double accuracy, double test_loss, int64_t steps,
+                       double train_s, double samples_per_s, double time_s) {
+  Write(fmt::format(
+      R"({{"type":"epoch","epoch":{},"accuracy":{:.6f},"test_loss":{:.6f},"steps":{},)"
+      R"("train_seconds":{:.3f},"samples_per_second":{:.1f},"time":{:.3f}}})",
+      epoch, accuracy, test_loss, steps, train_s, samples_per_s, time_s));
+}
+
+void MetricsLog::Write(const std::string& line) {
+  if (f_ == nullptr) return;
+  std::fputs(line.c_str(), f_);
+  std::fputc('\n', f_);
+  std::fflush(f_);
+}
+
+}  // namespace pjemu::trainer

@@ -1,0 +1,25 @@
+#include "trainer/model.h"
+
+#include <torch/torch.h>
+
+namespace pjemu::trainer {
+
+NetImpl::NetImpl() {
+  conv1_ = register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 20, 5)));
+  conv2_ = register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(20, 50, 5)));
+  fc1_ = register_module("fc1", torch::nn::Linear(4 * 4 * 50, 500));
+  fc2_ = register_module("fc2", torch::nn::Linear(500, 10));
+}
+
+torch::Tensor NetImpl::forward(torch::Tensor x) {
+  x = torch::relu(conv1_->forward(x));
+  x = torch::max_pool2d(x, 2, 2);
+  x = torch::relu(conv2_->forward(x));
+  x = torch::max_pool2d(x, 2, 2);
+  x = x.view({-1, 4 * 4 * 50});
+  x = torch::relu(fc1_->forward(x));
+  x = fc2_->forward(x);
+  return torch::log_softmax(x, 1);
+}
+
+}  // namespace pjemu::trainer

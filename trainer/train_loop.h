@@ -1,0 +1,28 @@
+// The training run of one rank: loads FashionMNIST, builds the reference convnet with the
+// reference's seed, broadcasts rank 0's weights (or its checkpoint), trains with flat-buffer
+// gradient all-reduce and SGD, tests, and prints the reference's log lines. Flow: main.cc ->
+// RunTraining(Options, Comm) -> Status (main maps it to an exit code, see exit_codes.h).
+// Thread safety: runs on the calling thread; Comm's watchdog may save a checkpoint on SIGTERM.
+#pragma once
+
+#include <cstdio>
+
+#include "emulator/common/status.h"
+#include "trainer/dist_env.h"
+#include "trainer/options.h"
+
+namespace pjemu::trainer {
+
+// What a run ended with, besides its Status.
+struct RunSummary {
+  double accuracy = 0;   // true accuracy over the whole test set (all ranks together)
+  double test_loss = 0;  // mean NLL over the whole test set
+  int64_t steps = 0;     // optimizer steps in total (including resumed ones)
+  bool terminated = false;  // SIGTERM: checkpoint saved, caller exits 143
+};
+
+// Runs the epochs. Log lines go to `out` (flushed per line). Returns kUnavailable when a peer
+// failed, kNotFound/kInternal for bad data or checkpoints.
+Result<RunSummary> RunTraining(const Options& options, Comm& comm, std::FILE* out);
+
+}  // namespace pjemu::trainer
