@@ -1,0 +1,60 @@
+#include "emulator/controller/event_recorder.h"
+
+#include <fmt/format.h>
+
+#include "emulator/api/resources.h"
+#include "emulator/controller/job_spec.h"
+
+namespace pjemu::controller {
+
+Status EventRecorder::Record(const Json& object, const std::string& type,
+                             const std::string& reason, const std::string& message) {
+  const Json& meta = Field(object, "metadata");
+  const std::string ns = Str(meta, "namespace");
+  const Time now = clock_.Now();
+  const std::string ts = FormatTime(now);
+  Key key{Str(meta, "uid"), type, reason, message};
+  auto it = names_.find(key);
+  if (it != names_.end()) {
+    Json patch = nullptr;
+    Result<Json> current = client_.Get(api::Events(), ns, it->second);
+    if (current.ok()) {
+      std::int64_t count = OptInt(*current, "count").value_or(1) + 1;
+      patch = {{"count", count}, {"lastTimestamp", ts}};
+      Result<Json> r = client_.Patch(api::Events(), ns, it->second, api::PatchType::kMerge, patch);
+      if (r.ok()) return Status::Ok();
+    }
+    names_.erase(it);  // gone (TTL, deleted with its object): start a new one
+  }
+  const std::int64_t nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() +
+      seq_++;
+  const std::string name = Str(meta, "name") + "." + fmt::format("{:x}", nanos);
+  Json event = {
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", name}, {"namespace", ns}}},
+      {"involvedObject",
+       {{"kind", Str(object, "kind")},
+        {"namespace", ns},
+        {"name", Str(meta, "name")},
+        {"uid", Str(meta, "uid")},
+        {"apiVersion", Str(object, "apiVersion")},
+        {"resourceVersion", Str(meta, "resourceVersion")}}},
+      {"reason", reason},
+      {"message", message},
+      {"source", {{"component", kControllerName}}},
+      {"firstTimestamp", ts},
+      {"lastTimestamp", ts},
+      {"count", 1},
+      {"type", type},
+      {"eventTime", nullptr},
+      {"reportingComponent", kControllerName},
+      {"reportingInstance", ""}};
+  Result<Json> created = client_.Create(api::Events(), ns, std::move(event));
+  if (!created.ok()) return created.status();
+  names_[key] = name;
+  return Status::Ok();
+}
+
+}  // namespace pjemu::controller

@@ -1,0 +1,148 @@
+#include "emulator/controller/pytorchjob_reconciler.h"
+
+#include "emulator/api/resources.h"
+#include "emulator/controller/job_spec.h"
+#include "emulator/controller/job_status.h"
+
+namespace pjemu::controller {
+namespace {
+
+const api::ResourceType& Hpas() {
+  return *api::FindResource("autoscaling", "horizontalpodautoscalers");
+}
+
+bool ControlledBy(const Json& obj, const std::string& uid) {
+  const Json& refs = Field(Field(obj, "metadata"), "ownerReferences");
+  if (!refs.is_array()) return false;
+  for (const Json& ref : refs) {
+    const Json& controller = Field(ref, "controller");
+    if (controller.is_boolean() && controller.get<bool>() && Str(ref, "uid") == uid) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+PyTorchJobReconciler::PyTorchJobReconciler(client::Client& client, const Clock& clock,
+                                           InitContainerOptions init)
+    : client_(client), clock_(clock), init_(std::move(init)), recorder_(client, clock) {}
+
+Result<std::vector<Json>> PyTorchJobReconciler::ListOwned(const api::ResourceType& type,
+                                                          const Json& job) {
+  const Json& meta = Field(job, "metadata");
+  api::ListOptions options;
+  options.label_selector = std::string(kJobNameLabel) + "=" + Str(meta, "name") + "," +
+                           kOperatorNameLabel + "=" + kControllerName;
+  ASSIGN_OR_RETURN(Json list, client_.List(type, Str(meta, "namespace"), options));
+  std::vector<Json> out;
+  for (Json& item : list["items"]) {
+    if (ControlledBy(item, Str(meta, "uid"))) out.push_back(std::move(item));
+  }
+  return out;
+}
+
+Status PyTorchJobReconciler::Execute(const Json& job, const JobAction& a) {
+  const std::string ns = Str(Field(job, "metadata"), "namespace");
+  using Kind = JobAction::Kind;
+  switch (a.kind) {
+    case Kind::kEvent:
+      (void)recorder_.Record(job, a.event_type, a.reason, a.message);
+      return Status::Ok();
+    case Kind::kCreatePod:
+    case Kind::kCreateService: {
+      const bool pod = a.kind == Kind::kCreatePod;
+      Result<Json> r = client_.Create(pod ? api::Pods() : api::Services(), ns, a.object);
+      if (!r.ok()) {
+        (void)recorder_.Record(job, "Warning", pod ? "FailedCreatePod" : "FailedCreateService",
+                               "Error creating: " + r.status().message());
+        return r.status().WithContext(std::string("create ") + (pod ? "pod " : "service ") +
+                                      a.name);
+      }
+      (void)recorder_.Record(job, "Normal", pod ? "SuccessfulCreatePod" : "SuccessfulCreateService",
+                             std::string(pod ? "Created pod: " : "Created service: ") + a.name);
+      return Status::Ok();
+    }
+    case Kind::kDeletePod:
+    case Kind::kDeleteService: {
+      const bool pod = a.kind == Kind::kDeletePod;
+      Result<Json> r = client_.Delete(pod ? api::Pods() : api::Services(), ns, a.name);
+      if (!r.ok() && r.status().code() == Code::kNotFound) return Status::Ok();
+      if (!r.ok()) {
+        (void)recorder_.Record(job, "Warning", pod ? "FailedDeletePod" : "FailedDeleteService",
+                               "Error deleting: " + r.status().message());
+        return r.status().WithContext(std::string("delete ") + (pod ? "pod " : "service ") +
+                                      a.name);
+      }
+      (void)recorder_.Record(job, "Normal", pod ? "SuccessfulDeletePod" : "SuccessfulDeleteService",
+                             std::string(pod ? "Deleted pod: " : "Deleted service: ") + a.name);
+      return Status::Ok();
+    }
+    case Kind::kDeleteJob: {
+      Result<Json> r = client_.Delete(api::PyTorchJobs(), ns, a.name);
+      if (!r.ok() && r.status().code() != Code::kNotFound) {
+        (void)recorder_.Record(job, "Warning", "FailedDeletePod",
+                               "Error deleting: " + r.status().message());
+        return r.status();
+      }
+      (void)recorder_.Record(job, "Normal", "SuccessfulDeletePod", "Deleted job: " + a.name);
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
+}
+
+Status PyTorchJobReconciler::ReconcileHpa(const Json& job) {
+  Json desired = DesiredHpa(job);
+  if (desired.is_null()) return Status::Ok();
+  const Json& meta = Field(job, "metadata");
+  const std::string ns = Str(meta, "namespace");
+  Result<Json> current = client_.Get(Hpas(), ns, Str(meta, "name"));
+  if (!current.ok()) {
+    if (current.status().code() != Code::kNotFound) return current.status();
+    if (IsSuspended(job)) return Status::Ok();
+    return client_.Create(Hpas(), ns, desired).status();
+  }
+  if (IsSuspended(job)) return client_.Delete(Hpas(), ns, Str(meta, "name")).status();
+  if (Field(*current, "spec") == desired["spec"]) return Status::Ok();
+  Json updated = *current;
+  updated["spec"] = desired["spec"];
+  return client_.Update(Hpas(), ns, updated).status();
+}
+
+Result<ReconcileResult> PyTorchJobReconciler::Reconcile(const Request& request) {
+  Result<Json> got = client_.Get(api::PyTorchJobs(), request.ns, request.name);
+  if (!got.ok()) {
+    if (got.status().code() == Code::kNotFound) return ReconcileResult{};
+    return got.status();
+  }
+  const Json& stored = *got;
+  if (ManagedByExternalController(stored)) return ReconcileResult{};
+  if (!Field(Field(stored, "metadata"), "deletionTimestamp").is_null()) return ReconcileResult{};
+
+  Json job = SetDefaults(stored);
+  RETURN_IF_ERROR(ReconcileHpa(job));
+  ASSIGN_OR_RETURN(std::vector<Json> pods, ListOwned(api::Pods(), job));
+  ASSIGN_OR_RETURN(std::vector<Json> services, ListOwned(api::Services(), job));
+
+  JobSync sync = ComputeJobStatus(job, pods, services, clock_.Now(), init_);
+  for (const JobAction& action : sync.actions) {
+    RETURN_IF_ERROR(Execute(stored, action));
+    if (action.kind == JobAction::Kind::kDeleteJob) return ReconcileResult{};
+  }
+  RETURN_IF_ERROR(sync.error);
+  if (sync.status_changed) {
+    Json update = stored;
+    update["status"] = sync.status;
+    Result<Json> r = client_.Update(api::PyTorchJobs(), request.ns, std::move(update),
+                                    api::Subresource::kStatus);
+    if (!r.ok()) return r.status().WithContext("update status of pytorchjob " + request.Key());
+  }
+  ReconcileResult result;
+  if (sync.requeue_after) {
+    // A zero wait means "now"; one nanosecond keeps it a timed requeue on a virtual clock.
+    result.requeue_after = std::max(*sync.requeue_after, Duration(1));
+  }
+  return result;
+}
+
+}  // namespace pjemu::controller
