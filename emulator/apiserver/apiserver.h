@@ -1,0 +1,68 @@
+// ApiServer: the Kubernetes REST API over HTTP(S) on top of the Store, so that real kubectl
+// (1.20, 1.27-1.33) and the official Python client work unmodified (kube-api.md). Flow:
+// listener (accept) -> session (read, Route, write; chunked streams for watches and log
+// follows) -> Router (pure) -> Store / PodLogs. The only public header of emulator/apiserver.
+// Thread safety: Start/Stop/port from one owning thread; requests are served on the server's
+// own io threads, which touch only the thread-safe Store and PodLogs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "emulator/api/logs.h"
+#include "emulator/common/clock.h"
+#include "emulator/common/status.h"
+#include "emulator/store/store.h"
+
+namespace pjemu::apiserver {
+
+struct ApiServerLimits {
+  std::size_t max_body_bytes = 3 * 1024 * 1024;  // larger request bodies get 413
+  std::size_t max_header_bytes = 64 * 1024;      // request line + headers; larger gets 431
+  Duration idle_timeout = std::chrono::minutes(5);    // a keep-alive connection left silent
+  Duration write_stall_timeout = std::chrono::seconds(60);  // a stream the client stops reading
+  std::size_t max_connections = 10000;           // further connections are closed at accept
+  std::size_t max_watches = 8000;                // further watches get 429 TooManyRequests
+};
+
+struct ApiServerOptions {
+  std::string address = "127.0.0.1";
+  std::uint16_t port = 0;        // 0 = an ephemeral port (see port())
+  std::string token;             // "" = no authentication; else Bearer token, and TLS is on
+  bool tls = false;              // serve https with a self-signed certificate
+  std::string git_version = "v1.30.0";  // /version (full semver)
+  const Clock* clock = nullptr;  // Table ages and log sinceSeconds; nullptr = real time
+  int threads = 1;               // io threads
+  ApiServerLimits limits;
+};
+
+class ApiServer {
+ public:
+  // `logs` may be null: pod log requests then get 400.
+  ApiServer(store::Store& store, api::PodLogs* logs, ApiServerOptions options);
+  ~ApiServer();  // Stop()
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  // Binds, listens and starts the io threads; an error names the address that failed.
+  Status Start();
+  // Closes the listener and every connection and joins the io threads. Idempotent.
+  void Stop();
+  std::uint16_t port() const;
+  bool tls() const;
+  // "http://127.0.0.1:PORT" or "https://...".
+  std::string url() const;
+  // The self-signed certificate (PEM) when tls(); "" otherwise.
+  const std::string& certificate_pem() const;
+  // A kubeconfig for this server (RenderKubeconfig); `trust_certificate` embeds the
+  // certificate as certificate-authority-data instead of insecure-skip-tls-verify.
+  std::string Kubeconfig(const std::string& ns = "default", bool trust_certificate = false) const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pjemu::apiserver

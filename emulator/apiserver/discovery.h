@@ -1,0 +1,18 @@
+// API discovery: the classic documents (/api, /apis, /api/v1, /apis/<group>[/<version>]) that
+// kubectl 1.20 reads, and the aggregated APIGroupDiscoveryList (v2 and v2beta1) that kubectl
+// 1.27+ asks for first (kube-api.md sections 2 and 12.1). All built from api::AllResources().
+// Thread safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "emulator/apiserver/http_types.h"
+
+namespace pjemu::apiserver {
+
+// The discovery answer for `path` (decoded, no trailing slash) given the request's Accept
+// header; nullopt when `path` is not a discovery path.
+std::optional<HttpResponse> ServeDiscovery(const std::string& path, const std::string& accept);
+
+}  // namespace pjemu::apiserver

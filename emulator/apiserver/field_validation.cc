@@ -1,0 +1,269 @@
+#include "emulator/apiserver/field_validation.h"
+
+#include <map>
+#include <set>
+
+namespace pjemu::apiserver {
+namespace {
+
+// A node of the schema: known fields of an object, the schema of array items or map values,
+// or open (anything goes below this point).
+struct Schema {
+  std::map<std::string, const Schema*> fields;
+  const Schema* items = nullptr;   // arrays: each element
+  const Schema* values = nullptr;  // maps with free keys: each value
+  bool open = true;
+};
+
+const Schema* Open() {
+  static const Schema kOpen;
+  return &kOpen;
+}
+
+Schema* Obj(std::initializer_list<const char*> open_fields) {
+  auto* s = new Schema;  // NOLINT: the schemas live for the whole program
+  s->open = false;
+  for (const char* f : open_fields) s->fields[f] = Open();
+  return s;
+}
+
+Schema* ArrayOf(const Schema* item) {
+  auto* s = new Schema;  // NOLINT: as above
+  s->items = item;
+  s->open = false;
+  return s;
+}
+
+const Schema* ObjectMeta() {
+  static const Schema* s = Obj({"name", "generateName", "namespace", "selfLink", "uid",
+                                "resourceVersion", "generation", "creationTimestamp",
+                                "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+                                "annotations", "ownerReferences", "finalizers", "managedFields"});
+  return s;
+}
+
+const Schema* Container() {
+  static const Schema* s = [] {
+    Schema* c = Obj({"args", "command", "envFrom", "image", "imagePullPolicy", "lifecycle",
+                     "livenessProbe", "name", "readinessProbe", "resizePolicy", "restartPolicy",
+                     "securityContext", "startupProbe", "stdin", "stdinOnce",
+                     "terminationMessagePath", "terminationMessagePolicy", "tty",
+                     "volumeDevices", "workingDir"});
+    c->fields["env"] = ArrayOf(Obj({"name", "value", "valueFrom"}));
+    c->fields["ports"] = ArrayOf(Obj({"containerPort", "hostIP", "hostPort", "name", "protocol"}));
+    c->fields["resources"] = Obj({"claims", "limits", "requests"});
+    c->fields["volumeMounts"] = ArrayOf(Obj({"mountPath", "mountPropagation", "name", "readOnly",
+                                             "recursiveReadOnly", "subPath", "subPathExpr"}));
+    return c;
+  }();
+  return s;
+}
+
+const Schema* PodSpec() {
+  static const Schema* s = [] {
+    Schema* p = Obj({"activeDeadlineSeconds", "affinity", "automountServiceAccountToken",
+                     "dnsConfig", "dnsPolicy", "enableServiceLinks", "ephemeralContainers",
+                     "hostAliases", "hostIPC", "hostNetwork", "hostPID", "hostUsers", "hostname",
+                     "imagePullSecrets", "nodeName", "nodeSelector", "os", "overhead",
+                     "preemptionPolicy", "priority", "priorityClassName", "readinessGates",
+                     "resourceClaims", "restartPolicy", "runtimeClassName", "schedulerName",
+                     "schedulingGates", "securityContext", "serviceAccount",
+                     "serviceAccountName", "setHostnameAsFQDN", "shareProcessNamespace",
+                     "subdomain", "terminationGracePeriodSeconds", "tolerations",
+                     "topologySpreadConstraints"});
+    p->fields["containers"] = ArrayOf(Container());
+    p->fields["initContainers"] = ArrayOf(Container());
+    p->fields["volumes"] = ArrayOf(Open());
+    return p;
+  }();
+  return s;
+}
+
+const Schema* PyTorchJob() {
+  static const Schema* s = [] {
+    Schema* job = Obj({"apiVersion", "kind", "status"});
+    job->fields["metadata"] = ObjectMeta();
+    Schema* template_spec = Obj({});
+    // The CRD's embedded ObjectMeta keeps only these five fields.
+    template_spec->fields["metadata"] =
+        Obj({"annotations", "finalizers", "labels", "name", "namespace"});
+    template_spec->fields["spec"] = PodSpec();
+    Schema* replica = Obj({"replicas", "restartPolicy"});
+    replica->fields["template"] = template_spec;
+    auto* replicas = new Schema;  // NOLINT: as above
+    replicas->open = false;
+    replicas->values = replica;
+    Schema* run_policy = Obj({"cleanPodPolicy", "ttlSecondsAfterFinished",
+                              "activeDeadlineSeconds", "backoffLimit", "suspend", "managedBy"});
+    run_policy->fields["schedulingPolicy"] = Obj(
+        {"minAvailable", "queue", "minResources", "priorityClass", "scheduleTimeoutSeconds"});
+    Schema* elastic = Obj({"minReplicas", "maxReplicas", "rdzvBackend", "rdzvPort", "rdzvHost",
+                           "rdzvId", "standalone", "nProcPerNode", "maxRestarts", "metrics"});
+    elastic->fields["rdzvConf"] = ArrayOf(Obj({"key", "value"}));
+    Schema* spec = Obj({"nprocPerNode"});
+    spec->fields["pytorchReplicaSpecs"] = replicas;
+    spec->fields["runPolicy"] = run_policy;
+    spec->fields["elasticPolicy"] = elastic;
+    job->fields["spec"] = spec;
+    return job;
+  }();
+  return s;
+}
+
+const Schema* SchemaOf(const api::ResourceType& type) {
+  if (type.plural == "pytorchjobs") return PyTorchJob();
+  if (!type.group.empty()) return Open();
+  static const std::map<std::string, const Schema*> kCore = [] {
+    std::map<std::string, const Schema*> m;
+    Schema* pod = Obj({"apiVersion", "kind", "status"});
+    pod->fields["metadata"] = ObjectMeta();
+    pod->fields["spec"] = PodSpec();
+    m["pods"] = pod;
+    for (const char* plural : {"services", "namespaces", "nodes"}) {
+      Schema* s = Obj({"apiVersion", "kind", "spec", "status"});
+      s->fields["metadata"] = ObjectMeta();
+      m[plural] = s;
+    }
+    Schema* cm = Obj({"apiVersion", "kind", "data", "binaryData", "immutable"});
+    cm->fields["metadata"] = ObjectMeta();
+    m["configmaps"] = cm;
+    Schema* ev = Obj({"apiVersion", "kind", "action", "count", "eventTime", "firstTimestamp",
+                      "involvedObject", "lastTimestamp", "message", "reason", "related",
+                      "reportingComponent", "reportingInstance", "series", "source", "type"});
+    ev->fields["metadata"] = ObjectMeta();
+    m["events"] = ev;
+    return m;
+  }();
+  auto it = kCore.find(type.plural);
+  return it == kCore.end() ? Open() : it->second;
+}
+
+// Walks `value` against `schema`, collecting unknown paths; erases them when `prune`.
+void Walk(const Schema* schema, Json& value, const std::string& path, bool prune,
+          std::vector<std::string>* unknown) {
+  if (schema->open && schema->fields.empty() && !schema->items && !schema->values) return;
+  if (schema->items) {
+    if (!value.is_array()) return;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      Walk(schema->items, value[i], path + "[" + std::to_string(i) + "]", prune, unknown);
+    }
+    return;
+  }
+  if (!value.is_object()) return;
+  std::vector<std::string> drop;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    std::string child = path.empty() ? it.key() : path + "." + it.key();
+    if (schema->values) {
+      Walk(schema->values, it.value(), child, prune, unknown);
+      continue;
+    }
+    auto f = schema->fields.find(it.key());
+    if (f == schema->fields.end()) {
+      unknown->push_back(child);
+      drop.push_back(it.key());
+    } else {
+      Walk(f->second, it.value(), child, prune, unknown);
+    }
+  }
+  if (prune) {
+    for (const auto& key : drop) value.erase(key);
+  }
+}
+
+struct Frame {
+  bool is_array = false;
+  std::size_t index = 0;
+  std::set<std::string> keys;
+  std::string key;
+};
+
+std::string FramesPath(const std::vector<Frame>& frames, std::size_t count) {
+  std::string path;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (frames[i].is_array) {
+      path += "[" + std::to_string(frames[i].index) + "]";
+    } else if (!frames[i].key.empty()) {
+      path += (path.empty() ? "" : ".") + frames[i].key;
+    }
+  }
+  return path;
+}
+
+}  // namespace
+
+Result<FieldValidation> ParseFieldValidation(const std::string& value) {
+  if (value == "Strict") return FieldValidation::kStrict;
+  if (value == "Warn" || value.empty()) return FieldValidation::kWarn;
+  if (value == "Ignore") return FieldValidation::kIgnore;
+  return BadRequestError("fieldValidation parameter unsupported: " + value);
+}
+
+std::vector<std::string> UnknownFields(const api::ResourceType& type, const Json& object) {
+  std::vector<std::string> unknown;
+  Json copy = object;
+  Walk(SchemaOf(type), copy, "", false, &unknown);
+  return unknown;
+}
+
+Result<Json> DecodeBody(const api::ResourceType& type, const std::string& body,
+                        FieldValidation mode, std::vector<std::string>* warnings) {
+  std::vector<Frame> frames;
+  std::vector<std::string> duplicates;
+  Json object;
+  try {
+    object = Json::parse(body, [&](int, Json::parse_event_t event, Json& parsed) {
+      switch (event) {
+        case Json::parse_event_t::object_start:
+        case Json::parse_event_t::array_start:
+          frames.push_back(Frame{event == Json::parse_event_t::array_start, 0, {}, ""});
+          break;
+        case Json::parse_event_t::key:
+          if (!frames.empty()) {
+            std::string key = parsed.get<std::string>();
+            if (!frames.back().keys.insert(key).second) {
+              std::string base = FramesPath(frames, frames.size() - 1);
+              duplicates.push_back(base.empty() ? key : base + "." + key);
+            }
+            frames.back().key = key;
+          }
+          break;
+        case Json::parse_event_t::object_end:
+        case Json::parse_event_t::array_end:
+          if (!frames.empty()) frames.pop_back();
+          if (!frames.empty() && frames.back().is_array) ++frames.back().index;
+          break;
+        case Json::parse_event_t::value:
+          if (!frames.empty() && frames.back().is_array) ++frames.back().index;
+          break;
+      }
+      return true;
+    });
+  } catch (const Json::exception& e) {
+    return BadRequestError(type.kind + " in version \"" + type.version +
+                           "\" cannot be handled as a " + type.kind + ": " + e.what());
+  }
+  if (!object.is_object()) {
+    return BadRequestError(type.kind + " in version \"" + type.version +
+                           "\" cannot be handled as a " + type.kind +
+                           ": the request body is not a JSON object");
+  }
+  std::vector<std::string> unknown;
+  Walk(SchemaOf(type), object, "", mode != FieldValidation::kStrict, &unknown);
+  std::vector<std::string> problems;
+  for (const auto& u : unknown) problems.push_back("unknown field \"" + u + "\"");
+  for (const auto& d : duplicates) problems.push_back("duplicate field \"" + d + "\"");
+  if (problems.empty()) return object;
+  if (mode == FieldValidation::kStrict) {
+    std::string message;
+    for (const auto& p : problems) message += (message.empty() ? "" : ", ") + p;
+    return BadRequestError(type.kind + " in version \"" + type.version +
+                           "\" cannot be handled as a " + type.kind +
+                           ": strict decoding error: " + message);
+  }
+  if (mode == FieldValidation::kWarn && warnings) {
+    warnings->insert(warnings->end(), problems.begin(), problems.end());
+  }
+  return object;
+}
+
+}  // namespace pjemu::apiserver

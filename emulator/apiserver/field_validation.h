@@ -1,0 +1,34 @@
+// Server-side field validation (`fieldValidation=Strict|Warn|Ignore`, kube-api.md 12.3):
+// decodes a request body, finds duplicate keys and fields that the kind's schema does not
+// have, and answers as the real server does: Strict -> 400 "strict decoding error: ...";
+// Warn (the default) -> the fields are dropped and reported as warnings; Ignore -> dropped.
+// Schema knowledge: PyTorchJob (spec, replica specs, runPolicy, elasticPolicy, the pod
+// template's metadata, PodSpec and Container fields), Pod (ObjectMeta, PodSpec, Container),
+// and the top-level fields of the other core kinds. Deeper levels (probes, affinity, volumes'
+// sources, status) are not checked: unknown fields there are kept.
+// Thread safety: pure functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "emulator/api/resources.h"
+#include "emulator/common/status.h"
+
+namespace pjemu::apiserver {
+
+enum class FieldValidation { kIgnore, kWarn, kStrict };
+
+// "Strict", "Warn", "Ignore" or "" (Warn); anything else is kBadRequest.
+Result<FieldValidation> ParseFieldValidation(const std::string& value);
+
+// Parses `body` as JSON (400 with the decoder's message when malformed), then applies the
+// validation mode: on success returns the object with unknown fields removed and appends
+// `unknown field "spec.foo"` / `duplicate field "x"` to *warnings (Warn only).
+Result<Json> DecodeBody(const api::ResourceType& type, const std::string& body,
+                        FieldValidation mode, std::vector<std::string>* warnings);
+
+// The unknown-field paths of `object` for `type` ("spec.foo", "spec.containers[0].imagee").
+std::vector<std::string> UnknownFields(const api::ResourceType& type, const Json& object);
+
+}  // namespace pjemu::apiserver

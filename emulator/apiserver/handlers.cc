@@ -1,0 +1,322 @@
+// The resource verbs of Router: get, list, watch, create, update, patch, delete and
+// deletecollection (router.h). Scale and logs live in subresources.cc.
+#include "emulator/apiserver/field_validation.h"
+#include "emulator/apiserver/router.h"
+#include "emulator/apiserver/tables.h"
+#include "emulator/apiserver/watch_stream.h"
+
+namespace pjemu::apiserver {
+namespace {
+
+HttpResponse JsonResponse(int code, const Json& body, const std::vector<std::string>& warnings) {
+  HttpResponse response;
+  response.status = code;
+  response.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
+  for (const auto& w : warnings) response.headers.emplace_back("Warning", WarningHeader(w));
+  return response;
+}
+
+Result<bool> DryRun(const Query& query) {
+  std::string value = query.Get("dryRun");
+  if (value.empty()) return false;
+  if (value == "All") return true;
+  return Status(Code::kBadRequest, "Invalid dryRun parameter: unsupported value: \"" + value +
+                                       "\": supported values: \"All\"");
+}
+
+Result<api::ListOptions> ListOptionsFrom(const Query& query) {
+  api::ListOptions options;
+  options.label_selector = query.Get("labelSelector");
+  options.field_selector = query.Get("fieldSelector");
+  return options;
+}
+
+// The checks kube-apiserver makes between the decoded body and the URL.
+Status CheckIdentity(const api::ResourceType& type, Json& object, const ApiPath& path,
+                     const std::string& body) {
+  if (!object.contains("kind") || !object["kind"].is_string() || object["kind"] == "") {
+    return BadRequestError("Object 'Kind' is missing in '" + body.substr(0, 1024) + "'");
+  }
+  std::string api_version = object.value("apiVersion", "");
+  std::string kind = object["kind"].get<std::string>();
+  if (api_version != type.ApiVersion() || kind != type.kind) {
+    return BadRequestError(type.kind + " in version \"" + type.version +
+                           "\" cannot be handled as a " + type.kind + ": the object (" +
+                           api_version + ", Kind=" + kind + ") does not match the expected " +
+                           type.ApiVersion() + ", Kind=" + type.kind);
+  }
+  if (!object.contains("metadata")) object["metadata"] = Json::object();
+  if (!object["metadata"].is_object()) {
+    return BadRequestError(type.kind + " in version \"" + type.version +
+                           "\" cannot be handled as a " + type.kind +
+                           ": metadata must be an object");
+  }
+  Json& meta = object["metadata"];
+  std::string ns = meta.value("namespace", "");
+  if (type.namespaced && !ns.empty() && ns != path.ns) {
+    return BadRequestError(
+        "the namespace of the provided object does not match the namespace sent on the request");
+  }
+  if (!path.name.empty()) {
+    std::string name = meta.value("name", "");
+    if (name != path.name) {
+      return BadRequestError("the name of the object (" + name +
+                             ") does not match the name on the URL (" + path.name + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+api::Subresource SubresourceOf(const ApiPath& path) {
+  return path.subresource == "status" ? api::Subresource::kStatus : api::Subresource::kNone;
+}
+
+}  // namespace
+
+Result<HttpResponse> Router::Get(const HttpRequest& request, const ApiPath& path,
+                                 const Query&) const {
+  ASSIGN_OR_RETURN(Json object, store_.Get(*path.type, path.ns, path.name));
+  if (WantsTable(request.Header("accept"))) {
+    return JsonResponse(200, ObjectToTable(*path.type, object, clock_.Now()), {});
+  }
+  return JsonResponse(200, object, {});
+}
+
+Result<HttpResponse> Router::List(const HttpRequest& request, const ApiPath& path,
+                                  const Query& query) const {
+  ASSIGN_OR_RETURN(api::ListOptions options, ListOptionsFrom(query));
+  ASSIGN_OR_RETURN(Json list, store_.List(*path.type, path.ns, options));
+  if (!list.contains("items") || !list["items"].is_array()) list["items"] = Json::array();
+  if (WantsTable(request.Header("accept"))) {
+    return JsonResponse(200, ListToTable(*path.type, list, clock_.Now()), {});
+  }
+  return JsonResponse(200, list, {});
+}
+
+Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& path,
+                                   const Query& query) const {
+  api::WatchOptions options;
+  ASSIGN_OR_RETURN(api::ListOptions list_options, ListOptionsFrom(query));
+  options.label_selector = list_options.label_selector;
+  options.field_selector = list_options.field_selector;
+  options.resource_version = query.Get("resourceVersion");
+  ASSIGN_OR_RETURN(options.allow_bookmarks, query.GetBool("allowWatchBookmarks"));
+  ASSIGN_OR_RETURN(bool initial_events, query.GetBool("sendInitialEvents"));
+  ASSIGN_OR_RETURN(std::optional<long long> timeout_seconds, query.GetInt("timeoutSeconds"));
+  std::optional<Duration> timeout;
+  if (timeout_seconds && *timeout_seconds > 0) timeout = std::chrono::seconds(*timeout_seconds);
+  bool table = WantsTable(request.Header("accept"));
+  const api::ResourceType& type = *path.type;
+
+  std::string prelude;
+  if (initial_events) {
+    // The watch-list protocol (kube-api.md 12.5): ADDED for the current state, a BOOKMARK
+    // annotated k8s.io/initial-events-end, then every change after the listed version.
+    if (query.Get("resourceVersionMatch") != "NotOlderThan") {
+      return Status(Code::kInvalid,
+                    "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: "
+                    "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                    Json{{"kind", "ListOptions"},
+                         {"group", "meta.k8s.io"},
+                         {"causes", {{{"reason", "FieldValueForbidden"},
+                                      {"message", "Forbidden: sendInitialEvents requires setting "
+                                                  "resourceVersionMatch to NotOlderThan"},
+                                      {"field", "resourceVersionMatch"}}}}});
+    }
+    ASSIGN_OR_RETURN(Json list, store_.List(type, path.ns, list_options));
+    bool first = true;
+    for (const auto& item : list.value("items", Json::array())) {
+      prelude += WatchLine("ADDED", table ? ObjectToTable(type, item, clock_.Now(), first) : item);
+      first = false;
+    }
+    std::string rv = list["metadata"].value("resourceVersion", "");
+    prelude += WatchLine(
+        "BOOKMARK", {{"kind", type.kind},
+                     {"apiVersion", type.ApiVersion()},
+                     {"metadata", {{"resourceVersion", rv},
+                                   {"annotations", {{"k8s.io/initial-events-end", "true"}}}}}});
+    options.resource_version = rv;
+  }
+  auto watch = store_.Watch(type, path.ns, options);
+  HttpResponse response;
+  if (!watch.ok()) {
+    if (watch.status().code() != Code::kExpired) return watch.status();
+    // An expired version is a 200 stream holding one ERROR event (kube-api.md 4).
+    Json status = watch.status().ToStatusJson();
+    status.erase("details");
+    response.stream = std::make_shared<WatchStream>(nullptr, type, table, clock_, timeout,
+                                                    prelude + WatchLine("ERROR", status));
+    return response;
+  }
+  response.stream =
+      std::make_shared<WatchStream>(std::move(watch).value(), type, table, clock_, timeout,
+                                    std::move(prelude));
+  return response;
+}
+
+Result<HttpResponse> Router::Create(const HttpRequest& request, const ApiPath& path,
+                                    const Query& query) const {
+  ASSIGN_OR_RETURN(FieldValidation mode, ParseFieldValidation(query.Get("fieldValidation")));
+  std::vector<std::string> warnings;
+  ASSIGN_OR_RETURN(Json object, DecodeBody(*path.type, request.body, mode, &warnings));
+  RETURN_IF_ERROR(CheckIdentity(*path.type, object, path, request.body));
+  api::WriteOptions options;
+  ASSIGN_OR_RETURN(options.dry_run, DryRun(query));
+  options.field_manager = query.Get("fieldManager");
+  options.warnings = &warnings;
+  ASSIGN_OR_RETURN(Json created, store_.Create(*path.type, path.ns, std::move(object), options));
+  return JsonResponse(201, created, warnings);
+}
+
+Result<HttpResponse> Router::Update(const HttpRequest& request, const ApiPath& path,
+                                    const Query& query) const {
+  ASSIGN_OR_RETURN(FieldValidation mode, ParseFieldValidation(query.Get("fieldValidation")));
+  std::vector<std::string> warnings;
+  ASSIGN_OR_RETURN(Json object, DecodeBody(*path.type, request.body, mode, &warnings));
+  RETURN_IF_ERROR(CheckIdentity(*path.type, object, path, request.body));
+  api::WriteOptions options;
+  ASSIGN_OR_RETURN(options.dry_run, DryRun(query));
+  options.field_manager = query.Get("fieldManager");
+  options.warnings = &warnings;
+  ASSIGN_OR_RETURN(Json updated, store_.Update(*path.type, path.ns, std::move(object),
+                                               SubresourceOf(path), options));
+  return JsonResponse(200, updated, warnings);
+}
+
+Result<HttpResponse> Router::Patch(const HttpRequest& request, const ApiPath& path,
+                                   const Query& query) const {
+  std::string content_type = request.Header("content-type");
+  content_type = content_type.substr(0, content_type.find(';'));
+  while (!content_type.empty() && content_type.back() == ' ') content_type.pop_back();
+  const api::ResourceType& type = *path.type;
+  bool custom = !type.group.empty() && type.group != "autoscaling";
+  api::PatchType patch_type;
+  bool apply = false;
+  if (content_type == "application/merge-patch+json") {
+    patch_type = api::PatchType::kMerge;
+  } else if (content_type == "application/json-patch+json") {
+    patch_type = api::PatchType::kJson;
+  } else if (content_type == "application/strategic-merge-patch+json" && !custom) {
+    patch_type = api::PatchType::kStrategicMerge;
+  } else if (content_type == "application/apply-patch+yaml") {
+    patch_type = api::PatchType::kMerge;
+    apply = true;
+  } else {
+    return Status(Code::kUnsupportedMediaType,
+                  "the body of the request was in an unknown format - accepted media types "
+                  "include: application/json-patch+json, application/merge-patch+json, "
+                  "application/apply-patch+yaml" +
+                      std::string(custom ? "" : ", application/strategic-merge-patch+json"));
+  }
+  ASSIGN_OR_RETURN(FieldValidation mode, ParseFieldValidation(query.Get("fieldValidation")));
+  std::vector<std::string> warnings;
+  Json patch;
+  if (patch_type == api::PatchType::kJson) {
+    try {
+      patch = Json::parse(request.body);
+    } catch (const Json::exception& e) {
+      return BadRequestError(std::string("json: cannot unmarshal the JSON patch: ") + e.what());
+    }
+    if (!patch.is_array()) {
+      return BadRequestError("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+    }
+  } else {
+    ASSIGN_OR_RETURN(patch, DecodeBody(type, request.body, mode, &warnings));
+  }
+  api::WriteOptions options;
+  ASSIGN_OR_RETURN(options.dry_run, DryRun(query));
+  options.field_manager = query.Get("fieldManager");
+  options.warnings = &warnings;
+  if (apply) {
+    // Server-side apply, emulated as an upsert with merge-patch semantics.
+    if (!patch.contains("metadata") || !patch["metadata"].is_object()) {
+      patch["metadata"] = Json::object();
+    }
+    patch["metadata"]["name"] = path.name;
+    auto existing = store_.Get(type, path.ns, path.name);
+    if (!existing.ok() && existing.status().code() == Code::kNotFound &&
+        path.subresource.empty()) {
+      RETURN_IF_ERROR(CheckIdentity(type, patch, path, request.body));
+      ASSIGN_OR_RETURN(Json created, store_.Create(type, path.ns, std::move(patch), options));
+      return JsonResponse(201, created, warnings);
+    }
+    RETURN_IF_ERROR(existing.status());
+  }
+  ASSIGN_OR_RETURN(Json patched, store_.Patch(type, path.ns, path.name, patch_type, patch,
+                                              SubresourceOf(path), options));
+  return JsonResponse(200, patched, warnings);
+}
+
+Result<HttpResponse> Router::Delete(const HttpRequest& request, const ApiPath& path,
+                                    const Query& query) const {
+  api::DeleteOptions options;
+  Json body = Json::object();
+  if (!request.body.empty()) {
+    try {
+      body = Json::parse(request.body);
+    } catch (const Json::exception& e) {
+      return BadRequestError(std::string("the body of the request is not a DeleteOptions: ") +
+                             e.what());
+    }
+    if (!body.is_object()) return BadRequestError("the body of the request is not a DeleteOptions");
+  }
+  options.propagation_policy = body.value("propagationPolicy", query.Get("propagationPolicy"));
+  if (body.contains("orphanDependents") && body["orphanDependents"].is_boolean() &&
+      options.propagation_policy.empty()) {
+    options.propagation_policy = body["orphanDependents"].get<bool>() ? "Orphan" : "Background";
+  }
+  const std::string& policy = options.propagation_policy;
+  if (!policy.empty() && policy != "Foreground" && policy != "Background" && policy != "Orphan") {
+    std::string detail = "Unsupported value: \"" + policy +
+                         "\": supported values: \"Foreground\", \"Background\", \"Orphan\"";
+    return Status(Code::kInvalid, "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: " + detail,
+                  Json{{"kind", "DeleteOptions"},
+                       {"group", "meta.k8s.io"},
+                       {"causes", {{{"reason", "FieldValueNotSupported"},
+                                    {"message", detail},
+                                    {"field", "propagationPolicy"}}}}});
+  }
+  if (body.contains("gracePeriodSeconds") && body["gracePeriodSeconds"].is_number_integer()) {
+    options.grace_period_seconds = body["gracePeriodSeconds"].get<std::int64_t>();
+  } else {
+    ASSIGN_OR_RETURN(std::optional<long long> grace, query.GetInt("gracePeriodSeconds"));
+    if (grace) options.grace_period_seconds = *grace;
+  }
+  if (body.contains("preconditions") && body["preconditions"].is_object()) {
+    const Json& pre = body["preconditions"];
+    if (pre.contains("uid") && pre["uid"].is_string()) options.precondition_uid = pre["uid"];
+    if (pre.contains("resourceVersion") && pre["resourceVersion"].is_string()) {
+      options.precondition_resource_version = pre["resourceVersion"];
+    }
+  }
+  ASSIGN_OR_RETURN(options.dry_run, DryRun(query));
+  if (body.contains("dryRun") && body["dryRun"].is_array()) {
+    for (const auto& v : body["dryRun"]) options.dry_run = options.dry_run || v == "All";
+  }
+  ASSIGN_OR_RETURN(Json result, store_.Delete(*path.type, path.ns, path.name, options));
+  return JsonResponse(200, result, {});
+}
+
+Result<HttpResponse> Router::DeleteCollection(const HttpRequest& request, const ApiPath& path,
+                                              const Query& query) const {
+  ASSIGN_OR_RETURN(api::ListOptions list_options, ListOptionsFrom(query));
+  api::DeleteOptions options;
+  options.propagation_policy = query.Get("propagationPolicy");
+  if (!request.body.empty()) {
+    try {
+      Json body = Json::parse(request.body);
+      if (body.is_object()) {
+        options.propagation_policy = body.value("propagationPolicy", options.propagation_policy);
+      }
+    } catch (const Json::exception& e) {
+      return BadRequestError(std::string("the body of the request is not a DeleteOptions: ") +
+                             e.what());
+    }
+  }
+  ASSIGN_OR_RETURN(options.dry_run, DryRun(query));
+  ASSIGN_OR_RETURN(Json result,
+                   store_.DeleteCollection(*path.type, path.ns, list_options, options));
+  return JsonResponse(200, result, {});
+}
+
+}  // namespace pjemu::apiserver

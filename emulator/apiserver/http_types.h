@@ -1,0 +1,57 @@
+// HttpRequest / HttpResponse: the socket-free request and response the router works on. The
+// session (session.cc) fills an HttpRequest from Beast and writes the HttpResponse back; a
+// response with a `stream` is sent with chunked encoding (watches, log follows).
+// Thread safety: plain values; a StreamSource is used by one session at a time.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "emulator/common/clock.h"
+
+namespace pjemu::apiserver {
+
+struct HttpRequest {
+  std::string method;  // "GET"
+  std::string target;  // "/api/v1/pods?watch=true" (raw, percent-encoded)
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+  std::string Header(const std::string& lower_name) const {
+    auto it = headers.find(lower_name);
+    return it == headers.end() ? std::string() : it->second;
+  }
+};
+
+// The body of a chunked streaming response, produced piece by piece.
+class StreamSource {
+ public:
+  virtual ~StreamSource() = default;
+  // Appends the output ready now to *out. Returns false once the stream has ended (what it
+  // appended in that call is still sent).
+  virtual bool Poll(std::string* out) = 0;
+  // Called, from any thread, when Poll may have more to give. Sources without a push
+  // notification return false and are polled every PollInterval().
+  virtual bool SetNotify(std::function<void()> notify) = 0;
+  virtual Duration PollInterval() const { return std::chrono::milliseconds(100); }
+  // When the stream ends by itself (watch timeoutSeconds); nullopt = never.
+  virtual std::optional<Duration> Timeout() const { return std::nullopt; }
+  // Releases what the source holds (the session is gone).
+  virtual void Stop() = 0;
+  // True for a watch (counted against ApiServerOptions::max_watches).
+  virtual bool IsWatch() const { return false; }
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers (Warning, ...)
+  std::shared_ptr<StreamSource> stream;  // set: body is ignored, the stream is sent chunked
+};
+
+}  // namespace pjemu::apiserver

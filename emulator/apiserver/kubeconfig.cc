@@ -1,0 +1,28 @@
+#include "emulator/apiserver/kubeconfig.h"
+
+#include <nlohmann/json.hpp>
+
+#include "emulator/apiserver/tls.h"
+
+namespace pjemu::apiserver {
+
+// YAML is a superset of JSON strings, so values are written JSON-quoted: no escaping traps.
+std::string RenderKubeconfig(const KubeconfigOptions& o) {
+  auto q = [](const std::string& s) { return nlohmann::json(s).dump(); };
+  std::string out = "apiVersion: v1\nkind: Config\nclusters:\n- name: " + q(o.name) +
+                    "\n  cluster:\n    server: " + q(o.server) + "\n";
+  if (o.server.rfind("https://", 0) == 0) {
+    if (o.ca_pem.empty()) {
+      out += "    insecure-skip-tls-verify: true\n";
+    } else {
+      out += "    certificate-authority-data: " + Base64(o.ca_pem) + "\n";
+    }
+  }
+  out += "contexts:\n- name: " + q(o.name) + "\n  context:\n    cluster: " + q(o.name) +
+         "\n    user: " + q(o.name) + "\n    namespace: " + q(o.ns) + "\n";
+  out += "current-context: " + q(o.name) + "\nusers:\n- name: " + q(o.name) + "\n  user:";
+  out += o.token.empty() ? " {}\n" : "\n    token: " + q(o.token) + "\n";
+  return out;
+}
+
+}  // namespace pjemu::apiserver

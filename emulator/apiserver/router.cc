@@ -1,0 +1,115 @@
+#include "emulator/apiserver/router.h"
+
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+
+#include "emulator/apiserver/discovery.h"
+#include "emulator/apiserver/nonresource.h"
+#include "emulator/apiserver/tables.h"
+
+namespace pjemu::apiserver {
+namespace {
+
+const Clock& DefaultClock() {
+  static const RealClock kClock;
+  return kClock;
+}
+
+std::array<unsigned char, SHA256_DIGEST_LENGTH> Digest(const std::string& text) {
+  std::array<unsigned char, SHA256_DIGEST_LENGTH> out{};
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), out.data());
+  return out;
+}
+
+}  // namespace
+
+HttpResponse ErrorResponse(const Status& status) {
+  HttpResponse response;
+  response.status = HttpCodeOf(status.code());
+  Json body = status.ToStatusJson();
+  if (status.code() == Code::kUnauthorized) body.erase("details");
+  response.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return response;
+}
+
+std::string WarningHeader(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '"' || c == '\\') escaped.push_back('\\');
+    escaped.push_back(c);
+  }
+  return "299 - \"" + escaped + "\"";
+}
+
+Router::Router(store::Store& store, api::PodLogs* logs, RouterOptions options)
+    : store_(store),
+      logs_(logs),
+      options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : DefaultClock()) {}
+
+bool Router::Authorized(const HttpRequest& request, const std::string& path) const {
+  if (options_.token.empty()) return true;
+  if (path == "/healthz" || path == "/livez" || path == "/readyz") return true;
+  const std::string prefix = "Bearer ";
+  std::string header = request.Header("authorization");
+  std::string presented = header.rfind(prefix, 0) == 0 ? header.substr(prefix.size()) : "";
+  // Compare digests in constant time, so neither the content nor the length leaks.
+  auto want = Digest(options_.token);
+  auto got = Digest(presented);
+  return CRYPTO_memcmp(want.data(), got.data(), want.size()) == 0 && !presented.empty();
+}
+
+HttpResponse Router::Route(const HttpRequest& request) const {
+  Query query;
+  auto path = ParseTarget(request.target, &query);
+  std::string plain_path = path.ok() ? path->path : "";
+  if (!Authorized(request, plain_path)) {
+    return ErrorResponse(Status(Code::kUnauthorized, "Unauthorized"));
+  }
+  if (!path.ok()) return ErrorResponse(path.status());
+  if (path->type == nullptr) {
+    if (request.method != "GET" && request.method != "HEAD") {
+      return ErrorResponse(UnknownPathError());
+    }
+    if (auto r = ServeDiscovery(path->path, request.Header("accept"))) return *r;
+    if (auto r = ServeNonResource(path->path, options_.git_version)) return *r;
+    return ErrorResponse(UnknownPathError());
+  }
+  auto response = RouteResource(request, *path, query);
+  if (!response.ok()) return ErrorResponse(response.status());
+  return std::move(response).value();
+}
+
+Result<HttpResponse> Router::RouteResource(const HttpRequest& request, const ApiPath& path,
+                                           const Query& query) const {
+  const std::string& m = request.method;
+  if (path.subresource == "log") {
+    if (m != "GET") return Status(Code::kMethodNotAllowed, "the server does not allow this method on the requested resource");
+    return Logs(path, query);
+  }
+  if (path.subresource == "scale") return Scale(request, path, query);
+  if (path.name.empty()) {
+    if (m == "GET" || m == "HEAD") {
+      ASSIGN_OR_RETURN(bool watch, query.GetBool("watch"));
+      return watch ? Watch(request, path, query) : List(request, path, query);
+    }
+    if (m == "POST") {
+      if (path.ns.empty() && path.type->namespaced) {
+        return Status(Code::kMethodNotAllowed,
+                      "the server does not allow this method on the requested resource");
+      }
+      return Create(request, path, query);
+    }
+    if (m == "DELETE") return DeleteCollection(request, path, query);
+  } else {
+    if (path.type->namespaced && path.ns.empty()) return UnknownPathError();
+    if (m == "GET" || m == "HEAD") return Get(request, path, query);
+    if (m == "PUT") return Update(request, path, query);
+    if (m == "PATCH") return Patch(request, path, query);
+    if (m == "DELETE" && path.subresource.empty()) return Delete(request, path, query);
+  }
+  return Status(Code::kMethodNotAllowed,
+                "the server does not allow this method on the requested resource");
+}
+
+}  // namespace pjemu::apiserver

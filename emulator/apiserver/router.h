@@ -1,0 +1,69 @@
+// Router: the pure heart of the API server. Route() turns one HttpRequest into one
+// HttpResponse over the Store (G8): authentication, path parsing, discovery/OpenAPI/version,
+// and get/list/watch/create/update/patch/delete/deletecollection on every resource type of
+// api::AllResources() with their status, scale and log subresources, Table output, dryRun,
+// fieldValidation and the real server's Status errors (kube-api.md). Watches and log follows
+// come back as a response whose `stream` the session sends chunked.
+// Thread safety: Route() is const and may run on several threads at once (the Store and
+// PodLogs are thread-safe).
+#pragma once
+
+#include <string>
+
+#include "emulator/api/logs.h"
+#include "emulator/apiserver/http_types.h"
+#include "emulator/apiserver/paths.h"
+#include "emulator/common/clock.h"
+#include "emulator/common/status.h"
+#include "emulator/store/store.h"
+
+namespace pjemu::apiserver {
+
+struct RouterOptions {
+  std::string token;                   // "" = no authentication
+  std::string git_version = "v1.30.0";  // /version, OpenAPI info; must be full semver
+  const Clock* clock = nullptr;         // Table ages and sinceSeconds; nullptr = real time
+};
+
+// A v1 Status response for a failure (code and reason from the Status).
+HttpResponse ErrorResponse(const Status& status);
+// `Warning: 299 - "<text>"` header value.
+std::string WarningHeader(const std::string& text);
+
+class Router {
+ public:
+  Router(store::Store& store, api::PodLogs* logs, RouterOptions options);
+  HttpResponse Route(const HttpRequest& request) const;
+
+ private:
+  Result<HttpResponse> RouteResource(const HttpRequest& request, const ApiPath& path,
+                                     const Query& query) const;
+  Result<HttpResponse> Get(const HttpRequest& request, const ApiPath& path,
+                           const Query& query) const;
+  Result<HttpResponse> List(const HttpRequest& request, const ApiPath& path,
+                            const Query& query) const;
+  Result<HttpResponse> Watch(const HttpRequest& request, const ApiPath& path,
+                             const Query& query) const;
+  Result<HttpResponse> Create(const HttpRequest& request, const ApiPath& path,
+                              const Query& query) const;
+  Result<HttpResponse> Update(const HttpRequest& request, const ApiPath& path,
+                              const Query& query) const;
+  Result<HttpResponse> Patch(const HttpRequest& request, const ApiPath& path,
+                             const Query& query) const;
+  Result<HttpResponse> Delete(const HttpRequest& request, const ApiPath& path,
+                              const Query& query) const;
+  Result<HttpResponse> DeleteCollection(const HttpRequest& request, const ApiPath& path,
+                                        const Query& query) const;
+  Result<HttpResponse> Logs(const ApiPath& path, const Query& query) const;
+  // The autoscaling/v1 Scale subresource of pytorchjobs.
+  Result<HttpResponse> Scale(const HttpRequest& request, const ApiPath& path,
+                             const Query& query) const;
+  bool Authorized(const HttpRequest& request, const std::string& path) const;
+
+  store::Store& store_;
+  api::PodLogs* logs_;
+  RouterOptions options_;
+  const Clock& clock_;
+};
+
+}  // namespace pjemu::apiserver

@@ -1,0 +1,359 @@
+#include "emulator/apiserver/tables.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace pjemu::apiserver {
+namespace {
+
+struct Column {
+  const char* name;
+  const char* type;
+  const char* format;
+  int priority;
+  const char* description;
+};
+
+const std::vector<Column>& ColumnsOf(const api::ResourceType& type) {
+  static const std::vector<Column> kPyTorchJob = {
+      {"Name", "string", "name", 0, "Name must be unique within a namespace."},
+      {"State", "string", "", 0, ""},
+      {"Age", "date", "", 0, ""}};
+  static const std::vector<Column> kPod = {
+      {"Name", "string", "name", 0, "Name must be unique within a namespace."},
+      {"Ready", "string", "", 0, "The aggregate readiness state of this pod for accepting traffic."},
+      {"Status", "string", "", 0, "The aggregate status of the containers in this pod."},
+      {"Restarts", "string", "", 0, "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."},
+      {"Age", "string", "", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."},
+      {"IP", "string", "", 1, "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated."},
+      {"Node", "string", "", 1, "NodeName is a request to schedule this pod onto a specific node."},
+      {"Nominated Node", "string", "", 1, "nominatedNodeName is set only when this pod preempts other pods on the node."},
+      {"Readiness Gates", "string", "", 1, "If specified, all readiness gates will be evaluated for pod readiness."}};
+  static const std::vector<Column> kService = {
+      {"Name", "string", "name", 0, "Name must be unique within a namespace."},
+      {"Type", "string", "", 0, "type determines how the Service is exposed."},
+      {"Cluster-IP", "string", "", 0, "clusterIP is the IP address of the service."},
+      {"External-IP", "string", "", 0, "externalIPs is a list of IP addresses."},
+      {"Port(s)", "string", "", 0, "The list of ports that are exposed by this service."},
+      {"Age", "string", "", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."},
+      {"Selector", "string", "", 1, "Route service traffic to pods with label keys and values matching this selector."}};
+  static const std::vector<Column> kNamespace = {
+      {"Name", "string", "name", 0, "Name must be unique within a namespace."},
+      {"Status", "string", "", 0, "The status of the namespace"},
+      {"Age", "string", "", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."}};
+  static const std::vector<Column> kNode = {
+      {"Name", "string", "name", 0, "Name must be unique within a namespace."},
+      {"Status", "string", "", 0, "The status of the node"},
+      {"Roles", "string", "", 0, "The roles of the node"},
+      {"Age", "string", "", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."},
+      {"Version", "string", "", 0, "Kubelet Version reported by the node."},
+      {"Internal-IP", "string", "", 1, "List of addresses reachable to the node."},
+      {"External-IP", "string", "", 1, "List of addresses reachable to the node."}};
+  static const std::vector<Column> kEvent = {
+      {"Last Seen", "string", "", 0, "The last time this event occurred."},
+      {"Type", "string", "", 0, "Type of this event (Normal, Warning)."},
+      {"Reason", "string", "", 0, "The reason this event is generated."},
+      {"Object", "string", "", 0, "The object that this event is about."},
+      {"Message", "string", "", 0, "A human-readable description of the status of this operation."}};
+  static const std::vector<Column> kDefault = {
+      {"Name", "string", "name", 0, "Name must be unique within a namespace."},
+      {"Age", "date", "", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."}};
+  if (type.plural == "pytorchjobs") return kPyTorchJob;
+  if (type.group.empty()) {
+    if (type.plural == "pods") return kPod;
+    if (type.plural == "services") return kService;
+    if (type.plural == "namespaces") return kNamespace;
+    if (type.plural == "nodes") return kNode;
+    if (type.plural == "events") return kEvent;
+  }
+  return kDefault;
+}
+
+std::string Str(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+const Json& Field(const Json& j, const char* key) {
+  static const Json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
+const Json& ArrayOr(const Json& j) {
+  static const Json kEmpty = Json::array();
+  return j.is_array() ? j : kEmpty;
+}
+
+const Json& ObjectOr(const Json& j) {
+  static const Json kEmpty = Json::object();
+  return j.is_object() ? j : kEmpty;
+}
+
+std::string Age(const std::string& timestamp, Time now) {
+  auto t = ParseTime(timestamp);
+  if (!t) return "<unknown>";
+  if (*t > now) return "0s";
+  return FormatAge(now - *t);
+}
+
+std::string OrNone(const std::string& s) { return s.empty() ? "<none>" : s; }
+
+std::vector<Json> PodCells(const Json& pod, Time now) {
+  const Json& spec = Field(pod, "spec");
+  const Json& status = Field(pod, "status");
+  int total = Field(spec, "containers").is_array() ? Field(spec, "containers").size() : 0;
+  int ready = 0;
+  long long restarts = 0;
+  std::string last_restart;
+  for (const auto& cs : ArrayOr(Field(status, "containerStatuses"))) {
+    restarts += Field(cs, "restartCount").is_number() ? Field(cs, "restartCount").get<long long>() : 0;
+    if (Field(cs, "ready").is_boolean() && Field(cs, "ready").get<bool>() &&
+        Field(Field(cs, "state"), "running").is_object()) {
+      ++ready;
+    }
+    const Json& last = Field(Field(cs, "lastState"), "terminated");
+    std::string finished = Str(last.is_object() ? last : Json::object(), "finishedAt");
+    if (!finished.empty() && finished > last_restart) last_restart = finished;
+  }
+  std::string restart_cell = std::to_string(restarts);
+  if (restarts > 0 && !last_restart.empty()) {
+    restart_cell += " (" + Age(last_restart, now) + " ago)";
+  }
+  int gates = Field(spec, "readinessGates").is_array() ? Field(spec, "readinessGates").size() : 0;
+  std::string gates_cell = "<none>";
+  if (gates > 0) {
+    int true_gates = 0;
+    for (const auto& g : Field(spec, "readinessGates")) {
+      for (const auto& c : ArrayOr(Field(status, "conditions"))) {
+        if (Str(c, "type") == Str(g, "conditionType") && Str(c, "status") == "True") ++true_gates;
+      }
+    }
+    gates_cell = std::to_string(true_gates) + "/" + std::to_string(gates);
+  }
+  return {std::to_string(ready) + "/" + std::to_string(total),
+          PodStatusReason(pod),
+          restart_cell,
+          Age(Str(Field(pod, "metadata"), "creationTimestamp"), now),
+          OrNone(Str(status, "podIP")),
+          OrNone(Str(spec, "nodeName")),
+          OrNone(Str(status, "nominatedNodeName")),
+          gates_cell};
+}
+
+std::vector<Json> ServiceCells(const Json& svc, Time now) {
+  const Json& spec = Field(svc, "spec");
+  std::string ports;
+  for (const auto& p : ArrayOr(Field(spec, "ports"))) {
+    if (!ports.empty()) ports += ",";
+    ports += std::to_string(Field(p, "port").is_number() ? Field(p, "port").get<int>() : 0);
+    if (Field(p, "nodePort").is_number()) ports += ":" + Field(p, "nodePort").dump();
+    ports += "/" + (Str(p, "protocol").empty() ? std::string("TCP") : Str(p, "protocol"));
+  }
+  std::string external = "<none>";
+  if (Field(spec, "externalIPs").is_array() && !Field(spec, "externalIPs").empty()) {
+    external.clear();
+    for (const auto& ip : Field(spec, "externalIPs")) {
+      external += (external.empty() ? "" : ",") + ip.get<std::string>();
+    }
+  }
+  std::string selector;
+  for (const auto& [k, v] : ObjectOr(Field(spec, "selector")).items()) {
+    selector += (selector.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : "");
+  }
+  std::string type = Str(spec, "type").empty() ? "ClusterIP" : Str(spec, "type");
+  return {type, OrNone(Str(spec, "clusterIP")), external, OrNone(ports),
+          Age(Str(Field(svc, "metadata"), "creationTimestamp"), now), OrNone(selector)};
+}
+
+std::vector<Json> NodeCells(const Json& node, Time now) {
+  const Json& status = Field(node, "status");
+  std::string ready = "Unknown";
+  for (const auto& c : ArrayOr(Field(status, "conditions"))) {
+    if (Str(c, "type") == "Ready") ready = Str(c, "status") == "True" ? "Ready" : "NotReady";
+  }
+  if (Field(Field(node, "spec"), "unschedulable").is_boolean() &&
+      Field(Field(node, "spec"), "unschedulable").get<bool>()) {
+    ready += ",SchedulingDisabled";
+  }
+  std::string roles;
+  const std::string prefix = "node-role.kubernetes.io/";
+  for (const auto& [k, v] : ObjectOr(Field(Field(node, "metadata"), "labels")).items()) {
+    if (k.rfind(prefix, 0) == 0) roles += (roles.empty() ? "" : ",") + k.substr(prefix.size());
+  }
+  std::string internal, external;
+  for (const auto& a : ArrayOr(Field(status, "addresses"))) {
+    if (Str(a, "type") == "InternalIP" && internal.empty()) internal = Str(a, "address");
+    if (Str(a, "type") == "ExternalIP" && external.empty()) external = Str(a, "address");
+  }
+  return {ready, OrNone(roles), Age(Str(Field(node, "metadata"), "creationTimestamp"), now),
+          Str(Field(status, "nodeInfo"), "kubeletVersion"), OrNone(internal), OrNone(external)};
+}
+
+std::vector<Json> EventCells(const Json& ev, Time now) {
+  std::string last = Str(ev, "lastTimestamp");
+  if (last.empty()) last = Str(ev, "eventTime");
+  if (last.empty()) last = Str(ev, "firstTimestamp");
+  const Json& io = Field(ev, "involvedObject");
+  std::string kind = Str(io, "kind");
+  std::transform(kind.begin(), kind.end(), kind.begin(), ::tolower);
+  return {last.empty() ? "<unknown>" : Age(last, now), Str(ev, "type"), Str(ev, "reason"),
+          kind + "/" + Str(io, "name"), Str(ev, "message")};
+}
+
+std::vector<Json> Cells(const api::ResourceType& type, const Json& object, Time now) {
+  const Json& meta = Field(object, "metadata");
+  std::string name = Str(meta, "name");
+  std::string age = Age(Str(meta, "creationTimestamp"), now);
+  std::vector<Json> cells;
+  if (type.plural == "pytorchjobs") {
+    const Json& conditions = Field(Field(object, "status"), "conditions");
+    std::string state = conditions.is_array() && !conditions.empty()
+                            ? Str(conditions.back(), "type")
+                            : std::string();
+    return {name, state, age};
+  }
+  if (type.group.empty() && type.plural != "configmaps") {
+    if (type.plural == "pods") cells = PodCells(object, now);
+    if (type.plural == "services") cells = ServiceCells(object, now);
+    if (type.plural == "nodes") cells = NodeCells(object, now);
+    if (type.plural == "events") return EventCells(object, now);
+    if (type.plural == "namespaces") {
+      std::string phase = Str(Field(object, "status"), "phase");
+      cells = {phase.empty() ? "Active" : phase, age};
+    }
+    if (!cells.empty()) {
+      cells.insert(cells.begin(), name);
+      return cells;
+    }
+  }
+  return {name, age};
+}
+
+Json PartialObjectMetadata(const Json& object) {
+  Json meta = Field(object, "metadata").is_object() ? Field(object, "metadata") : Json::object();
+  meta.erase("managedFields");
+  return {{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", meta}};
+}
+
+Json ColumnDefinitions(const api::ResourceType& type) {
+  Json out = Json::array();
+  for (const auto& c : ColumnsOf(type)) {
+    out.push_back({{"name", c.name},
+                   {"type", c.type},
+                   {"format", c.format},
+                   {"description", c.description},
+                   {"priority", c.priority}});
+  }
+  return out;
+}
+
+Json Row(const api::ResourceType& type, const Json& object, Time now) {
+  return {{"cells", Cells(type, object, now)}, {"object", PartialObjectMetadata(object)}};
+}
+
+}  // namespace
+
+bool WantsTable(const std::string& accept) {
+  return accept.find("as=Table") != std::string::npos &&
+         accept.find("g=meta.k8s.io") != std::string::npos;
+}
+
+std::string PodStatusReason(const Json& pod) {
+  const Json& status = Field(pod, "status");
+  const Json& spec = Field(pod, "spec");
+  std::string reason = Str(status, "phase");
+  if (!Str(status, "reason").empty()) reason = Str(status, "reason");
+  bool initializing = false;
+  const Json& init = Field(status, "initContainerStatuses");
+  int init_total = Field(spec, "initContainers").is_array() ? Field(spec, "initContainers").size() : 0;
+  for (std::size_t i = 0; init.is_array() && i < init.size(); ++i) {
+    const Json& state = Field(init[i], "state");
+    const Json& term = Field(state, "terminated");
+    const Json& wait = Field(state, "waiting");
+    if (term.is_object() && Field(term, "exitCode") == 0) continue;
+    initializing = true;
+    if (term.is_object()) {
+      if (!Str(term, "reason").empty()) {
+        reason = "Init:" + Str(term, "reason");
+      } else if (Field(term, "signal").is_number() && Field(term, "signal") != 0) {
+        reason = "Init:Signal:" + Field(term, "signal").dump();
+      } else {
+        reason = "Init:ExitCode:" + Field(term, "exitCode").dump();
+      }
+    } else if (wait.is_object() && !Str(wait, "reason").empty() &&
+               Str(wait, "reason") != "PodInitializing") {
+      reason = "Init:" + Str(wait, "reason");
+    } else {
+      reason = "Init:" + std::to_string(i) + "/" + std::to_string(init_total);
+    }
+    break;
+  }
+  if (!initializing) {
+    bool has_running = false;
+    const Json& cs = Field(status, "containerStatuses");
+    for (std::size_t n = cs.is_array() ? cs.size() : 0; n > 0; --n) {
+      const Json& c = cs[n - 1];
+      const Json& state = Field(c, "state");
+      const Json& wait = Field(state, "waiting");
+      const Json& term = Field(state, "terminated");
+      if (wait.is_object() && !Str(wait, "reason").empty()) {
+        reason = Str(wait, "reason");
+      } else if (term.is_object() && !Str(term, "reason").empty()) {
+        reason = Str(term, "reason");
+      } else if (term.is_object()) {
+        if (Field(term, "signal").is_number() && Field(term, "signal") != 0) {
+          reason = "Signal:" + Field(term, "signal").dump();
+        } else {
+          reason = "ExitCode:" + Field(term, "exitCode").dump();
+        }
+      } else if (Field(c, "ready") == true && Field(state, "running").is_object()) {
+        has_running = true;
+      }
+    }
+    if (reason == "Completed" && has_running) {
+      bool pod_ready = false;
+      for (const auto& c : ArrayOr(Field(status, "conditions"))) {
+        if (Str(c, "type") == "Ready" && Str(c, "status") == "True") pod_ready = true;
+      }
+      reason = pod_ready ? "Running" : "NotReady";
+    }
+  }
+  const Json& meta = Field(pod, "metadata");
+  if (!Str(meta, "deletionTimestamp").empty()) {
+    reason = Str(status, "reason") == "NodeLost" ? "Unknown" : "Terminating";
+  }
+  return reason;
+}
+
+Json ListToTable(const api::ResourceType& type, const Json& list, Time now) {
+  Json rows = Json::array();
+  for (const auto& item : ArrayOr(Field(list, "items"))) {
+    rows.push_back(Row(type, item, now));
+  }
+  Json meta = Json::object();
+  const Json& list_meta = Field(list, "metadata");
+  if (!Str(list_meta, "resourceVersion").empty()) {
+    meta["resourceVersion"] = Str(list_meta, "resourceVersion");
+  }
+  return {{"kind", "Table"},
+          {"apiVersion", "meta.k8s.io/v1"},
+          {"metadata", meta},
+          {"columnDefinitions", ColumnDefinitions(type)},
+          {"rows", rows}};
+}
+
+Json ObjectToTable(const api::ResourceType& type, const Json& object, Time now,
+                   bool with_columns) {
+  Json meta = Json::object();
+  std::string rv = Str(Field(object, "metadata"), "resourceVersion");
+  if (!rv.empty()) meta["resourceVersion"] = rv;
+  return {{"kind", "Table"},
+          {"apiVersion", "meta.k8s.io/v1"},
+          {"metadata", meta},
+          {"columnDefinitions", with_columns ? ColumnDefinitions(type) : Json::array()},
+          {"rows", {Row(type, object, now)}}};
+}
+
+}  // namespace pjemu::apiserver

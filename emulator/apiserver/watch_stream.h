@@ -1,0 +1,44 @@
+// WatchStream: the chunked NDJSON body of a watch request. Turns api::WatchEvents into one
+// compact JSON line each ({"type":...,"object":...}\n), as one-row Tables when the client asked
+// for Table output (column definitions in the first event only, as the real server does).
+// Lines rendered ahead of the live events (initial events, an ERROR for an expired version)
+// go first. The session is woken through the Watch's SetNotify.
+// Thread safety: Poll/Stop from one strand; the notify callback may run on any thread.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "emulator/api/requests.h"
+#include "emulator/api/resources.h"
+#include "emulator/apiserver/http_types.h"
+
+namespace pjemu::apiserver {
+
+// One watch line: {"type":"ADDED","object":{...}}\n.
+std::string WatchLine(const char* type, const Json& object);
+
+class WatchStream : public StreamSource {
+ public:
+  // `watch` may be null (only `prelude` is sent). `table` renders objects as one-row Tables.
+  WatchStream(std::shared_ptr<api::Watch> watch, const api::ResourceType& type, bool table,
+              const Clock& clock, std::optional<Duration> timeout, std::string prelude);
+  ~WatchStream() override;
+  bool Poll(std::string* out) override;
+  bool SetNotify(std::function<void()> notify) override;
+  std::optional<Duration> Timeout() const override { return timeout_; }
+  void Stop() override;
+  bool IsWatch() const override { return true; }
+
+ private:
+  std::shared_ptr<api::Watch> watch_;
+  const api::ResourceType& type_;
+  bool table_;
+  const Clock& clock_;
+  std::optional<Duration> timeout_;
+  std::string prelude_;
+  bool columns_sent_ = false;
+};
+
+}  // namespace pjemu::apiserver
