@@ -84,6 +84,11 @@ class Store {
                                             const api::WatchOptions& options = {});
 
   void SetValidator(const api::ResourceType& type, Validator validator);
+  // Queues a BOOKMARK {kind, apiVersion, metadata: {resourceVersion: <current global RV>}} on
+  // every open watch that was opened with allow_bookmarks. Every change up to that RV has been
+  // queued on the watch before it, so a client may resume from it. The store sends none on its
+  // own: the API server calls this periodically (kube-apiserver sends one about every minute).
+  void SendBookmarks();
   // The current global resourceVersion (the last write's).
   std::uint64_t ResourceVersion() const;
 

@@ -1,0 +1,46 @@
+#include "emulator/client/local_client.h"
+
+namespace pjemu::client {
+
+Result<Json> LocalClient::Create(const ResourceType& type, std::string_view ns, Json object,
+                                 const WriteOptions& options) {
+  return store_.Create(type, ns, std::move(object), options);
+}
+
+Result<Json> LocalClient::Get(const ResourceType& type, std::string_view ns,
+                              std::string_view name) {
+  return store_.Get(type, ns, name);
+}
+
+Result<Json> LocalClient::List(const ResourceType& type, std::string_view ns,
+                               const ListOptions& options) {
+  return store_.List(type, ns, options);
+}
+
+Result<Json> LocalClient::Update(const ResourceType& type, std::string_view ns, Json object,
+                                 Subresource sub, const WriteOptions& options) {
+  return store_.Update(type, ns, std::move(object), sub, options);
+}
+
+Result<Json> LocalClient::Patch(const ResourceType& type, std::string_view ns,
+                                std::string_view name, PatchType patch_type, const Json& patch,
+                                Subresource sub, const WriteOptions& options) {
+  return store_.Patch(type, ns, name, patch_type, patch, sub, options);
+}
+
+Result<Json> LocalClient::Delete(const ResourceType& type, std::string_view ns,
+                                 std::string_view name, const DeleteOptions& options) {
+  return store_.Delete(type, ns, name, options);
+}
+
+Result<std::shared_ptr<api::Watch>> LocalClient::Watch(const ResourceType& type,
+                                                       std::string_view ns,
+                                                       const WatchOptions& options) {
+  return store_.Watch(type, ns, options);
+}
+
+std::unique_ptr<Client> MakeLocalClient(store::Store& store) {
+  return std::make_unique<LocalClient>(store);
+}
+
+}  // namespace pjemu::client

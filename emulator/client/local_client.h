@@ -1,0 +1,42 @@
+// LocalClient: the Client that in-process actors (controller, scheduler, kubelet, fault
+// injector) use to reach the Store directly, without HTTP. It forwards every call unchanged, so
+// its semantics are exactly the Store's (and therefore the API server's).
+// Thread safety: as the Store: safe from any thread. The Store must outlive the client.
+#pragma once
+
+#include <memory>
+
+#include "emulator/client/client.h"
+#include "emulator/store/store.h"
+
+namespace pjemu::client {
+
+class LocalClient final : public Client {
+ public:
+  explicit LocalClient(store::Store& store) : store_(store) {}
+
+  Result<Json> Create(const ResourceType& type, std::string_view ns, Json object,
+                      const WriteOptions& options = {}) override;
+  Result<Json> Get(const ResourceType& type, std::string_view ns, std::string_view name) override;
+  Result<Json> List(const ResourceType& type, std::string_view ns,
+                    const ListOptions& options = {}) override;
+  // The name comes from object.metadata.name.
+  Result<Json> Update(const ResourceType& type, std::string_view ns, Json object,
+                      Subresource sub = Subresource::kNone,
+                      const WriteOptions& options = {}) override;
+  Result<Json> Patch(const ResourceType& type, std::string_view ns, std::string_view name,
+                     PatchType patch_type, const Json& patch, Subresource sub = Subresource::kNone,
+                     const WriteOptions& options = {}) override;
+  Result<Json> Delete(const ResourceType& type, std::string_view ns, std::string_view name,
+                      const DeleteOptions& options = {}) override;
+  Result<std::shared_ptr<api::Watch>> Watch(const ResourceType& type, std::string_view ns,
+                                            const WatchOptions& options = {}) override;
+
+ private:
+  store::Store& store_;
+};
+
+// A LocalClient over `store` (which must outlive it).
+std::unique_ptr<Client> MakeLocalClient(store::Store& store);
+
+}  // namespace pjemu::client

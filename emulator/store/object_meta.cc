@@ -1,0 +1,181 @@
+#include "emulator/store/object_meta.h"
+
+#include <cstdlib>
+
+#include "emulator/api/selector.h"
+
+namespace pjemu::store {
+namespace {
+
+std::string Join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+// Go's %#v for the values we report: quoted strings, JSON for the rest.
+std::string GoValue(const Json& v) {
+  if (v.is_string()) return Json(v.get<std::string>()).dump();
+  return v.dump();
+}
+
+}  // namespace
+
+FieldError RequiredField(std::string field, const std::string& detail) {
+  return {"FieldValueRequired", std::move(field), "Required value" + (detail.empty() ? "" : ": " + detail)};
+}
+
+FieldError InvalidField(std::string field, const Json& value, const std::string& detail) {
+  return {"FieldValueInvalid", std::move(field), "Invalid value: " + GoValue(value) + ": " + detail};
+}
+
+FieldError ForbiddenField(std::string field, const std::string& detail) {
+  return {"FieldValueForbidden", std::move(field), "Forbidden: " + detail};
+}
+
+Status InvalidError(const api::ResourceType& type, const std::string& name,
+                    const std::vector<FieldError>& errors) {
+  std::vector<std::string> parts;
+  Json causes = Json::array();
+  for (const auto& e : errors) {
+    parts.push_back(e.field + ": " + e.detail);
+    causes.push_back({{"reason", e.reason}, {"message", e.detail}, {"field", e.field}});
+  }
+  std::string kind = type.group.empty() ? type.kind : type.kind + "." + type.group;
+  std::string list = parts.size() == 1 ? parts[0] : "[" + Join(parts, ", ") + "]";
+  Json details = {{"name", name}, {"kind", type.kind}, {"causes", causes}};
+  if (!type.group.empty()) details["group"] = type.group;
+  return Status(Code::kInvalid, kind + " \"" + name + "\" is invalid: " + list, details);
+}
+
+Status PreconditionFailedError(const std::string& resource_group, const std::string& name,
+                               const std::string& what, const std::string& want,
+                               const std::string& have) {
+  return Status(Code::kConflict,
+                "Operation cannot be fulfilled on " + resource_group + " \"" + name +
+                    "\": Precondition failed: " + what + " in precondition: " + want + ", " +
+                    what + " in object meta: " + have,
+                ConflictError(resource_group, name).details());
+}
+
+std::string MetaString(const Json& object, const char* field) {
+  if (!object.is_object()) return "";
+  auto m = object.find("metadata");
+  if (m == object.end() || !m->is_object()) return "";
+  auto f = m->find(field);
+  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
+}
+
+Json& MutableMeta(Json& object) {
+  Json& m = object["metadata"];
+  if (!m.is_object()) m = Json::object();
+  return m;
+}
+
+std::uint64_t ParseRv(const std::string& rv) {
+  if (rv.empty() || rv.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return std::strtoull(rv.c_str(), nullptr, 10);
+}
+
+std::vector<std::string> Finalizers(const Json& object) {
+  std::vector<std::string> out;
+  if (!object.is_object() || !object.contains("metadata")) return out;
+  const Json& m = object["metadata"];
+  if (!m.is_object() || !m.contains("finalizers") || !m["finalizers"].is_array()) return out;
+  for (const auto& f : m["finalizers"]) {
+    if (f.is_string()) out.push_back(f.get<std::string>());
+  }
+  return out;
+}
+
+void SetFinalizers(Json& object, const std::vector<std::string>& finalizers) {
+  Json& m = MutableMeta(object);
+  if (finalizers.empty()) {
+    m.erase("finalizers");
+  } else {
+    m["finalizers"] = finalizers;
+  }
+}
+
+bool HasFinalizer(const Json& object, const std::string& finalizer) {
+  for (const auto& f : Finalizers(object)) {
+    if (f == finalizer) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> ValidateObjectName(const api::ResourceType& type, const std::string& name) {
+  if (type.plural == "namespaces" && type.group.empty()) return api::ValidateDns1123Label(name);
+  if (type.plural == "services" && type.group.empty()) return api::ValidateDns1035Label(name);
+  return api::ValidateDns1123Subdomain(name);
+}
+
+std::vector<FieldError> ValidateObjectMeta(const api::ResourceType& type, const Json& object) {
+  std::vector<FieldError> errs;
+  static const Json kEmpty = Json::object();
+  auto it = object.find("metadata");
+  const Json& meta = it != object.end() && it->is_object() ? *it : kEmpty;
+  std::string name = MetaString(object, "name");
+  if (!name.empty()) {
+    if (auto e = ValidateObjectName(type, name); !e.empty()) {
+      errs.push_back(InvalidField("metadata.name", name, Join(e, "; ")));
+    }
+  }
+  if (meta.contains("labels")) {
+    const Json& labels = meta["labels"];
+    if (!labels.is_object() && !labels.is_null()) {
+      errs.push_back(InvalidField("metadata.labels", labels, "must be a map of strings"));
+    } else if (labels.is_object()) {
+      for (const auto& [k, v] : labels.items()) {
+        if (auto e = api::ValidateQualifiedName(k); !e.empty()) {
+          errs.push_back(InvalidField("metadata.labels", k, Join(e, "; ")));
+        }
+        if (!v.is_string()) {
+          errs.push_back(InvalidField("metadata.labels", v, "label values must be strings"));
+        } else if (auto e = api::ValidateLabelValue(v.get<std::string>()); !e.empty()) {
+          errs.push_back(InvalidField("metadata.labels", v, Join(e, "; ")));
+        }
+      }
+    }
+  }
+  if (meta.contains("annotations") && meta["annotations"].is_object()) {
+    for (const auto& [k, v] : meta["annotations"].items()) {
+      if (auto e = api::ValidateQualifiedName(k); !e.empty()) {
+        errs.push_back(InvalidField("metadata.annotations", k, Join(e, "; ")));
+      }
+    }
+  }
+  if (meta.contains("ownerReferences") && meta["ownerReferences"].is_array()) {
+    int controllers = 0;
+    for (const auto& ref : meta["ownerReferences"]) {
+      auto str = [&](const char* f) { return ref.is_object() ? ref.value(f, "") : ""; };
+      if (str("apiVersion").empty()) {
+        errs.push_back(InvalidField("metadata.ownerReferences.apiVersion", "", "version must not be empty"));
+      }
+      if (str("kind").empty()) {
+        errs.push_back(InvalidField("metadata.ownerReferences.kind", "", "kind must not be empty"));
+      }
+      if (str("name").empty()) {
+        errs.push_back(InvalidField("metadata.ownerReferences.name", "", "name must not be empty"));
+      }
+      if (str("uid").empty()) {
+        errs.push_back(InvalidField("metadata.ownerReferences.uid", "", "uid must not be empty"));
+      }
+      if (ref.is_object() && ref.value("controller", false)) ++controllers;
+    }
+    if (controllers > 1) {
+      errs.push_back(InvalidField("metadata.ownerReferences", meta["ownerReferences"],
+                                 "Only one reference can have Controller set to true"));
+    }
+  }
+  const auto finalizers = Finalizers(object);
+  for (std::size_t i = 0; i < finalizers.size(); ++i) {
+    if (auto e = api::ValidateQualifiedName(finalizers[i]); !e.empty()) {
+      errs.push_back(InvalidField("metadata.finalizers[" + std::to_string(i) + "]", finalizers[i],
+                                 Join(e, "; ")));
+    }
+  }
+  return errs;
+}
+
+}  // namespace pjemu::store

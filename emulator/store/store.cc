@@ -1,0 +1,296 @@
+#include "emulator/store/store.h"
+
+#include "emulator/store/object_meta.h"
+#include "emulator/store/store_impl.h"
+
+namespace pjemu::store {
+namespace {
+
+using api::WatchEvent;
+
+Status UnknownResource() {
+  return Status(Code::kNotFound, "the server could not find the requested resource");
+}
+
+// The status kube-apiserver's create strategies leave on a new object: types with a status
+// subresource drop the client's status (nodes keep theirs: the kubelet registers with it).
+void ResetStatusOnCreate(const api::ResourceType& type, Json& object) {
+  if (!type.has_status || type.kind == "Node") return;
+  object.erase("status");
+  if (type.kind == "Pod" && type.group.empty()) {
+    object["status"] = {{"phase", "Pending"}};
+  } else if (type.kind == "Namespace" && type.group.empty()) {
+    object["status"] = {{"phase", "Active"}};
+  }
+}
+
+}  // namespace
+
+Store::Impl::Impl(const Clock& clock, StoreOptions options)
+    : clock(clock),
+      options(options),
+      random(options.seed),
+      hub(options.watch_history, options.watch_queue_limit) {}
+
+TypeRef Store::Impl::Canonical(const api::ResourceType& type) {
+  return api::FindResource(type.group, type.plural);
+}
+
+ObjectPtr Store::Impl::Find(TypeRef type, const Key& key) const {
+  auto t = objects.find(type->PluralGroup());
+  if (t == objects.end()) return nullptr;
+  auto it = t->second.find(key);
+  return it == t->second.end() ? nullptr : it->second;
+}
+
+ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, ObjectPtr old) {
+  ++rv;
+  MutableMeta(object)["resourceVersion"] = std::to_string(rv);
+  auto ptr = std::make_shared<const Json>(std::move(object));
+  Key key{MetaString(*ptr, "namespace"), MetaString(*ptr, "name")};
+  objects[type->PluralGroup()][key] = ptr;
+  by_uid[MetaString(*ptr, "uid")] = {type, key};
+  hub.Record(rv, *type, event, ptr, std::move(old));
+  return ptr;
+}
+
+Status Store::Impl::CheckBody(TypeRef type, std::string_view ns, Json& object) const {
+  if (!object.is_object()) return BadRequestError("the request body must be a JSON object");
+  for (auto [field, want] : {std::pair<const char*, std::string>{"apiVersion", type->ApiVersion()},
+                             {"kind", type->kind}}) {
+    auto it = object.find(field);
+    if (it == object.end() || (it->is_string() && it->get<std::string>().empty())) {
+      object[field] = want;
+    } else if (!it->is_string() || it->get<std::string>() != want) {
+      return BadRequestError(std::string("the ") + (field == std::string("kind") ? "kind" : "API version") +
+                             " in the data (" + (it->is_string() ? it->get<std::string>() : it->dump()) +
+                             ") does not match the expected " +
+                             (field == std::string("kind") ? "kind" : "API version") + " (" + want + ")");
+    }
+  }
+  if (object.contains("metadata") && !object["metadata"].is_object()) {
+    return BadRequestError("metadata: must be an object");
+  }
+  Json& meta = MutableMeta(object);
+  if (!type->namespaced) {
+    meta.erase("namespace");
+    return Status::Ok();
+  }
+  std::string body_ns = MetaString(object, "namespace");
+  if (!ns.empty() && !body_ns.empty() && body_ns != ns) {
+    return BadRequestError(
+        "the namespace of the provided object does not match the namespace sent on the request");
+  }
+  if (ns.empty() && body_ns.empty()) {
+    return BadRequestError("an empty namespace may not be set during creation");
+  }
+  if (body_ns.empty()) meta["namespace"] = std::string(ns);
+  return Status::Ok();
+}
+
+Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json object,
+                                       const api::WriteOptions& options) {
+  RETURN_IF_ERROR(CheckBody(type, ns, object));
+  Json& meta = MutableMeta(object);
+  std::string name = MetaString(object, "name");
+  std::string generate = MetaString(object, "generateName");
+  if (name.empty() && generate.empty()) {
+    return InvalidError(*type, "",
+                        {RequiredField("metadata.name", "name or generateName is required")});
+  }
+  std::vector<FieldError> errs = ValidateObjectMeta(*type, object);
+  if (name.empty()) {
+    // As the real server: the prefix is validated with a trailing '-' masked as a letter.
+    std::string masked = generate;
+    if (masked.back() == '-') masked.back() = 'a';
+    if (auto e = ValidateObjectName(*type, masked); !e.empty()) {
+      std::string detail;
+      for (const auto& m : e) detail += (detail.empty() ? "" : "; ") + m;
+      errs.push_back(InvalidField("metadata.generateName", generate, detail));
+    }
+  }
+  if (!errs.empty()) return InvalidError(*type, name.empty() ? generate : name, errs);
+  std::string namespace_name = MetaString(object, "namespace");
+  if (type->namespaced && !Find(&api::Namespaces(), {"", namespace_name})) {
+    return NotFoundError("namespaces", namespace_name);
+  }
+  if (name.empty()) {
+    // Newer servers retry a generateName collision internally; so do we (8 tries).
+    for (int i = 0; i < 8 && (name.empty() || Find(type, {namespace_name, name})); ++i) {
+      name = generate + random.NameSuffix(5);
+    }
+    meta["name"] = name;
+  }
+  if (Find(type, {namespace_name, name})) return AlreadyExistsError(type->PluralGroup(), name);
+
+  ResetStatusOnCreate(*type, object);
+  meta["uid"] = MakeUid([&] { return random.Uniform(~0ULL); });
+  meta["creationTimestamp"] = FormatTime(clock.Now());
+  meta["generation"] = 1;
+  for (const char* f : {"deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion",
+                        "selfLink"}) {
+    meta.erase(f);
+  }
+  if (auto v = validators.find(type->PluralGroup()); v != validators.end()) {
+    RETURN_IF_ERROR(v->second(object, nullptr, options.warnings));
+  }
+  if (options.dry_run) return object;
+  return *Put(type, std::move(object), WatchEvent::Type::kAdded, nullptr);
+}
+
+Result<Json> Store::Impl::ListLocked(TypeRef type, std::string_view ns,
+                                     const api::ListOptions& options) const {
+  ASSIGN_OR_RETURN(auto labels, api::LabelSelector::Parse(options.label_selector));
+  ASSIGN_OR_RETURN(auto fields, api::FieldSelector::Parse(options.field_selector, *type));
+  Json items = Json::array();
+  if (auto t = objects.find(type->PluralGroup()); t != objects.end()) {
+    for (const auto& [key, obj] : t->second) {
+      if (type->namespaced && !ns.empty() && key.first != ns) continue;
+      if (labels.Matches(*obj) && fields.Matches(*obj)) items.push_back(*obj);
+    }
+  }
+  return Json{{"apiVersion", type->ApiVersion()},
+              {"kind", type->ListKind()},
+              {"metadata", {{"resourceVersion", std::to_string(rv)}}},
+              {"items", std::move(items)}};
+}
+
+Result<std::shared_ptr<api::Watch>> Store::Impl::WatchLocked(TypeRef type, std::string_view ns,
+                                                             const api::WatchOptions& options) {
+  WatchFilter filter;
+  filter.type = *type;
+  filter.ns = type->namespaced ? std::string(ns) : "";
+  filter.bookmarks = options.allow_bookmarks;
+  ASSIGN_OR_RETURN(filter.labels, api::LabelSelector::Parse(options.label_selector));
+  ASSIGN_OR_RETURN(filter.fields, api::FieldSelector::Parse(options.field_selector, *type));
+  const std::string& text = options.resource_version;
+  bool synthetic = text.empty() || text == "0";
+  std::uint64_t from = 0;
+  if (!synthetic) {
+    from = ParseRv(text);
+    if (from == 0) return BadRequestError("invalid resource version \"" + text + "\"");
+    if (from > rv) {
+      return Status(Code::kTimeout, "Too large resource version: " + text +
+                                        ", current: " + std::to_string(rv));
+    }
+  }
+  std::vector<ObjectPtr> current;
+  if (auto t = objects.find(type->PluralGroup()); synthetic && t != objects.end()) {
+    for (const auto& [key, obj] : t->second) current.push_back(obj);
+  }
+  ASSIGN_OR_RETURN(auto stream, hub.Open(std::move(filter), synthetic, from, current));
+  return std::shared_ptr<api::Watch>(std::move(stream));
+}
+
+// ---- Store ----
+
+Store::Store(const Clock& clock, StoreOptions options)
+    : impl_(std::make_unique<Impl>(clock, options)) {
+  if (!options.default_namespaces) return;
+  for (const char* ns : {"default", "kube-system", "kube-public", "kubeflow"}) {
+    Json object = {{"metadata", {{"name", ns}}}};
+    auto created = Create(api::Namespaces(), "", object);
+    (void)created;  // cannot fail on an empty store
+  }
+}
+
+Store::~Store() = default;
+
+Result<Json> Store::Create(const api::ResourceType& type, std::string_view ns, Json object,
+                           const api::WriteOptions& options) {
+  TypeRef t = Impl::Canonical(type);
+  if (!t) return UnknownResource();
+  return impl_->Locked([&] { return impl_->CreateLocked(t, ns, std::move(object), options); });
+}
+
+Result<Json> Store::Get(const api::ResourceType& type, std::string_view ns,
+                        std::string_view name) const {
+  TypeRef t = Impl::Canonical(type);
+  if (!t) return UnknownResource();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  ObjectPtr obj = impl_->Find(t, {t->namespaced ? std::string(ns) : "", std::string(name)});
+  if (!obj) return NotFoundError(t->PluralGroup(), std::string(name));
+  return *obj;
+}
+
+Result<Json> Store::List(const api::ResourceType& type, std::string_view ns,
+                         const api::ListOptions& options) const {
+  TypeRef t = Impl::Canonical(type);
+  if (!t) return UnknownResource();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->ListLocked(t, ns, options);
+}
+
+Result<Json> Store::Update(const api::ResourceType& type, std::string_view ns, Json object,
+                           api::Subresource sub, const api::WriteOptions& options) {
+  TypeRef t = Impl::Canonical(type);
+  if (!t) return UnknownResource();
+  return impl_->Locked(
+      [&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options); });
+}
+
+Result<Json> Store::Patch(const api::ResourceType& type, std::string_view ns,
+                          std::string_view name, api::PatchType patch_type, const Json& patch,
+                          api::Subresource sub, const api::WriteOptions& options) {
+  TypeRef t = Impl::Canonical(type);
+  if (!t) return UnknownResource();
+  return impl_->Locked(
+      [&] { return impl_->PatchLocked(t, ns, name, patch_type, patch, sub, options); });
+}
+
+Result<Json> Store::Delete(const api::ResourceType& type, std::string_view ns,
+                           std::string_view name, const api::DeleteOptions& options) {
+  TypeRef t = Impl::Canonical(type);
+  if (!t) return UnknownResource();
+  return impl_->Locked([&] { return impl_->DeleteLocked(t, ns, name, options); });
+}
+
+Result<Json> Store::DeleteCollection(const api::ResourceType& type, std::string_view ns,
+                                     const api::ListOptions& list_options,
+                                     const api::DeleteOptions& options) {
+  TypeRef t = Impl::Canonical(type);
+  if (!t) return UnknownResource();
+  return impl_->Locked([&]() -> Result<Json> {
+    ASSIGN_OR_RETURN(Json list, impl_->ListLocked(t, ns, list_options));
+    Json deleted = Json::array();
+    for (const auto& item : list["items"]) {
+      auto r = impl_->DeleteLocked(t, MetaString(item, "namespace"), MetaString(item, "name"),
+                                   options);
+      if (r.ok()) {
+        deleted.push_back(std::move(r).value());
+      } else if (r.status().code() != Code::kNotFound) {
+        return r.status();  // a GC cascade may already have removed it: that is fine
+      }
+    }
+    list["items"] = std::move(deleted);
+    list["metadata"]["resourceVersion"] = std::to_string(impl_->rv);
+    return list;
+  });
+}
+
+Result<std::shared_ptr<api::Watch>> Store::Watch(const api::ResourceType& type,
+                                                 std::string_view ns,
+                                                 const api::WatchOptions& options) {
+  TypeRef t = Impl::Canonical(type);
+  if (!t) return UnknownResource();
+  return impl_->Locked([&] { return impl_->WatchLocked(t, ns, options); });
+}
+
+void Store::SetValidator(const api::ResourceType& type, Validator validator) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->validators[type.PluralGroup()] = std::move(validator);
+}
+
+void Store::SendBookmarks() {
+  impl_->Locked([&] {
+    impl_->hub.Bookmark(impl_->rv);
+    return 0;
+  });
+}
+
+std::uint64_t Store::ResourceVersion() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->rv;
+}
+
+}  // namespace pjemu::store

@@ -1,0 +1,258 @@
+// Delete: graceful pod deletion, propagation policies, finalizers, ownerReference garbage
+// collection (synchronous, see the deviations in store.h) and namespace deletion.
+#include "emulator/store/object_meta.h"
+#include "emulator/store/store_impl.h"
+
+namespace pjemu::store {
+namespace {
+
+using api::WatchEvent;
+
+constexpr char kForeground[] = "foregroundDeletion";
+
+std::int64_t IntAt(const Json& object, const char* a, const char* b, std::int64_t fallback) {
+  if (!object.contains(a) || !object[a].is_object()) return fallback;
+  const Json& inner = object[a];
+  auto it = inner.find(b);
+  return it != inner.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
+}
+
+std::string StringAt(const Json& object, const char* a, const char* b) {
+  if (!object.contains(a) || !object[a].is_object()) return "";
+  const Json& inner = object[a];
+  auto it = inner.find(b);
+  return it != inner.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool IsDeleting(const Json& object) {
+  return object.contains("metadata") && object["metadata"].contains("deletionTimestamp");
+}
+
+}  // namespace
+
+bool Store::Impl::ShouldRemove(const Json& object) {
+  return IsDeleting(object) && Finalizers(object).empty() &&
+         IntAt(object, "metadata", "deletionGracePeriodSeconds", 0) == 0;
+}
+
+Result<Json> Store::Impl::DeleteLocked(TypeRef type, std::string_view ns, std::string_view name,
+                                       const api::DeleteOptions& options) {
+  const std::string& policy = options.propagation_policy;
+  if (!policy.empty() && policy != "Background" && policy != "Foreground" && policy != "Orphan") {
+    return Status(Code::kInvalid,
+                  "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported "
+                  "value: \"" + policy + "\": supported values: \"Foreground\", \"Background\", "
+                  "\"Orphan\", \"nil\"");
+  }
+  Key key{type->namespaced ? std::string(ns) : "", std::string(name)};
+  ObjectPtr object = Find(type, key);
+  if (!object) return NotFoundError(type->PluralGroup(), key.second);
+  if (options.precondition_uid && *options.precondition_uid != MetaString(*object, "uid")) {
+    return PreconditionFailedError(type->PluralGroup(), key.second, "UID",
+                                   *options.precondition_uid, MetaString(*object, "uid"));
+  }
+  if (options.precondition_resource_version &&
+      *options.precondition_resource_version != MetaString(*object, "resourceVersion")) {
+    return PreconditionFailedError(type->PluralGroup(), key.second, "ResourceVersion",
+                                   *options.precondition_resource_version,
+                                   MetaString(*object, "resourceVersion"));
+  }
+  if (type == &api::Namespaces()) return DeleteNamespace(object, options);
+  return DeleteObject(type, object, options);
+}
+
+Result<Json> Store::Impl::DeleteObject(TypeRef type, const ObjectPtr& current,
+                                       const api::DeleteOptions& options) {
+  Json object = *current;
+  Key key{MetaString(object, "namespace"), MetaString(object, "name")};
+  std::string uid = MetaString(object, "uid");
+  auto mark_deleting = [&](std::int64_t grace) {
+    Json& meta = MutableMeta(object);
+    meta["deletionTimestamp"] = FormatTime(clock.Now() + std::chrono::seconds(grace));
+    meta["deletionGracePeriodSeconds"] = grace;
+    if (meta.value("generation", 0) > 0) meta["generation"] = meta["generation"].get<int>() + 1;
+  };
+
+  // Graceful deletion of a pod the kubelet may be running: it keeps running until the kubelet
+  // has stopped it and deletes it again with grace 0.
+  if (type == &api::Pods()) {
+    std::int64_t grace = options.grace_period_seconds
+                             ? *options.grace_period_seconds
+                             : IntAt(object, "spec", "terminationGracePeriodSeconds", 30);
+    if (grace < 0) grace = 1;
+    std::string phase = StringAt(object, "status", "phase");
+    if (StringAt(object, "spec", "nodeName").empty() || phase == "Succeeded" || phase == "Failed") {
+      grace = 0;
+    }
+    if (grace > 0) {
+      if (IsDeleting(object) &&
+          IntAt(object, "metadata", "deletionGracePeriodSeconds", 0) <= grace) {
+        return object;  // already terminating, no later than this request asks
+      }
+      mark_deleting(grace);
+      if (options.dry_run) return object;
+      return *Put(type, std::move(object), WatchEvent::Type::kModified, current);
+    }
+  }
+
+  auto dependents = DependentsOf(uid);
+  if (options.propagation_policy == "Orphan" && !options.dry_run) {
+    for (const auto& [t, k] : dependents) {
+      ObjectPtr d = Find(t, k);
+      if (!d) continue;
+      Json next = *d;
+      Json kept = Json::array();
+      for (const auto& ref : next["metadata"]["ownerReferences"]) {
+        if (ref.value("uid", "") != uid) kept.push_back(ref);
+      }
+      if (kept.empty()) {
+        next["metadata"].erase("ownerReferences");
+      } else {
+        next["metadata"]["ownerReferences"] = kept;
+      }
+      Put(t, std::move(next), WatchEvent::Type::kModified, d);
+    }
+    dependents.clear();
+  }
+
+  if (options.propagation_policy == "Foreground" && !dependents.empty()) {
+    if (!HasFinalizer(object, kForeground)) {
+      auto f = Finalizers(object);
+      f.push_back(kForeground);
+      SetFinalizers(object, f);
+    }
+    if (!IsDeleting(object)) mark_deleting(0);
+    if (options.dry_run) return object;
+    ObjectPtr owner = Put(type, std::move(object), WatchEvent::Type::kModified, current);
+    api::DeleteOptions cascade;
+    cascade.propagation_policy = "Foreground";
+    for (const auto& [t, k] : dependents) {
+      if (ObjectPtr d = Find(t, k); d && !IsDeleting(*d)) (void)DeleteObject(t, d, cascade);
+    }
+    // The owner goes (FinishForegroundOwners) once the last dependent has gone.
+    return *owner;
+  }
+
+  if (!Finalizers(object).empty()) {
+    if (IsDeleting(object)) return object;  // already waiting for its finalizers
+    mark_deleting(0);
+    if (options.dry_run) return object;
+    return *Put(type, std::move(object), WatchEvent::Type::kModified, current);
+  }
+  if (options.dry_run) return object;
+  return Remove(type, key);
+}
+
+Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {
+  auto& by_key = objects[type->PluralGroup()];
+  auto it = by_key.find(key);
+  if (it == by_key.end()) return nullptr;
+  Json removed = final_state.is_null() ? *it->second : std::move(final_state);
+  by_key.erase(it);
+  by_uid.erase(MetaString(removed, "uid"));
+  ++rv;
+  MutableMeta(removed)["resourceVersion"] = std::to_string(rv);
+  hub.Record(rv, *type, WatchEvent::Type::kDeleted, std::make_shared<const Json>(removed), nullptr);
+  CollectGarbage(type, removed);
+  return removed;
+}
+
+std::vector<std::pair<TypeRef, Key>> Store::Impl::DependentsOf(const std::string& uid) const {
+  std::vector<std::pair<TypeRef, Key>> out;
+  if (uid.empty()) return out;
+  for (const auto& type : api::AllResources()) {
+    auto t = objects.find(type.PluralGroup());
+    if (t == objects.end()) continue;
+    for (const auto& [key, obj] : t->second) {
+      const Json& meta = (*obj)["metadata"];
+      if (!meta.contains("ownerReferences") || !meta["ownerReferences"].is_array()) continue;
+      for (const auto& ref : meta["ownerReferences"]) {
+        if (ref.is_object() && ref.value("uid", "") == uid) {
+          out.emplace_back(&type, key);
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void Store::Impl::CollectGarbage(TypeRef type, const Json& removed) {
+  std::string uid = MetaString(removed, "uid");
+  if (uid.empty()) return;
+  // Dependents: those with another live owner only lose the dangling references; the others
+  // are deleted with the default (background) policy, recursively.
+  for (const auto& [t, k] : DependentsOf(uid)) {
+    ObjectPtr d = Find(t, k);
+    if (!d) continue;
+    Json kept = Json::array();
+    for (const auto& ref : (*d)["metadata"]["ownerReferences"]) {
+      if (by_uid.count(ref.value("uid", ""))) kept.push_back(ref);
+    }
+    if (kept.empty()) {
+      (void)DeleteObject(t, d, {});
+    } else {
+      Json next = *d;
+      next["metadata"]["ownerReferences"] = std::move(kept);
+      Put(t, std::move(next), WatchEvent::Type::kModified, d);
+    }
+  }
+  // Events about the removed object (a deviation: real Events expire after a TTL instead).
+  if (type != &api::Events()) {
+    std::vector<Key> events;
+    if (auto t = objects.find(api::Events().PluralGroup()); t != objects.end()) {
+      for (const auto& [key, obj] : t->second) {
+        if (StringAt(*obj, "involvedObject", "uid") == uid) events.push_back(key);
+      }
+    }
+    for (const auto& key : events) Remove(&api::Events(), key);
+  }
+  FinishForegroundOwners(removed);
+}
+
+void Store::Impl::FinishForegroundOwners(const Json& removed) {
+  const Json& meta = removed["metadata"];
+  if (!meta.contains("ownerReferences") || !meta["ownerReferences"].is_array()) return;
+  for (const auto& ref : meta["ownerReferences"]) {
+    std::string owner_uid = ref.is_object() ? ref.value("uid", "") : "";
+    auto it = by_uid.find(owner_uid);
+    if (it == by_uid.end()) continue;
+    auto [t, k] = it->second;
+    ObjectPtr owner = Find(t, k);
+    if (!owner || !IsDeleting(*owner) || !HasFinalizer(*owner, kForeground)) continue;
+    if (!DependentsOf(owner_uid).empty()) continue;
+    Json next = *owner;
+    auto f = Finalizers(next);
+    f.erase(std::find(f.begin(), f.end(), kForeground));
+    SetFinalizers(next, f);
+    if (ShouldRemove(next)) {
+      Remove(t, k, std::move(next));
+    } else {
+      Put(t, std::move(next), WatchEvent::Type::kModified, owner);
+    }
+  }
+}
+
+Result<Json> Store::Impl::DeleteNamespace(const ObjectPtr& ns, const api::DeleteOptions& options) {
+  std::string name = MetaString(*ns, "name");
+  if (name == "default" || name == "kube-system" || name == "kube-public") {
+    return Status(Code::kForbidden,
+                  "namespaces \"" + name + "\" is forbidden: this namespace may not be deleted",
+                  Json{{"name", name}, {"kind", "namespaces"}});
+  }
+  if (options.dry_run) return *ns;
+  // Everything in it goes at once (a deviation: no Terminating phase, finalizers ignored).
+  for (const auto& type : api::AllResources()) {
+    if (!type.namespaced) continue;
+    auto t = objects.find(type.PluralGroup());
+    if (t == objects.end()) continue;
+    std::vector<Key> keys;
+    for (const auto& [key, obj] : t->second) {
+      if (key.first == name) keys.push_back(key);
+    }
+    for (const auto& key : keys) Remove(&type, key);
+  }
+  return Remove(&api::Namespaces(), {"", name});
+}
+
+}  // namespace pjemu::store

@@ -1,0 +1,98 @@
+// Store::Impl (private to emulator/store): the maps, the resourceVersion counter and the watch hub
+// behind the public Store, split over store.cc (create, read, watch), store_update.cc (update,
+// patch) and store_delete.cc (delete, finalizers, garbage collection, namespaces).
+// Thread safety: every member below is guarded by `mu` and every *Locked / internal method
+// REQUIRES it held; Locked() takes it and notifies touched watches after releasing it.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "emulator/common/random.h"
+#include "emulator/store/store.h"
+#include "emulator/store/watch_hub.h"
+
+namespace pjemu::store {
+
+using Key = std::pair<std::string, std::string>;  // namespace ("" when cluster-scoped), name
+using TypeRef = const api::ResourceType*;         // always an entry of api::AllResources()
+
+class Store::Impl {
+ public:
+  Impl(const Clock& clock, StoreOptions options);
+
+  // Runs f() under mu, then (unlocked) runs the notify callbacks of the watches it touched.
+  template <typename F>
+  auto Locked(F&& f) {
+    std::vector<std::shared_ptr<WatchStream>> touched;
+    auto result = [&] {
+      std::lock_guard<std::mutex> lock(mu);
+      auto r = f();
+      touched = hub.TakeTouched();
+      return r;
+    }();
+    for (const auto& w : touched) w->Notify();
+    return result;
+  }
+
+  // The table entry for `type`; nullptr for a type the store does not serve.
+  static TypeRef Canonical(const api::ResourceType& type);
+
+  // store.cc
+  Result<Json> CreateLocked(TypeRef type, std::string_view ns, Json object,
+                            const api::WriteOptions& options);
+  Result<Json> ListLocked(TypeRef type, std::string_view ns, const api::ListOptions& options) const;
+  Result<std::shared_ptr<api::Watch>> WatchLocked(TypeRef type, std::string_view ns,
+                                                  const api::WatchOptions& options);
+  ObjectPtr Find(TypeRef type, const Key& key) const;
+  // Commits `object` as the new state: next RV, maps, history and watches. Returns the snapshot.
+  ObjectPtr Put(TypeRef type, Json object, api::WatchEvent::Type event, ObjectPtr old);
+  // Checks the namespace and apiVersion/kind of an incoming body against the request.
+  Status CheckBody(TypeRef type, std::string_view ns, Json& object) const;
+
+  // store_update.cc
+  Result<Json> UpdateLocked(TypeRef type, std::string_view ns, Json object, api::Subresource sub,
+                            const api::WriteOptions& options);
+  Result<Json> PatchLocked(TypeRef type, std::string_view ns, std::string_view name,
+                           api::PatchType patch_type, const Json& patch, api::Subresource sub,
+                           const api::WriteOptions& options);
+  // The rules every update follows (PUT and PATCH): RV and uid preconditions, subresource
+  // scoping, immutable system fields, finalizers while deleting, generation, validator, no-op.
+  Result<Json> ApplyUpdate(TypeRef type, const ObjectPtr& old, Json incoming, api::Subresource sub,
+                           const api::WriteOptions& options);
+
+  // store_delete.cc
+  Result<Json> DeleteLocked(TypeRef type, std::string_view ns, std::string_view name,
+                            const api::DeleteOptions& options);
+  // Deletes a present object: graceful pods, propagation finalizers, finalizers, or removal.
+  Result<Json> DeleteObject(TypeRef type, const ObjectPtr& object, const api::DeleteOptions& options);
+  // Removes the object for good (DELETED at a new RV, carrying `final_state` when given, else
+  // the stored state), then collects its garbage. Returns the DELETED object.
+  Json Remove(TypeRef type, const Key& key, Json final_state = nullptr);
+  // Objects that name `uid` in their ownerReferences.
+  std::vector<std::pair<TypeRef, Key>> DependentsOf(const std::string& uid) const;
+  // True when a write must remove the object: deletionTimestamp set, no finalizers left and no
+  // grace period running.
+  static bool ShouldRemove(const Json& object);
+
+  const Clock& clock;
+  const StoreOptions options;
+  Random random;
+  mutable std::mutex mu;
+  std::uint64_t rv = 0;
+  std::map<std::string, std::map<Key, ObjectPtr>> objects;  // by ResourceType::PluralGroup()
+  std::unordered_map<std::string, std::pair<TypeRef, Key>> by_uid;
+  std::map<std::string, Validator> validators;
+  WatchHub hub;
+
+ private:
+  void CollectGarbage(TypeRef type, const Json& removed);
+  void FinishForegroundOwners(const Json& removed);
+  Result<Json> DeleteNamespace(const ObjectPtr& ns, const api::DeleteOptions& options);
+};
+
+}  // namespace pjemu::store

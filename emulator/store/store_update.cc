@@ -1,0 +1,177 @@
+// Update (PUT) and Patch: both end in ApplyUpdate, which holds kube-apiserver's update rules.
+#include <algorithm>
+
+#include "emulator/store/object_meta.h"
+#include "emulator/store/store_impl.h"
+
+namespace pjemu::store {
+namespace {
+
+using api::Subresource;
+using api::WatchEvent;
+
+// 422 with the patch library's message as the cause, as kube-apiserver's patch handler answers.
+Status PatchApplyError(const std::string& message) {
+  return Status(Code::kInvalid, "the server rejected our request due to an error in our request",
+                Json{{"causes", Json::array({{{"reason", "UnexpectedServerResponse"},
+                                              {"message", message}}})}});
+}
+
+// nlohmann's exception text without its "[json.exception.x.NNN] " prefix.
+std::string CleanMessage(const std::string& what) {
+  auto close = what.find("] ");
+  return close == std::string::npos ? what : what.substr(close + 2);
+}
+
+bool IsCustomResource(TypeRef type) { return type->group == "kubeflow.org"; }
+
+}  // namespace
+
+Result<Json> Store::Impl::UpdateLocked(TypeRef type, std::string_view ns, Json object,
+                                       Subresource sub, const api::WriteOptions& options) {
+  RETURN_IF_ERROR(CheckBody(type, ns, object));
+  std::string name = MetaString(object, "name");
+  if (name.empty()) {
+    return InvalidError(*type, "", {RequiredField("metadata.name", "name is required")});
+  }
+  ObjectPtr old = Find(type, {MetaString(object, "namespace"), name});
+  if (!old) return NotFoundError(type->PluralGroup(), name);
+  return ApplyUpdate(type, old, std::move(object), sub, options);
+}
+
+Result<Json> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, std::string_view name,
+                                      api::PatchType patch_type, const Json& patch,
+                                      Subresource sub, const api::WriteOptions& options) {
+  std::string key_ns = type->namespaced ? std::string(ns) : "";
+  ObjectPtr old = Find(type, {key_ns, std::string(name)});
+  if (!old) return NotFoundError(type->PluralGroup(), std::string(name));
+  Json doc = *old;
+  switch (patch_type) {
+    case api::PatchType::kStrategicMerge:
+      if (IsCustomResource(type)) {
+        return Status(Code::kUnsupportedMediaType,
+                      "the body of the request was in an unknown format - accepted media types "
+                      "include: application/json-patch+json, application/merge-patch+json, "
+                      "application/apply-patch+yaml");
+      }
+      [[fallthrough]];  // core kinds: applied as a merge patch (see store.h deviations)
+    case api::PatchType::kMerge:
+      if (!patch.is_object()) {
+        return BadRequestError("json: cannot unmarshal " + std::string(patch.type_name()) +
+                               " into Go value of type map[string]interface {}");
+      }
+      doc.merge_patch(patch);
+      break;
+    case api::PatchType::kJson:
+      if (!patch.is_array()) {
+        return BadRequestError("json: cannot unmarshal " + std::string(patch.type_name()) +
+                               " into Go value of type jsonpatch.Patch");
+      }
+      try {
+        doc = doc.patch(patch);
+      } catch (const Json::other_error& e) {
+        // nlohmann reports a failed "test" as other_error 501.
+        std::string path;
+        for (const auto& op : patch) {
+          if (op.is_object() && op.value("op", "") == "test") path = op.value("path", "");
+        }
+        return PatchApplyError("testing value " + path + " failed: test failed");
+      } catch (const Json::exception& e) {
+        return PatchApplyError(CleanMessage(e.what()));
+      }
+      break;
+  }
+  if (!doc.is_object()) return BadRequestError("the patched object is not a JSON object");
+  if (MetaString(doc, "name") != name) {
+    return BadRequestError("the name of the object (" + MetaString(doc, "name") +
+                           ") does not match the name on the URL (" + std::string(name) + ")");
+  }
+  if (MetaString(doc, "namespace") != key_ns) {
+    return BadRequestError(
+        "the namespace of the provided object does not match the namespace sent on the request");
+  }
+  if (doc.value("apiVersion", Json()) != type->ApiVersion() || doc.value("kind", Json()) != type->kind) {
+    return BadRequestError("apiVersion and kind may not be changed by a patch");
+  }
+  return ApplyUpdate(type, old, std::move(doc), sub, options);
+}
+
+Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Json incoming,
+                                      Subresource sub, const api::WriteOptions& options) {
+  const Json& old = *old_ptr;
+  std::string name = MetaString(old, "name");
+  std::string want_rv = MetaString(incoming, "resourceVersion");
+  if (!want_rv.empty() && want_rv != MetaString(old, "resourceVersion")) {
+    return ConflictError(type->PluralGroup(), name);
+  }
+  std::string want_uid = MetaString(incoming, "uid");
+  if (!want_uid.empty() && want_uid != MetaString(old, "uid")) {
+    return PreconditionFailedError(type->PluralGroup(), name, "UID", want_uid, MetaString(old, "uid"));
+  }
+  Json next;
+  if (sub == Subresource::kScale) {
+    return Status(Code::kNotFound, "the server could not find the requested resource");
+  }
+  if (sub == Subresource::kStatus) {
+    if (!type->has_status) {
+      return Status(Code::kNotFound, "the server could not find the requested resource");
+    }
+    next = old;  // a status write takes only .status
+    if (incoming.contains("status")) {
+      next["status"] = std::move(incoming["status"]);
+    } else {
+      next.erase("status");
+    }
+  } else {
+    next = std::move(incoming);
+    if (type->has_status) {  // a main-resource write never touches .status
+      if (old.contains("status")) {
+        next["status"] = old["status"];
+      } else {
+        next.erase("status");
+      }
+    }
+    Json& meta = MutableMeta(next);
+    const Json& old_meta = old["metadata"];
+    for (const char* f : {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
+                          "deletionGracePeriodSeconds", "generation"}) {
+      if (old_meta.contains(f)) {
+        meta[f] = old_meta[f];
+      } else {
+        meta.erase(f);
+      }
+    }
+    if (!type->namespaced) meta.erase("namespace");
+    std::vector<FieldError> errs = ValidateObjectMeta(*type, next);
+    if (old_meta.contains("deletionTimestamp")) {
+      std::vector<std::string> before = Finalizers(old), added;
+      for (const auto& f : Finalizers(next)) {
+        if (std::find(before.begin(), before.end(), f) == before.end()) added.push_back(f);
+      }
+      if (!added.empty()) {
+        std::string list;
+        for (const auto& f : added) list += (list.empty() ? "" : ", ") + Json(f).dump();
+        errs.push_back(ForbiddenField(
+            "metadata.finalizers",
+            "no new finalizers can be added if the object is being deleted, found new "
+            "finalizers []string{" + list + "}"));
+      }
+    }
+    if (!errs.empty()) return InvalidError(*type, name, errs);
+    if (next.value("spec", Json()) != old.value("spec", Json())) {
+      meta["generation"] = old_meta.value("generation", 0) + 1;
+    }
+    if (auto v = validators.find(type->PluralGroup()); v != validators.end()) {
+      RETURN_IF_ERROR(v->second(next, &old, options.warnings));
+    }
+  }
+  MutableMeta(next)["resourceVersion"] = MetaString(old, "resourceVersion");
+  if (next == old || options.dry_run) return next;  // a no-op write keeps the RV, as etcd does
+  if (ShouldRemove(next)) {
+    // The last finalizer went: the write is the deletion (one DELETED event, as the real server).
+    return Remove(type, {MetaString(old, "namespace"), name}, std::move(next));
+  }
+  return *Put(type, std::move(next), WatchEvent::Type::kModified, old_ptr);
+}
+
+}  // namespace pjemu::store

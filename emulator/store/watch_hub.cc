@@ -1,0 +1,183 @@
+#include "emulator/store/watch_hub.h"
+
+#include <algorithm>
+
+#include "emulator/store/object_meta.h"
+
+namespace pjemu::store {
+
+using api::WatchEvent;
+
+bool WatchFilter::Matches(const Json& object) const {
+  if (!ns.empty() && MetaString(object, "namespace") != ns) return false;
+  return labels.Matches(object) && fields.Matches(object);
+}
+
+// ---- WatchStream ----
+
+std::optional<WatchEvent> WatchStream::Next(Duration timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, timeout, [&] { return !queue_.empty() || ended_ || stopped_; });
+  if (queue_.empty() || stopped_) return std::nullopt;
+  WatchEvent e = std::move(queue_.front());
+  queue_.pop_front();
+  return e;
+}
+
+std::optional<WatchEvent> WatchStream::TryNext() { return Next(Duration::zero()); }
+
+void WatchStream::SetNotify(std::function<void()> notify) {
+  bool pending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    notify_ = std::move(notify);
+    pending = notify_ && (!queue_.empty() || ended_);
+  }
+  if (pending) Notify();
+}
+
+void WatchStream::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopped_ = ended_ = true;
+    queue_.clear();
+  }
+  cv_.notify_all();
+}
+
+bool WatchStream::Ended() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ended_;
+}
+
+bool WatchStream::Done() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stopped_ || (ended_ && queue_.empty());
+}
+
+bool WatchStream::Push(WatchEvent event, bool initial) {
+  bool alive = true;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ended_) return false;
+    if (!initial && queue_.size() >= queue_limit_) {
+      ended_ = true;  // too slow: end it rather than block the writer or grow without bound
+      alive = false;
+    } else {
+      queue_.push_back(std::move(event));
+    }
+  }
+  cv_.notify_all();
+  return alive;
+}
+
+void WatchStream::End() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ended_ = true;
+  }
+  cv_.notify_all();
+}
+
+void WatchStream::Notify() {
+  std::function<void()> notify;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    notify = notify_;
+  }
+  if (notify) notify();
+}
+
+// ---- WatchHub ----
+
+bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bool initial) {
+  const WatchFilter& f = w->filter();
+  if (e.type_key != f.type.PluralGroup()) return true;
+  bool now = f.Matches(*e.object);
+  bool before = e.old ? f.Matches(*e.old) : now;
+  WatchEvent out;
+  switch (e.event) {
+    case WatchEvent::Type::kModified:
+      if (before && now) {
+        out = {WatchEvent::Type::kModified, *e.object};
+      } else if (now) {
+        out = {WatchEvent::Type::kAdded, *e.object};
+      } else if (before) {
+        // The watch cache's "left the selector": the previous state, at this event's RV.
+        Json gone = *e.old;
+        MutableMeta(gone)["resourceVersion"] = std::to_string(e.rv);
+        out = {WatchEvent::Type::kDeleted, std::move(gone)};
+      } else {
+        return true;
+      }
+      break;
+    default:
+      if (!now) return true;
+      out = {e.event, *e.object};
+  }
+  bool alive = w->Push(std::move(out), initial);
+  touched_.push_back(w);
+  return alive;
+}
+
+void WatchHub::Record(std::uint64_t rv, const api::ResourceType& type, WatchEvent::Type event,
+                      ObjectPtr object, ObjectPtr old) {
+  Entry e{rv, type.PluralGroup(), event, std::move(object), std::move(old)};
+  // Deliver, dropping watches that ended (overflow) or were stopped by their consumer.
+  std::vector<std::shared_ptr<WatchStream>> alive;
+  alive.reserve(watchers_.size());
+  for (auto& w : watchers_) {
+    if (!w->Ended() && Deliver(w, e, false)) alive.push_back(std::move(w));
+  }
+  watchers_.swap(alive);
+  history_.push_back(std::move(e));
+  while (history_.size() > history_limit_) {
+    evicted_rv_ = history_.front().rv;
+    history_.pop_front();
+  }
+}
+
+Result<std::shared_ptr<WatchStream>> WatchHub::Open(WatchFilter filter, bool synthetic,
+                                                    std::uint64_t from_rv,
+                                                    const std::vector<ObjectPtr>& current) {
+  if (!synthetic && from_rv < evicted_rv_) {
+    return Status(Code::kExpired, "too old resource version: " + std::to_string(from_rv) + " (" +
+                                      std::to_string(evicted_rv_) + ")");
+  }
+  auto w = std::make_shared<WatchStream>(std::move(filter), queue_limit_);
+  std::string key = w->filter().type.PluralGroup();
+  if (synthetic) {
+    for (const auto& obj : current) {
+      Deliver(w, Entry{0, key, WatchEvent::Type::kAdded, obj, nullptr}, true);
+    }
+  } else {
+    for (const auto& e : history_) {
+      if (e.rv > from_rv) Deliver(w, e, true);
+    }
+  }
+  touched_.clear();  // nothing to notify: the caller has not set a callback yet
+  watchers_.push_back(w);
+  return w;
+}
+
+void WatchHub::Bookmark(std::uint64_t rv) {
+  for (const auto& w : watchers_) {
+    const auto& f = w->filter();
+    if (!f.bookmarks || w->Done()) continue;
+    Json object = {{"kind", f.type.kind},
+                   {"apiVersion", f.type.ApiVersion()},
+                   {"metadata", {{"resourceVersion", std::to_string(rv)}}}};
+    w->Push({WatchEvent::Type::kBookmark, std::move(object)});
+    touched_.push_back(w);
+  }
+}
+
+std::vector<std::shared_ptr<WatchStream>> WatchHub::TakeTouched() {
+  std::vector<std::shared_ptr<WatchStream>> out;
+  out.swap(touched_);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace pjemu::store

@@ -1,0 +1,78 @@
+// Shared set-up of the store tests: a Store over a FakeClock, object builders, and Must(), which
+// fails the test with the Status message when a Result is not OK.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "emulator/api/resources.h"
+#include "emulator/common/clock.h"
+#include "emulator/store/store.h"
+
+namespace pjemu::store::testing {
+
+template <typename T>
+T Must(Result<T> r) {
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  return std::move(r).value();
+}
+
+inline Json PodJson(const std::string& name, Json labels = Json::object()) {
+  return {{"metadata", {{"name", name}, {"labels", labels}}},
+          {"spec", {{"containers", {{{"name", "main"}, {"image", "busybox"}}}}}}};
+}
+
+inline Json JobJson(const std::string& name) {
+  return {{"apiVersion", "kubeflow.org/v1"},
+          {"kind", "PyTorchJob"},
+          {"metadata", {{"name", name}}},
+          {"spec", {{"pytorchReplicaSpecs", {{"Master", {{"replicas", 1}}}}}}}};
+}
+
+// `object` with an ownerReference to `owner` (controller: true).
+inline Json OwnedBy(Json object, const Json& owner) {
+  object["metadata"]["ownerReferences"] = Json::array(
+      {{{"apiVersion", owner["apiVersion"]},
+        {"kind", owner["kind"]},
+        {"name", owner["metadata"]["name"]},
+        {"uid", owner["metadata"]["uid"]},
+        {"controller", true},
+        {"blockOwnerDeletion", true}}});
+  return object;
+}
+
+inline Json EventAbout(const std::string& name, const Json& object, const std::string& reason) {
+  return {{"metadata", {{"name", name}}},
+          {"involvedObject",
+           {{"kind", object["kind"]},
+            {"namespace", object["metadata"]["namespace"]},
+            {"name", object["metadata"]["name"]},
+            {"uid", object["metadata"]["uid"]},
+            {"apiVersion", object["apiVersion"]}}},
+          {"reason", reason},
+          {"type", "Normal"},
+          {"source", {{"component", "pytorchjob-controller"}}}};
+}
+
+inline std::string Rv(const Json& object) {
+  return object["metadata"]["resourceVersion"].get<std::string>();
+}
+
+// Every queued event of `w` as "TYPE name" strings.
+inline std::vector<std::string> Drain(api::Watch& w) {
+  std::vector<std::string> out;
+  while (auto e = w.TryNext()) {
+    std::string name = e->object["metadata"].value("name", "");
+    out.push_back(std::string(api::WatchTypeName(e->type)) + (name.empty() ? "" : " " + name));
+  }
+  return out;
+}
+
+struct StoreFixture {
+  FakeClock clock;
+  Store store{clock};
+};
+
+}  // namespace pjemu::store::testing
