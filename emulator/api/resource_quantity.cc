@@ -145,7 +145,9 @@ Result<Quantity> Quantity::Parse(std::string_view text) {
     for (char c : shifted) value = value * 10 + (c - '0');  // at most 18 digits
     int64_t result = 0;
     if (!__builtin_mul_overflow(value, mantissa, &result)) {
-      U128 magnitude = quantity_internal::MulPow10(static_cast<U128>(result), scale + 9);
+      U128 magnitude = std::min(
+          quantity_internal::MulPow10(static_cast<U128>(result < 0 ? -result : result), scale + 9),
+          kCapNanos);
       q.nanos_ = s.positive ? static_cast<__int128>(magnitude) : -static_cast<__int128>(magnitude);
       bool canonical = suffix->base == 2
                            ? suffix->exponent % 10 == 0 && (value & 0x07) != 0

@@ -1,6 +1,7 @@
 #include "emulator/manifest/json_document.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -24,6 +25,9 @@ Status LinesFromYaml(std::string_view text, std::string_view source, const Conve
     YamlToJson converter(source, limits, lines);
     Result<Json> r = converter.Convert(YAML::Load(std::string(text)));
     if (!r.ok() && converter.failure() != ConvertFailure::kYaml) return r.status();
+  } catch (const YAML::DeepRecursion& e) {
+    return BadRequestError(fmt::format("{}:{}: nesting is deeper than {} levels", source,
+                                       e.mark.is_null() ? 1 : e.mark.line + 1, limits.max_depth));
   } catch (const std::exception&) {
     // yaml-cpp could not read this JSON; lines stay as far as they got.
   }

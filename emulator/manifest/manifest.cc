@@ -1,6 +1,7 @@
 #include "emulator/manifest/manifest.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -39,6 +40,9 @@ Result<std::vector<Document>> ParseYaml(std::string_view text, const std::string
   std::vector<YAML::Node> roots;
   try {
     roots = YAML::LoadAll(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's own guard (2000 levels), "bad file"
+    return BadRequestError(fmt::format("{}:{}: nesting is deeper than {} levels", source,
+                                       e.mark.is_null() ? 1 : e.mark.line + 1, kMaxNestingDepth));
   } catch (const YAML::Exception& e) {
     int line = e.mark.is_null() ? 1 : e.mark.line + 1;
     if (int tab = TabIndentedLineNear(text, line); tab > 0) {
