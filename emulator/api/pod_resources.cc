@@ -1,0 +1,91 @@
+#include "emulator/api/pod_resources.h"
+
+#include <algorithm>
+
+#include "emulator/api/resource_quantity.h"
+
+namespace pjemu::api {
+namespace {
+
+// Requests of one container, with limits filling missing requests.
+Result<ResourceList> ContainerRequests(const Json& c, const std::string& path) {
+  ResourceList out;
+  if (!c.contains("resources") || !c["resources"].is_object()) return out;
+  const Json& res = c["resources"];
+  for (const char* kind : {"limits", "requests"}) {
+    if (!res.contains(kind)) continue;
+    auto list = ParseResourceList(res[kind]);
+    if (!list.ok()) return list.status().WithContext(path + ".resources." + kind);
+    for (auto& [k, v] : *list) out[k] = v;  // requests override limits
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ResourceList> ParseResourceList(const Json& list) {
+  ResourceList out;
+  if (list.is_null()) return out;
+  if (!list.is_object()) return Status(Code::kBadRequest, "must be a map of quantities");
+  for (auto& [name, value] : list.items()) {
+    auto q = Quantity::FromJson(value);
+    if (!q.ok()) return q.status().WithContext("[" + name + "]");
+    out[name] = name == "cpu" ? q->MilliValue() : q->Value();
+  }
+  return out;
+}
+
+Result<ResourceList> PodRequests(const Json& pod) {
+  ResourceList sum;
+  const Json spec = pod.value("spec", Json::object());
+  const Json containers = spec.value("containers", Json::array());
+  for (std::size_t i = 0; i < containers.size(); ++i) {
+    ASSIGN_OR_RETURN(ResourceList r,
+                     ContainerRequests(containers[i], "spec.containers[" + std::to_string(i) + "]"));
+    for (auto& [k, v] : r) sum[k] += v;
+  }
+  const Json inits = spec.value("initContainers", Json::array());
+  for (std::size_t i = 0; i < inits.size(); ++i) {
+    ASSIGN_OR_RETURN(ResourceList r, ContainerRequests(
+                                         inits[i], "spec.initContainers[" + std::to_string(i) + "]"));
+    for (auto& [k, v] : r) sum[k] = std::max(sum[k], v);
+  }
+  return sum;
+}
+
+ResourceList ContainerLimits(const Json& container) {
+  if (!container.contains("resources") || !container["resources"].is_object()) return {};
+  auto limits = ParseResourceList(container["resources"].value("limits", Json::object()));
+  return limits.ok() ? *limits : ResourceList{};
+}
+
+std::string PodQosClass(const Json& pod) {
+  const Json spec = pod.value("spec", Json::object());
+  bool any = false, guaranteed = true;
+  for (const char* field : {"initContainers", "containers"}) {
+    for (const Json& c : spec.value(field, Json::array())) {
+      Json res = c.value("resources", Json::object());
+      auto limits = ParseResourceList(res.value("limits", Json::object()));
+      auto requests = ParseResourceList(res.value("requests", Json::object()));
+      if (!limits.ok() || !requests.ok()) continue;
+      for (const ResourceList* l : {&*limits, &*requests}) {
+        for (auto& [k, v] : *l) {
+          if ((k == "cpu" || k == "memory") && v > 0) any = true;
+        }
+      }
+      for (const char* r : {"cpu", "memory"}) {
+        auto lim = limits->find(r);
+        if (lim == limits->end()) {
+          guaranteed = false;
+          continue;
+        }
+        auto req = requests->find(r);
+        if (req != requests->end() && req->second != lim->second) guaranteed = false;
+      }
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+}  // namespace pjemu::api

@@ -1,0 +1,222 @@
+#include "emulator/kubelet/image_map.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace pjemu::kubelet {
+namespace {
+
+Status InvalidImage(const std::string& image) {
+  return Status(Code::kInvalid, "Failed to apply default image tag \"" + image +
+                                    "\": couldn't parse image reference \"" + image +
+                                    "\": invalid reference format");
+}
+
+Result<std::vector<std::string>> StringList(const YAML::Node& node, const std::string& where) {
+  std::vector<std::string> out;
+  if (!node) return out;
+  if (!node.IsSequence()) return Status(Code::kInvalid, where + ": must be a list of strings");
+  for (const auto& item : node) out.push_back(item.as<std::string>());
+  return out;
+}
+
+// ${NAME} from vars; kInvalid naming the variable when it is not set.
+Result<std::string> SubstituteVars(const std::string& text,
+                                   const std::map<std::string, std::string>& vars) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t open = text.find("${", i);
+    if (open == std::string::npos) break;
+    std::size_t close = text.find('}', open);
+    if (close == std::string::npos) break;
+    out += text.substr(i, open - i);
+    std::string name = text.substr(open + 2, close - open - 2);
+    auto it = vars.find(name);
+    if (it == vars.end() || it->second.empty()) {
+      return Status(Code::kInvalid, "${" + name + "} is not set (KubeletOptions::image_vars)");
+    }
+    out += it->second;
+    i = close + 1;
+  }
+  return out + text.substr(i);
+}
+
+Result<ImageEntry> ParseEntry(const YAML::Node& node, const std::string& where) {
+  ImageEntry e;
+  e.line = node.Mark().line + 1;
+  if (!node.IsMap() || !node["image"]) return Status(Code::kInvalid, where + ": an entry needs `image:`");
+  e.pattern = node["image"].as<std::string>();
+  ASSIGN_OR_RETURN(e.entrypoint, StringList(node["entrypoint"], where + ".entrypoint"));
+  ASSIGN_OR_RETURN(e.cmd, StringList(node["cmd"], where + ".cmd"));
+  if (node["builtin"]) {
+    std::string b = node["builtin"].as<std::string>();
+    if (b != "wait-for-service") {
+      return Status(Code::kInvalid, where + ".builtin: Unsupported value: \"" + b +
+                                        "\": supported values: \"wait-for-service\"");
+    }
+    e.wait_for_service = true;
+  }
+  if (node["run"] && node["run"].as<std::string>() != "host") {
+    return Status(Code::kInvalid, where + ".run: Unsupported value: \"" +
+                                      node["run"].as<std::string>() + "\": supported values: \"host\"");
+  }
+  if (node["pull_delay"]) {
+    auto d = ParseDuration(node["pull_delay"].as<std::string>());
+    if (!d) return Status(Code::kInvalid, where + ".pull_delay: not a duration such as 2s");
+    e.pull_delay = *d;
+  }
+  const YAML::Node rw = node["rewrite"];
+  if (rw && !rw.IsSequence()) return Status(Code::kInvalid, where + ".rewrite: must be a list");
+  for (std::size_t i = 0; rw && i < rw.size(); ++i) {
+    std::string w = where + ".rewrite[" + std::to_string(i) + "]";
+    ImageRewrite r;
+    ASSIGN_OR_RETURN(r.from, StringList(rw[i]["from"], w + ".from"));
+    ASSIGN_OR_RETURN(r.to, StringList(rw[i]["to"], w + ".to"));
+    if (r.from.empty()) return Status(Code::kInvalid, w + ".from: Required value");
+    e.rewrites.push_back(std::move(r));
+  }
+  return e;
+}
+
+}  // namespace
+
+Result<std::string> NormalizeImage(const std::string& image) {
+  // The distribution reference grammar: [domain[:port]/]path[:tag][@digest].
+  static const std::regex re(
+      R"(^(?:((?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?))*(?::[0-9]+)?)/)?)"
+      R"(([a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*)*))"
+      R"((?::([\w][\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$)");
+  std::smatch m;
+  if (image.empty() || !std::regex_match(image, m, re)) return InvalidImage(image);
+  std::string domain = m[1].str();
+  std::string path = m[2].str();
+  // A first component without '.', ':' or "localhost" is a path, not a domain (docker's rule).
+  if (!domain.empty() && domain.find('.') == std::string::npos &&
+      domain.find(':') == std::string::npos && domain != "localhost") {
+    path = domain + "/" + path;
+    domain.clear();
+  }
+  if (domain.empty()) domain = "docker.io";
+  if (domain == "docker.io" && path.find('/') == std::string::npos) path = "library/" + path;
+  std::string out = domain + "/" + path;
+  if (m[3].matched) out += ":" + m[3].str();
+  if (m[4].matched) out += "@" + m[4].str();
+  if (!m[3].matched && !m[4].matched) out += ":latest";
+  return out;
+}
+
+bool WildcardMatch(const std::string& p, const std::string& t) {
+  std::size_t pi = 0, ti = 0, star = std::string::npos, mark = 0;
+  while (ti < t.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
+      ++pi, ++ti;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++, mark = ti;
+    } else if (star != std::string::npos) {
+      pi = star + 1, ti = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+Result<ImageMap> ImageMap::Load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status(Code::kNotFound, "image map " + path + ": cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return Parse(ss.str(), path);
+}
+
+Result<ImageMap> ImageMap::Parse(const std::string& text, const std::string& source) {
+  ImageMap map;
+  map.source_ = source;
+  try {
+    YAML::Node root = YAML::Load(text);
+    YAML::Node images = root["images"];
+    if (!images || !images.IsSequence()) {
+      return Status(Code::kInvalid, source + ":1: expected a top-level `images:` list");
+    }
+    for (std::size_t i = 0; i < images.size(); ++i) {
+      std::string where = source + ":" + std::to_string(images[i].Mark().line + 1) + ": images[" +
+                          std::to_string(i) + "]";
+      ASSIGN_OR_RETURN(ImageEntry e, ParseEntry(images[i], where));
+      map.entries_.push_back(std::move(e));
+    }
+  } catch (const YAML::Exception& e) {
+    return Status(Code::kInvalid, source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  return map;
+}
+
+Result<ImagePlan> ImageMap::Resolve(const std::string& image,
+                                    const std::vector<std::string>& command,
+                                    const std::vector<std::string>& args,
+                                    const std::map<std::string, std::string>& vars) const {
+  ASSIGN_OR_RETURN(std::string normalized, NormalizeImage(image));
+  const ImageEntry* entry = nullptr;
+  for (const auto& e : entries_) {
+    if (WildcardMatch(e.pattern, image) || WildcardMatch(e.pattern, normalized)) {
+      entry = &e;
+      break;
+    }
+  }
+  if (!entry) {
+    return Status(Code::kNotFound,
+                  "failed to pull image \"" + image + "\": pjemu runs images as local programs and " +
+                      source_ + " has no entry matching \"" + normalized +
+                      "\"; add one, e.g. `- {image: \"" + normalized +
+                      "\", run: host}` to run the container's command with the host's programs, "
+                      "or a `rewrite:` onto a local program");
+  }
+  ImagePlan plan;
+  plan.normalized = normalized;
+  plan.pull_delay = entry->pull_delay;
+  std::vector<std::string> argv = command.empty() ? entry->entrypoint : command;
+  const std::vector<std::string>& tail = !args.empty() ? args : command.empty() ? entry->cmd : args;
+  argv.insert(argv.end(), tail.begin(), tail.end());
+  if (entry->wait_for_service) {
+    std::string joined;
+    for (const auto& a : argv) joined += a + " ";
+    static const std::regex lookup(R"(nslookup\s+([A-Za-z0-9._-]+))");
+    static const std::regex tries(R"(seq\s+([0-9]+))");
+    std::smatch m;
+    if (std::regex_search(joined, m, lookup)) {
+      plan.kind = ImagePlan::Kind::kWaitForService;
+      plan.service = m[1].str();
+      if (std::regex_search(joined, m, tries)) plan.max_tries = std::stoi(m[1].str());
+      return plan;
+    }
+  }
+  for (const auto& rw : entry->rewrites) {
+    if (argv.size() < rw.from.size() || !std::equal(rw.from.begin(), rw.from.end(), argv.begin())) {
+      continue;
+    }
+    std::vector<std::string> out;
+    for (const auto& t : rw.to) {
+      auto v = SubstituteVars(t, vars);
+      if (!v.ok()) {
+        return v.status().WithContext(source_ + ":" + std::to_string(entry->line) + ": image \"" +
+                                      entry->pattern + "\"");
+      }
+      out.push_back(*v);
+    }
+    out.insert(out.end(), argv.begin() + rw.from.size(), argv.end());
+    argv = std::move(out);
+    break;
+  }
+  if (argv.empty()) {
+    return Status(Code::kInvalid, "no command specified: image \"" + image + "\" has no "
+                                  "entrypoint in " + source_ + " and the container sets no command");
+  }
+  plan.argv = std::move(argv);
+  return plan;
+}
+
+}  // namespace pjemu::kubelet

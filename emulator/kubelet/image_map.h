@@ -1,0 +1,79 @@
+// ImageMap: what the kubelet runs for a container image, since no container runtime exists on
+// a laptop or CI. Loaded from fixtures/images.yaml (or KubeletOptions::image_map_path); each
+// entry matches image references (exact or with * and ? wildcards, against both the reference
+// as written and its normalized form docker.io/library/name:tag) and says how to run it:
+//  - run: host      the container's command runs as-is with the host's programs;
+//  - rewrite:       argv prefixes rewritten onto local programs (${VAR} from KubeletOptions);
+//  - builtin: wait-for-service when the command matches `nslookup <name>`: the operator's
+//    init-pytorch loop, answered by the kubelet from the Services and Pods in the store;
+//  - entrypoint/cmd: the image's defaults when the pod gives no command/args;
+//  - pull_delay:    virtual "image pull" time before the container is created.
+// Thread safety: immutable after Load; Resolve is const.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "emulator/common/clock.h"
+#include "emulator/common/status.h"
+
+namespace pjemu::kubelet {
+
+struct ImageRewrite {
+  std::vector<std::string> from;  // argv prefix to match
+  std::vector<std::string> to;    // replacement prefix (after ${VAR} substitution)
+};
+
+struct ImageEntry {
+  std::string pattern;
+  std::vector<std::string> entrypoint;
+  std::vector<std::string> cmd;
+  std::vector<ImageRewrite> rewrites;
+  bool wait_for_service = false;  // builtin: wait-for-service
+  Duration pull_delay{0};
+  int line = 0;  // where the entry starts in the file, for messages
+};
+
+// What the kubelet does for one container.
+struct ImagePlan {
+  enum class Kind { kExec, kWaitForService };
+  Kind kind = Kind::kExec;
+  std::vector<std::string> argv;  // kExec: the final argv
+  std::string service;            // kWaitForService: the name looked up
+  int max_tries = 100;            // kWaitForService: from `seq N` in the script
+  Duration pull_delay{0};
+  std::string normalized;         // docker.io/library/alpine:3.10
+};
+
+// docker.io/library/busybox:latest for "busybox"; kInvalid (InvalidImageName) with the
+// kubelet's message `Failed to apply default image tag "<x>": couldn't parse image reference
+// "<x>": invalid reference format` when the reference does not parse.
+Result<std::string> NormalizeImage(const std::string& image);
+
+// Shell-style wildcard match (* any run, ? one character).
+bool WildcardMatch(const std::string& pattern, const std::string& text);
+
+class ImageMap {
+ public:
+  // kInvalid with "<path>:<line>: <problem>" for a malformed file; kNotFound when missing.
+  static Result<ImageMap> Load(const std::string& path);
+  static Result<ImageMap> Parse(const std::string& yaml_text, const std::string& source);
+
+  // The plan for a container: kInvalid (InvalidImageName) for a bad reference, kNotFound
+  // (ErrImagePull) when no entry matches, with a message saying how to map the image.
+  // command/args are the container's (empty when not given), already $(VAR)-expanded; the
+  // image's entrypoint/cmd fill in by Kubernetes' rules; vars fill ${NAME} in rewrites.
+  Result<ImagePlan> Resolve(const std::string& image, const std::vector<std::string>& command,
+                            const std::vector<std::string>& args,
+                            const std::map<std::string, std::string>& vars) const;
+
+  const std::vector<ImageEntry>& entries() const { return entries_; }
+  const std::string& source() const { return source_; }
+
+ private:
+  std::vector<ImageEntry> entries_;
+  std::string source_;
+};
+
+}  // namespace pjemu::kubelet

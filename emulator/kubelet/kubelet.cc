@@ -1,0 +1,192 @@
+#include "emulator/kubelet/kubelet.h"
+
+#include "emulator/kubelet/node_object.h"
+#include "emulator/kubelet/pod_worker.h"
+
+namespace pjemu::kubelet {
+namespace {
+
+std::string Names(const std::vector<ContainerLogInfo>& list) {
+  std::string s;
+  for (const auto& c : list) s += (s.empty() ? "" : " ") + c.name;
+  return "[" + s + "]";
+}
+
+}  // namespace
+
+Kubelet::Kubelet(client::Client& client, EventLoop& loop, process::ProcessRunner& runner,
+                 KubeletOptions options)
+    : client_(client), loop_(loop), runner_(runner), options_(std::move(options)) {
+  host_ip_ = "127.0.0." + std::to_string(options_.node_index + 1);
+  if (!options_.network) options_.network = std::make_shared<ClusterNetwork>();
+}
+
+Kubelet::~Kubelet() { Stop(); }
+
+Status Kubelet::Start() {
+  if (started_) return Status::Ok();
+  auto images = ImageMap::Load(options_.image_map_path);
+  if (!images.ok()) return images.status();
+  NodeResources res = DetectHostResources();
+  if (!options_.cpu.empty()) res.cpu = options_.cpu;
+  if (!options_.memory.empty()) res.memory = options_.memory;
+  res.gpus = options_.gpus ? *options_.gpus : DetectGpuCount();
+  res.max_pods = options_.max_pods;
+  ctx_.reset(new WorkerContext{client_, loop_, runner_, options_, options_.node_name, host_ip_,
+                               std::move(*images), options_.network,
+                               CrashBackoff(options_.backoff_scale), {}, {}, {}, {}});
+  ctx_->gpu_owner.assign(res.gpus, "");
+  Json node = BuildNode(options_.node_name, host_ip_, options_.node_labels, res, loop_.Now());
+  auto created = client_.Create(api::Nodes(), "", node);
+  if (!created.ok() && created.status().code() == Code::kAlreadyExists) {
+    auto current = client_.Get(api::Nodes(), "", options_.node_name);
+    if (!current.ok()) return current.status().WithContext("register node");
+    node["metadata"] = (*current)["metadata"];
+    created = client_.Update(api::Nodes(), "", node);
+    if (created.ok()) created = client_.Update(api::Nodes(), "", node, api::Subresource::kStatus);
+  }
+  if (!created.ok()) return created.status().WithContext("register node " + options_.node_name);
+  alive_ = std::make_shared<bool>(true);
+  auto watch = client_.Watch(api::Pods(), "");
+  if (!watch.ok()) return watch.status().WithContext("watch pods");
+  watch_ = *watch;
+  std::weak_ptr<bool> alive = alive_;
+  watch_->SetNotify([this, alive] {
+    if (alive.expired()) return;
+    loop_.Post([this, alive] {
+      if (!alive.expired()) DrainWatch();
+    });
+  });
+  started_ = true;
+  DrainWatch();
+  heartbeat_ = loop_.PostAfter(options_.node_status_interval, [this, alive] {
+    if (!alive.expired()) Heartbeat();
+  });
+  return Status::Ok();
+}
+
+void Kubelet::Stop() {
+  if (!started_) return;
+  started_ = false;
+  alive_.reset();
+  if (watch_) {
+    watch_->SetNotify(nullptr);
+    watch_->Stop();
+    watch_.reset();
+  }
+  if (heartbeat_) loop_.Cancel(heartbeat_);
+  for (auto& [uid, worker] : workers_) worker->Kill();
+  workers_.clear();
+}
+
+void Kubelet::DrainWatch() {
+  if (!started_ || !watch_) return;
+  while (auto event = watch_->TryNext()) {
+    std::string rv = event->object.value("metadata", Json::object()).value("resourceVersion", "");
+    if (!rv.empty()) last_rv_ = rv;
+    if (event->type == api::WatchEvent::Type::kError ||
+        event->type == api::WatchEvent::Type::kBookmark) {
+      continue;
+    }
+    HandlePod(api::WatchTypeName(event->type), event->object);
+    if (!started_) return;
+  }
+  if (watch_->Done()) {
+    // The stream ended (we fell behind): re-watch from everything, which replays ADDED events;
+    // workers take any number of updates.
+    api::WatchOptions opts;
+    auto watch = client_.Watch(api::Pods(), "", opts);
+    if (!watch.ok()) return;
+    watch_ = *watch;
+    std::weak_ptr<bool> alive = alive_;
+    watch_->SetNotify([this, alive] {
+      if (!alive.expired()) loop_.Post([this, alive] {
+          if (!alive.expired()) DrainWatch();
+        });
+    });
+    loop_.Post([this, alive] {
+      if (!alive.expired()) DrainWatch();
+    });
+  }
+}
+
+void Kubelet::HandlePod(const std::string& type, const Json& pod) {
+  const Json& meta = pod["metadata"];
+  std::string uid = meta.value("uid", "");
+  auto it = workers_.find(uid);
+  if (type == "DELETED") {
+    if (it != workers_.end()) {
+      auto worker = it->second;
+      workers_.erase(it);
+      worker->Deleted();
+    }
+    return;
+  }
+  if (pod.value("spec", Json::object()).value("nodeName", "") != options_.node_name) return;
+  if (it == workers_.end()) {
+    std::string phase = pod.value("status", Json::object()).value("phase", "");
+    // A pod that finished before this kubelet started (or on its previous run) stays as is.
+    if (phase == "Succeeded" || phase == "Failed") return;
+    it = workers_.emplace(uid, std::make_shared<PodWorker>(*ctx_, pod)).first;
+  }
+  auto worker = it->second;  // Update may re-enter through the store's watch notify
+  worker->Update(pod);
+}
+
+void Kubelet::Heartbeat() {
+  auto node = client_.Get(api::Nodes(), "", options_.node_name);
+  if (node.ok()) {
+    Json status = node->value("status", Json::object());
+    status["conditions"] = NodeConditions(status.value("conditions", Json::array()), true,
+                                          loop_.Now());
+    Json patch = {{"status", {{"conditions", status["conditions"]}}}};
+    (void)client_.Patch(api::Nodes(), "", options_.node_name, api::PatchType::kMerge, patch,
+                        api::Subresource::kStatus);
+  }
+  std::weak_ptr<bool> alive = alive_;
+  heartbeat_ = loop_.PostAfter(options_.node_status_interval, [this, alive] {
+    if (!alive.expired()) Heartbeat();
+  });
+}
+
+Result<api::LogFile> Kubelet::Find(const api::LogRequest& request) {
+  if (!ctx_) return NotFoundError("pods", request.pod);
+  std::lock_guard<std::mutex> lock(ctx_->logs_mu);
+  auto it = ctx_->logs.find(request.ns + "/" + request.pod);
+  if (it == ctx_->logs.end()) return NotFoundError("pods", request.pod);
+  const PodLogInfo& info = it->second;
+  const ContainerLogInfo* c = nullptr;
+  if (request.container.empty()) {
+    if (info.main.size() != 1) {
+      std::string msg = "a container name must be specified for pod " + request.pod +
+                        ", choose one of: " + Names(info.main);
+      if (!info.init.empty()) msg += " or one of the init containers: " + Names(info.init);
+      return BadRequestError(msg);
+    }
+    c = &info.main[0];
+  }
+  for (const auto* list : {&info.main, &info.init}) {
+    for (const auto& x : *list) {
+      if (!c && x.name == request.container) c = &x;
+    }
+  }
+  if (!c) {
+    return BadRequestError("container " + request.container + " is not valid for pod " +
+                           request.pod);
+  }
+  std::string dir = info.dir + "/" + c->name + "/";
+  if (request.previous) {
+    if (c->restart_count == 0) {
+      return BadRequestError("previous terminated container \"" + c->name + "\" in pod \"" +
+                             request.pod + "\" not found");
+    }
+    return api::LogFile{dir + std::to_string(c->restart_count - 1) + ".log", false};
+  }
+  if (!c->ever_started) {
+    return BadRequestError("container \"" + c->name + "\" in pod \"" + request.pod +
+                           "\" is waiting to start: " + c->waiting_reason);
+  }
+  return api::LogFile{dir + std::to_string(c->restart_count) + ".log", c->running};
+}
+
+}  // namespace pjemu::kubelet

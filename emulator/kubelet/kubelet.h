@@ -1,0 +1,98 @@
+// Kubelet: one emulated node. It registers its Node object and heartbeats it, watches the pods
+// bound to it (spec.nodeName), runs their init containers in order and then their containers as
+// local processes through a process::ProcessRunner, and writes pod status back through the
+// Client the way the real kubelet does (phases, conditions, containerStatuses, restarts with
+// CrashLoopBackOff, OOMKilled, graceful deletion). It also answers api::PodLogs from the CRI
+// log files it writes under root_dir/pods/<ns>_<pod>_<uid>/<container>/<restartCount>.log.
+// Thread safety: the constructor, Start and Stop run on the EventLoop thread (or before it
+// runs); everything else happens on the EventLoop thread, except Find, which is safe from any
+// thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "emulator/api/logs.h"
+#include "emulator/client/client.h"
+#include "emulator/common/event_loop.h"
+#include "emulator/kubelet/image_map.h"
+#include "emulator/kubelet/pod_network.h"
+#include "emulator/process/process_runner.h"
+
+namespace pjemu::kubelet {
+
+struct KubeletOptions {
+  std::string node_name = "pjemu-node";
+  // Host IP 127.0.0.<node_index + 1>; also keeps node names and GPUs of several kubelets apart.
+  int node_index = 0;
+  // Where pod directories and CRI log files live.
+  std::string root_dir = "/tmp/pjemu-kubelet";
+  // The image map; relative paths are taken from the working directory.
+  std::string image_map_path = "fixtures/images.yaml";
+  // ${NAME} values for image map rewrites: PJEMU_TRAINER (the pjemu-trainer binary), PJEMU_BIN.
+  std::map<std::string, std::string> image_vars;
+  // Node capacity; "" / nullopt = detected from the host (cpu count, MemTotal, NVIDIA GPUs).
+  std::string cpu;
+  std::string memory;
+  std::optional<int> gpus;
+  int max_pods = 110;
+  std::map<std::string, std::string> node_labels;
+  // Multiplies CrashLoopBackOff's 10 s initial / 5 min cap (tests use e.g. 0.01).
+  double backoff_scale = 1.0;
+  // How often the Node's conditions are heartbeated.
+  Duration node_status_interval = 10s;
+  // Interval between the tries of the wait-for-service builtin (the script sleeps 2 s).
+  Duration service_poll_interval = 1s;
+  // Pod IPs and service host ports, shared by every kubelet of one cluster; nullptr = own one.
+  std::shared_ptr<ClusterNetwork> network;
+};
+
+class PodWorker;
+struct WorkerContext;
+
+class Kubelet final : public api::PodLogs {
+ public:
+  Kubelet(client::Client& client, EventLoop& loop, process::ProcessRunner& runner,
+          KubeletOptions options);
+  ~Kubelet() override;  // Stop()
+  Kubelet(const Kubelet&) = delete;
+  Kubelet& operator=(const Kubelet&) = delete;
+
+  // Loads the image map, registers the Node and starts watching pods. kInvalid/kNotFound for a
+  // bad image map (file:line in the message); the Client's errors for the Node registration.
+  Status Start();
+  // SIGKILLs every process of this node's pods, stops the watch and the heartbeat. Pod status
+  // is left as it was (the node simply went away). Idempotent.
+  void Stop();
+
+  Result<api::LogFile> Find(const api::LogRequest& request) override;
+
+  const std::string& node_name() const { return options_.node_name; }
+  const std::string& host_ip() const { return host_ip_; }
+  // Pods with a worker on this node (running, terminating or finished but not deleted).
+  std::size_t pod_count() const { return workers_.size(); }
+
+ private:
+  void DrainWatch();
+  void HandlePod(const std::string& type, const Json& pod);
+  void Heartbeat();
+  Status RegisterNode();
+
+  client::Client& client_;
+  EventLoop& loop_;
+  process::ProcessRunner& runner_;
+  KubeletOptions options_;
+  std::string host_ip_;
+  std::unique_ptr<WorkerContext> ctx_;
+  std::shared_ptr<api::Watch> watch_;
+  std::string last_rv_;
+  std::map<std::string, std::shared_ptr<PodWorker>> workers_;  // by pod uid
+  std::shared_ptr<bool> alive_;
+  EventLoop::TimerId heartbeat_ = 0;
+  bool started_ = false;
+};
+
+}  // namespace pjemu::kubelet

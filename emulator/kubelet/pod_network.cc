@@ -1,0 +1,134 @@
+#include "emulator/kubelet/pod_network.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <regex>
+
+namespace pjemu::kubelet {
+namespace {
+
+// A port the kernel hands out for 0.0.0.0:0 (the c10d server binds every interface).
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  addr.sin_port = 0;
+  int port = -1;
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+bool IsNumber(const std::string& s) {
+  if (s.empty() || s.size() > 5) return false;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string ClusterNetwork::PodIp(const std::string& uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pod_ips_.find(uid);
+  if (it != pod_ips_.end()) return it->second;
+  std::string ip;
+  do {
+    std::uint32_t n = next_ip_++;
+    if ((n & 0xff) == 0 || (n & 0xff) == 255) continue;
+    ip = "127." + std::to_string(subnet_) + "." + std::to_string((n >> 8) & 0xff) + "." +
+         std::to_string(n & 0xff);
+    if (next_ip_ > 0xfffe) next_ip_ = 2;
+  } while (ip.empty() || used_ips_.count(ip));
+  used_ips_.insert(ip);
+  pod_ips_[uid] = ip;
+  return ip;
+}
+
+void ClusterNetwork::ReleasePodIp(const std::string& uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pod_ips_.find(uid);
+  if (it == pod_ips_.end()) return;
+  used_ips_.erase(it->second);
+  pod_ips_.erase(it);
+}
+
+Result<int> ClusterNetwork::HostPort(const std::string& ns, const std::string& service, int port) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto key = std::make_tuple(ns, service, port);
+  auto it = ports_.find(key);
+  if (it != ports_.end()) return it->second;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    int p = FreePort();
+    if (p <= 0) break;
+    bool taken = false;
+    for (auto& [k, v] : ports_) taken = taken || v == p;
+    if (taken) continue;
+    ports_[key] = p;
+    return p;
+  }
+  return Status(Code::kUnavailable, "no free host port for service " + ns + "/" + service);
+}
+
+void ClusterNetwork::ReleaseService(const std::string& ns, const std::string& service) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = ports_.begin(); it != ports_.end();) {
+    if (std::get<0>(it->first) == ns && std::get<1>(it->first) == service) {
+      it = ports_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::string& host,
+                                                                    const std::string& pod_ns) {
+  static const std::regex re(
+      R"(^([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.svc(\.cluster\.local)?)?)?$)");
+  std::smatch m;
+  if (!std::regex_match(host, m, re)) return std::nullopt;
+  std::string ns = m[4].matched ? m[4].str() : pod_ns;
+  return std::make_pair(m[1].str(), ns);
+}
+
+EnvList RewriteServiceEnv(const EnvList& env, const ServiceResolver& resolve) {
+  EnvList out = env;
+  std::map<int, int> ports;
+  for (auto& [name, value] : out) {
+    std::string host = value;
+    std::string port;
+    auto colon = value.rfind(':');
+    if (colon != std::string::npos && IsNumber(value.substr(colon + 1))) {
+      host = value.substr(0, colon);
+      port = value.substr(colon + 1);
+    }
+    if (host.empty() || std::isdigit(static_cast<unsigned char>(host[0]))) continue;
+    auto target = resolve(host);
+    if (!target) continue;
+    ports.insert(target->ports.begin(), target->ports.end());
+    value = target->ip;
+    if (!port.empty()) {
+      auto it = target->ports.find(std::stoi(port));
+      value += ":" + (it != target->ports.end() ? std::to_string(it->second) : port);
+    }
+  }
+  for (auto& [name, value] : out) {
+    if (name.find("PORT") == std::string::npos || !IsNumber(value)) continue;
+    auto it = ports.find(std::stoi(value));
+    if (it != ports.end()) value = std::to_string(it->second);
+  }
+  return out;
+}
+
+}  // namespace pjemu::kubelet

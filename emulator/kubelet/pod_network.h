@@ -1,0 +1,67 @@
+// Pod networking on one host without root (see README.md in this folder):
+//  - ClusterNetwork, shared by every Kubelet of one emulator, hands each pod its own address in
+//    127.0.0.0/8 (status.podIP) and each (namespace, service, port) a free host port;
+//  - RewriteServiceEnv rewrites, at launch only, the env values that name a Service
+//    (`svc`, `svc.ns`, `svc.ns.svc[.cluster.local]`, optionally `:port`) to the service's
+//    target pod IP, and env values of *PORT* variables equal to a port of such a service to the
+//    service's host port. The stored pod spec is never changed.
+// Pods share the host network, so a server that binds every interface (c10d's TCPStore does)
+// on the declared port would collide with another job's; the host-port map keeps two jobs
+// declaring 23456 apart while all pods of one job agree on the port.
+// Thread safety: ClusterNetwork is safe from any thread (one mutex); RewriteServiceEnv is pure.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "emulator/common/status.h"
+#include "emulator/kubelet/container_env.h"
+
+namespace pjemu::kubelet {
+
+class ClusterNetwork {
+ public:
+  // Pod IPs are 127.<subnet>.x.y; node IPs 127.0.0.<n + 1>.
+  explicit ClusterNetwork(int subnet = 42) : subnet_(subnet) {}
+
+  // The address of pod `uid`, allocated on first call and stable until ReleasePodIp.
+  std::string PodIp(const std::string& uid);
+  void ReleasePodIp(const std::string& uid);
+  // The host port standing for `port` of service ns/name: allocated once (a port the kernel
+  // reports free on 0.0.0.0), the same for every pod and kubelet. kUnavailable if none is free.
+  Result<int> HostPort(const std::string& ns, const std::string& service, int port);
+  // Forgets the ports of a deleted service.
+  void ReleaseService(const std::string& ns, const std::string& service);
+
+ private:
+  std::mutex mu_;
+  int subnet_;
+  std::uint32_t next_ip_ = 2;                       // GUARDED_BY(mu_)
+  std::map<std::string, std::string> pod_ips_;      // GUARDED_BY(mu_)
+  std::set<std::string> used_ips_;                  // GUARDED_BY(mu_)
+  std::map<std::tuple<std::string, std::string, int>, int> ports_;  // GUARDED_BY(mu_)
+};
+
+// A resolvable service: its target pod's IP and declared port -> host port.
+struct ServiceTarget {
+  std::string ip;
+  std::map<int, int> ports;
+};
+// Resolves a host name as written in an env value (nullopt: not a service of this cluster).
+using ServiceResolver = std::function<std::optional<ServiceTarget>(const std::string& host)>;
+
+// Splits `svc`, `svc.ns`, `svc.ns.svc`, `svc.ns.svc.cluster.local` into (service, namespace);
+// pod_ns when the name has no namespace part. nullopt for anything else (IPs, other domains).
+std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::string& host,
+                                                                    const std::string& pod_ns);
+
+// The rewrite described above, applied to a copy of env.
+EnvList RewriteServiceEnv(const EnvList& env, const ServiceResolver& resolve);
+
+}  // namespace pjemu::kubelet

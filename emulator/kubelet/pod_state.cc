@@ -1,0 +1,184 @@
+#include "emulator/kubelet/pod_state.h"
+
+#include <algorithm>
+
+#include "emulator/api/pod_resources.h"
+
+namespace pjemu::kubelet {
+namespace {
+
+bool Succeeded(const ContainerState& c) {
+  return c.phase == ContainerState::Phase::kTerminated && c.exit_code == 0;
+}
+
+// "containers with unready status: [a b]".
+std::string ListNames(const std::vector<std::string>& names) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? " " : "") + names[i];
+  return s + "]";
+}
+
+Json Condition(const Json& old_conditions, const std::string& type, bool ok,
+               const std::string& reason, const std::string& message, Time now) {
+  Json c = {{"type", type}, {"status", ok ? "True" : "False"}, {"lastProbeTime", nullptr}};
+  std::string transition = FormatTime(now);
+  for (const Json& o : old_conditions) {
+    if (o.value("type", "") == type && o.value("status", "") == c["status"]) {
+      transition = o.value("lastTransitionTime", transition);
+    }
+  }
+  c["lastTransitionTime"] = transition;
+  if (!reason.empty()) c["reason"] = reason;
+  if (!message.empty()) c["message"] = message;
+  return c;
+}
+
+}  // namespace
+
+Json TerminatedJson(const ContainerState& c) {
+  Json t = {{"exitCode", c.exit_code},
+            {"reason", c.reason},
+            {"startedAt", c.started_at == Time{} ? Json(nullptr) : Json(FormatTime(c.started_at))},
+            {"finishedAt", FormatTime(c.finished_at)}};
+  if (c.signal) t["signal"] = c.signal;
+  if (!c.message.empty()) t["message"] = c.message;
+  if (!c.container_id.empty()) t["containerID"] = c.container_id;
+  return t;
+}
+
+Json ContainerStatusJson(const ContainerState& c) {
+  Json s = {{"name", c.name},
+            {"image", c.image},
+            {"imageID", c.image_id},
+            {"restartCount", c.restart_count},
+            {"lastState", c.last_state},
+            {"ready", c.phase == ContainerState::Phase::kRunning},
+            {"started", c.phase == ContainerState::Phase::kRunning}};
+  switch (c.phase) {
+    case ContainerState::Phase::kWaiting: {
+      Json w = {{"reason", c.reason}};
+      if (!c.message.empty()) w["message"] = c.message;
+      s["state"] = {{"waiting", w}};
+      break;
+    }
+    case ContainerState::Phase::kRunning:
+      s["state"] = {{"running", {{"startedAt", FormatTime(c.started_at)}}}};
+      break;
+    case ContainerState::Phase::kTerminated:
+      s["state"] = {{"terminated", TerminatedJson(c)}};
+      break;
+  }
+  if (!c.container_id.empty()) s["containerID"] = c.container_id;
+  return s;
+}
+
+bool ShouldRestart(const std::string& restart_policy, int exit_code) {
+  if (restart_policy == "Never") return false;
+  if (restart_policy == "OnFailure") return exit_code != 0;
+  return true;  // Always, the default
+}
+
+std::string ComputePhase(const PodState& state, const std::string& restart_policy) {
+  if (!state.terminal_phase.empty()) return state.terminal_phase;
+  bool pending_init = false;
+  for (const auto& c : state.init) {
+    if (Succeeded(c)) continue;
+    bool failed = c.phase == ContainerState::Phase::kTerminated ||
+                  (c.phase == ContainerState::Phase::kWaiting && !c.last_state.empty());
+    if (failed && restart_policy == "Never") return "Failed";
+    pending_init = true;
+  }
+  if (pending_init) return "Pending";
+  int running = 0, waiting = 0, stopped = 0, succeeded = 0;
+  for (const auto& c : state.main) {
+    switch (c.phase) {
+      case ContainerState::Phase::kRunning:
+        ++running;
+        break;
+      case ContainerState::Phase::kTerminated:
+        ++stopped;
+        if (c.exit_code == 0) ++succeeded;
+        break;
+      case ContainerState::Phase::kWaiting:
+        if (!c.last_state.empty()) {
+          ++stopped;  // restarting after a termination (CrashLoopBackOff)
+        } else {
+          ++waiting;
+        }
+        break;
+    }
+  }
+  if (waiting > 0) return "Pending";
+  if (running > 0) return "Running";
+  if (stopped > 0) {
+    if (restart_policy == "Always") return "Running";
+    if (stopped == succeeded) return "Succeeded";
+    if (restart_policy == "Never") return "Failed";
+    return "Running";
+  }
+  return "Pending";
+}
+
+Json ComputePodStatus(const Json& pod, const PodState& state, Time now) {
+  const Json old = pod.value("status", Json::object());
+  const Json old_conditions = old.value("conditions", Json::array());
+  std::string policy = pod.value("spec", Json::object()).value("restartPolicy", "Always");
+  std::string phase = ComputePhase(state, policy);
+  bool terminal = phase == "Succeeded" || phase == "Failed";
+
+  std::vector<std::string> incomplete_init, unready;
+  for (const auto& c : state.init) {
+    if (!Succeeded(c)) incomplete_init.push_back(c.name);
+  }
+  for (const auto& c : state.main) {
+    if (c.phase != ContainerState::Phase::kRunning) unready.push_back(c.name);
+  }
+  Json conditions = Json::array();
+  bool initialized = incomplete_init.empty() || phase == "Succeeded";
+  conditions.push_back(Condition(old_conditions, "Initialized", initialized,
+                                 initialized ? "" : "ContainersNotInitialized",
+                                 initialized ? "" : "containers with incomplete status: " +
+                                                        ListNames(incomplete_init),
+                                 now));
+  bool ready = unready.empty() && !terminal;
+  std::string reason = ready ? "" : terminal ? "PodCompleted" : "ContainersNotReady";
+  std::string message =
+      ready || terminal ? "" : "containers with unready status: " + ListNames(unready);
+  conditions.push_back(Condition(old_conditions, "Ready", ready, reason, message, now));
+  conditions.push_back(Condition(old_conditions, "ContainersReady", ready, reason, message, now));
+  for (const Json& o : old_conditions) {
+    std::string type = o.value("type", "");
+    if (type != "Initialized" && type != "Ready" && type != "ContainersReady") {
+      conditions.push_back(o);
+    }
+  }
+
+  Json status = {{"phase", phase}, {"conditions", conditions},
+                 {"qosClass", api::PodQosClass(pod)}};
+  if (!state.host_ip.empty()) {
+    status["hostIP"] = state.host_ip;
+    status["hostIPs"] = Json::array({{{"ip", state.host_ip}}});
+  }
+  if (!state.pod_ip.empty()) {
+    status["podIP"] = state.pod_ip;
+    status["podIPs"] = Json::array({{{"ip", state.pod_ip}}});
+  }
+  if (state.start_time != Time{}) status["startTime"] = FormatTime(state.start_time);
+  if (!state.terminal_reason.empty()) status["reason"] = state.terminal_reason;
+  if (!state.terminal_message.empty()) status["message"] = state.terminal_message;
+  if (!state.init.empty()) {
+    Json inits = Json::array();
+    for (const auto& c : state.init) inits.push_back(ContainerStatusJson(c));
+    status["initContainerStatuses"] = inits;
+  }
+  std::vector<const ContainerState*> sorted;
+  for (const auto& c : state.main) sorted.push_back(&c);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const ContainerState* a, const ContainerState* b) { return a->name < b->name; });
+  Json mains = Json::array();
+  for (const auto* c : sorted) mains.push_back(ContainerStatusJson(*c));
+  status["containerStatuses"] = mains;
+  return status;
+}
+
+}  // namespace pjemu::kubelet

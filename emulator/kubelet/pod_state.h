@@ -1,0 +1,70 @@
+// The kubelet's record of a pod's containers (what a container runtime would report), and the
+// pure functions that turn it into the pod's .status the way the real kubelet does
+// (pkg/kubelet/kubelet_pods.go: getPhase, generateAPIPodStatus, convertToAPIContainerStatuses;
+// pkg/kubelet/status/generate.go for the conditions).
+// Thread safety: plain data and pure functions; the kubelet uses them on the EventLoop thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emulator/common/clock.h"
+#include "emulator/common/event_loop.h"
+#include "emulator/common/status.h"
+#include "emulator/process/process_runner.h"
+
+namespace pjemu::kubelet {
+
+struct ContainerState {
+  enum class Phase { kWaiting, kRunning, kTerminated };
+  std::string name;
+  std::string image;
+  std::string image_id;  // "pjemu://<normalized image>" once resolved
+  Phase phase = Phase::kWaiting;
+  std::string reason = "ContainerCreating";  // waiting or terminated reason
+  std::string message;
+  int exit_code = 0;
+  int signal = 0;
+  Time started_at{};
+  Time finished_at{};
+  std::string container_id;  // "pjemu://<pod uid>-<name>-<restartCount>"
+  int restart_count = 0;
+  Json last_state = Json::object();  // {"terminated": {...}} of the previous instance, or {}
+  // Runtime bookkeeping, not reported.
+  process::Pid pid = 0;                 // the running process (0: none)
+  EventLoop::TimerId timer = 0;         // pending restart / pull / builtin poll
+  std::string builtin_service;          // wait-for-service: the name looked up
+  int builtin_tries = 0;                // wait-for-service attempts so far
+  int builtin_max_tries = 0;
+};
+
+struct PodState {
+  std::vector<ContainerState> init;
+  std::vector<ContainerState> main;
+  std::string pod_ip;
+  std::string host_ip;
+  Time start_time{};
+  // Once Succeeded or Failed a pod's phase never changes (the kubelet's rule).
+  std::string terminal_phase;
+  std::string terminal_reason;   // e.g. "Evicted" / "DeadlineExceeded" (unused by default)
+  std::string terminal_message;
+};
+
+// The terminated-state JSON of a container instance ({exitCode, reason, startedAt, ...}).
+Json TerminatedJson(const ContainerState& c);
+// One element of status.containerStatuses / initContainerStatuses.
+Json ContainerStatusJson(const ContainerState& c);
+
+// Phase from the container states and spec.restartPolicy (getPhase).
+std::string ComputePhase(const PodState& state, const std::string& restart_policy);
+
+// Whether a container that exited with exit_code is restarted in place.
+bool ShouldRestart(const std::string& restart_policy, int exit_code);
+
+// The complete .status for pod (its stored JSON: spec and current status) from state at now.
+// Conditions the kubelet does not own (PodScheduled, DisruptionTarget, ...) are kept from the
+// stored status; lastTransitionTime changes only when a condition's status does.
+Json ComputePodStatus(const Json& pod, const PodState& state, Time now);
+
+}  // namespace pjemu::kubelet

@@ -1,0 +1,425 @@
+#include "emulator/kubelet/pod_worker.h"
+
+#include <signal.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "emulator/api/pod_resources.h"
+#include "emulator/kubelet/container_env.h"
+#include "emulator/process/cri_log_writer.h"
+#include "emulator/process/exec_path.h"
+
+namespace pjemu::kubelet {
+namespace {
+
+using Phase = ContainerState::Phase;
+
+std::string FormatSeconds(Duration d) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  if (ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
+  return std::to_string(ms) + "ms";
+}
+
+}  // namespace
+
+template <typename Fn>
+EventLoop::TimerId PodWorker::After(Duration d, Fn fn) {
+  std::weak_ptr<PodWorker> self = weak_from_this();
+  return ctx_.loop.PostAfter(d, [self, fn] {
+    if (auto w = self.lock()) fn(*w);
+  });
+}
+
+PodWorker::PodWorker(WorkerContext& ctx, const Json& pod) : ctx_(ctx), pod_(pod) {
+  const Json& meta = pod_["metadata"];
+  uid_ = meta.value("uid", "");
+  ns_ = meta.value("namespace", "default");
+  name_ = meta.value("name", "");
+  const Json spec = pod_.value("spec", Json::object());
+  for (const char* field : {"initContainers", "containers"}) {
+    for (const Json& c : spec.value(field, Json::array())) {
+      ContainerState s;
+      s.name = c.value("name", "");
+      s.image = c.value("image", "");
+      if (std::string(field) == "containers" && spec.contains("initContainers") &&
+          !spec["initContainers"].empty()) {
+        s.reason = "PodInitializing";
+      }
+      (std::string(field) == "initContainers" ? state_.init : state_.main).push_back(s);
+    }
+  }
+}
+
+PodWorker::~PodWorker() {
+  for (auto* list : {&state_.init, &state_.main}) {
+    for (auto& c : *list) {
+      if (c.timer) ctx_.loop.Cancel(c.timer);
+    }
+  }
+  if (kill_timer_) ctx_.loop.Cancel(kill_timer_);
+}
+
+const Json& PodWorker::Spec(bool init, std::size_t i) const {
+  return pod_["spec"][init ? "initContainers" : "containers"][i];
+}
+
+void PodWorker::Update(const Json& pod) {
+  pod_ = pod;
+  if (!admitted_) Admit();
+  if (pod_["metadata"].contains("deletionTimestamp") && !terminating_) {
+    BeginTermination();
+    return;
+  }
+  Advance();
+}
+
+void PodWorker::Admit() {
+  admitted_ = true;
+  state_.host_ip = ctx_.host_ip;
+  state_.pod_ip = ctx_.network->PodIp(uid_);
+  state_.start_time = ctx_.loop.Now();
+  // Device plugin: the first free GPUs, as many as the pod's limit asks for.
+  auto requests = api::PodRequests(pod_);
+  std::int64_t want = requests.ok() ? (*requests)["nvidia.com/gpu"] : 0;
+  for (std::size_t d = 0; d < ctx_.gpu_owner.size() && want > 0; ++d) {
+    if (ctx_.gpu_owner[d].empty()) {
+      ctx_.gpu_owner[d] = uid_;
+      gpus_.push_back(static_cast<int>(d));
+      --want;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(LogPath("", 0).substr(0, LogPath("", 0).rfind("/")), ec);
+  WriteStatus();  // podIP and hostIP are known before any container starts
+}
+
+bool PodWorker::AnyRunning() const {
+  for (const auto* list : {&state_.init, &state_.main}) {
+    for (const auto& c : *list) {
+      if (c.phase == Phase::kRunning) return true;
+    }
+  }
+  return false;
+}
+
+void PodWorker::Advance() {
+  if (terminating_ || deleted_ || !state_.terminal_phase.empty()) return;
+  for (std::size_t i = 0; i < state_.init.size(); ++i) {
+    ContainerState& c = state_.init[i];
+    if (c.phase == Phase::kTerminated && c.exit_code == 0) continue;
+    if (c.phase == Phase::kWaiting && c.timer == 0 && c.reason != "InvalidImageName" &&
+        c.reason != "ErrImagePull" && c.reason != "CreateContainerConfigError" &&
+        c.reason != "CreateContainerError") {
+      StartContainer(true, i);
+    }
+    WriteStatus();
+    return;  // init containers run one at a time, in order
+  }
+  for (std::size_t i = 0; i < state_.main.size(); ++i) {
+    ContainerState& c = state_.main[i];
+    if (c.phase == Phase::kWaiting && c.timer == 0 &&
+        (c.reason == "ContainerCreating" || c.reason == "PodInitializing")) {
+      StartContainer(false, i);
+    }
+  }
+  FinishIfTerminal();
+  WriteStatus();
+}
+
+std::string PodWorker::LogPath(const std::string& container, int restart_count) const {
+  return ctx_.options.root_dir + "/pods/" + ns_ + "_" + name_ + "_" + uid_ + "/" + container +
+         "/" + std::to_string(restart_count) + ".log";
+}
+
+std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& env) {
+  std::vector<std::string> out = {"PATH=" + std::string(process::kDefaultPath),
+                                  "HOSTNAME=" + name_, "HOME=" + ctx_.options.root_dir};
+  if (!gpus_.empty()) {
+    std::string ids;
+    for (int d : gpus_) ids += (ids.empty() ? "" : ",") + std::to_string(d);
+    if (!LookupEnv(env, "CUDA_VISIBLE_DEVICES")) SetEnv(env, "CUDA_VISIBLE_DEVICES", ids);
+    SetEnv(env, "NVIDIA_VISIBLE_DEVICES", ids);
+  } else if (ctx_.gpu_owner.size() > 0 && !LookupEnv(env, "CUDA_VISIBLE_DEVICES")) {
+    SetEnv(env, "CUDA_VISIBLE_DEVICES", "");  // no GPU requested: none visible, as in a container
+  }
+  api::ResourceList limits = api::ContainerLimits(container);
+  if (limits.count("cpu") && !LookupEnv(env, "OMP_NUM_THREADS")) {
+    std::int64_t n = std::max<std::int64_t>(1, (limits["cpu"] + 999) / 1000);
+    SetEnv(env, "OMP_NUM_THREADS", std::to_string(n));
+  }
+  return out;
+}
+
+void PodWorker::StartContainer(bool init, std::size_t i) {
+  ContainerState& c = Container(init, i);
+  const Json& spec = Spec(init, i);
+  std::string field = std::string(init ? "spec.initContainers[" : "spec.containers[") +
+                      std::to_string(i) + "]";
+  auto fail_waiting = [&](const std::string& reason, const std::string& message) {
+    c.phase = Phase::kWaiting;
+    c.reason = reason;
+    c.message = message;
+    Event("Warning", reason == "ErrImagePull" || reason == "InvalidImageName" ? "Failed"
+                                                                              : reason,
+          "Error: " + message);
+  };
+  auto env_or = ContainerEnv(pod_, spec, field);
+  if (!env_or.ok()) return fail_waiting("CreateContainerConfigError", env_or.status().message());
+  EnvList env = *env_or;
+  std::vector<std::string> base = KubeletEnv(spec, env);
+  auto plan = ctx_.images.Resolve(c.image, ExpandList(spec.value("command", Json()), env),
+                                  ExpandList(spec.value("args", Json()), env),
+                                  ctx_.options.image_vars);
+  if (!plan.ok()) {
+    const std::string& msg = plan.status().message();
+    if (msg.rfind("Failed to apply default image tag", 0) == 0) {
+      return fail_waiting("InvalidImageName", msg);
+    }
+    if (plan.status().code() == Code::kNotFound) return fail_waiting("ErrImagePull", msg);
+    return fail_waiting("CreateContainerError", msg);
+  }
+  c.image_id = "pjemu://" + plan->normalized;
+  if (plan->pull_delay > Duration(0) && !ctx_.pulled.count(plan->normalized)) {
+    Event("Normal", "Pulling", "Pulling image \"" + c.image + "\"");
+    std::string image = plan->normalized;
+    c.timer = After(plan->pull_delay, [init, i, image](PodWorker& w) {
+      w.Container(init, i).timer = 0;
+      w.ctx_.pulled.insert(image);
+      w.Event("Normal", "Pulled", "Successfully pulled image \"" + w.Container(init, i).image + "\"");
+      w.Advance();
+    });
+    return;
+  }
+  c.container_id = "pjemu://" + uid_ + "-" + c.name + "-" + std::to_string(c.restart_count);
+  std::error_code ec;
+  std::string log = LogPath(c.name, c.restart_count);
+  std::filesystem::create_directories(std::filesystem::path(log).parent_path(), ec);
+  Event("Normal", "Created", "Created container " + c.name);
+  if (plan->kind == ImagePlan::Kind::kWaitForService) return StartBuiltin(init, i, *plan);
+
+  env = RewriteServiceEnv(env, [this](const std::string& host) { return Resolve(host, false); });
+  process::ProcessSpec ps;
+  ps.argv = plan->argv;
+  for (const auto& [k, v] : env) {
+    std::string prefix = k + "=";
+    std::erase_if(base, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+  }
+  ps.env = base;
+  for (const auto& [k, v] : env) ps.env.push_back(k + "=" + v);
+  ps.working_dir = spec.value("workingDir", "");
+  ps.log_path = log;
+  ps.name = ns_ + "/" + name_ + "/" + c.name;
+  api::ResourceList limits = api::ContainerLimits(spec);
+  if (limits.count("memory")) ps.memory_limit_bytes = limits["memory"];
+  std::weak_ptr<PodWorker> self = weak_from_this();
+  auto pid = ctx_.runner.Start(ps, [self, init, i](const process::ProcessExit& e) {
+    if (auto w = self.lock()) w->OnExit(init, i, e);
+  });
+  c.started_at = ctx_.loop.Now();
+  if (!pid.ok()) {
+    // The runtime could not start it: terminated at once, then the restart policy applies.
+    process::ProcessExit e;
+    e.exit_code = pid.status().code() == Code::kNotFound ? 127 : 128;
+    e.finished_at = ctx_.loop.Now();
+    c.message = pid.status().message();
+    Event("Warning", "Failed", "Error: " + c.message);
+    OnExit(init, i, e);
+    return;
+  }
+  c.pid = *pid;
+  c.phase = Phase::kRunning;
+  c.reason.clear();
+  c.message.clear();
+  Event("Normal", "Started", "Started container " + c.name);
+}
+
+void PodWorker::StartBuiltin(bool init, std::size_t i, const ImagePlan& plan) {
+  ContainerState& c = Container(init, i);
+  c.phase = Phase::kRunning;
+  c.reason.clear();
+  c.message.clear();
+  c.builtin_service = plan.service;
+  c.builtin_tries = 0;
+  c.builtin_max_tries = plan.max_tries;
+  c.started_at = ctx_.loop.Now();
+  c.pid = -1;  // no process: the kubelet answers the lookup itself
+  Event("Normal", "Started", "Started container " + c.name);
+  c.timer = After(Duration(0), [init, i](PodWorker& w) { w.PollService(init, i); });
+}
+
+void PodWorker::PollService(bool init, std::size_t i) {
+  ContainerState& c = Container(init, i);
+  c.timer = 0;
+  if (c.phase != Phase::kRunning || c.pid != -1) return;
+  const std::string service = c.builtin_service;
+  process::CriLogWriter log(ctx_.loop.clock(), LogPath(c.name, c.restart_count));
+  auto target = Resolve(service, true);
+  process::ProcessExit e;
+  e.pid = -1;
+  if (target) {
+    log.Write("stdout", "Server:\t\t127.0.0.53\nAddress:\t127.0.0.53:53\n\nName:\t" + service +
+                            "\nAddress: " + target->ip + "\n\n");
+    e.exit_code = 0;
+  } else {
+    log.Write("stderr", "nslookup: can't resolve '" + service + "'\n");
+    log.Write("stdout", "waiting for master\n");
+    if (++c.builtin_tries < c.builtin_max_tries) {
+      c.timer = After(ctx_.options.service_poll_interval,
+                      [init, i](PodWorker& w) { w.PollService(init, i); });
+      return;
+    }
+    e.exit_code = 1;
+  }
+  log.Flush();
+  e.finished_at = ctx_.loop.Now();
+  OnExit(init, i, e);
+}
+
+void PodWorker::OnExit(bool init, std::size_t i, const process::ProcessExit& exit) {
+  ContainerState& c = Container(init, i);
+  if (c.phase == Phase::kTerminated) return;
+  if (c.timer) ctx_.loop.Cancel(c.timer), c.timer = 0;
+  c.phase = Phase::kTerminated;
+  c.pid = 0;
+  c.exit_code = exit.exit_code;
+  c.signal = exit.signal;
+  c.finished_at = exit.finished_at;
+  if (!c.message.empty() && exit.exit_code >= 127 && exit.pid == 0) {
+    c.reason = "ContainerCannotRun";
+  } else {
+    c.message.clear();
+    c.reason = exit.oom_killed ? "OOMKilled" : exit.exit_code == 0 ? "Completed" : "Error";
+  }
+  if (terminating_ || deleted_) {
+    MaybeFinishTermination();
+    return;
+  }
+  std::string policy = pod_["spec"].value("restartPolicy", "Always");
+  // Init containers are retried on failure unless the policy is Never; success moves on.
+  bool restart = init ? exit.exit_code != 0 && policy != "Never"
+                      : ShouldRestart(policy, exit.exit_code);
+  if (restart) {
+    Duration delay = ctx_.backoff.NextDelay(uid_ + "/" + c.name, c.finished_at);
+    c.last_state = {{"terminated", TerminatedJson(c)}};
+    if (delay > Duration(0)) {
+      c.phase = Phase::kWaiting;
+      c.reason = "CrashLoopBackOff";
+      c.message = "back-off " + FormatSeconds(delay) + " restarting failed container=" + c.name +
+                  " pod=" + name_ + "_" + ns_ + "(" + uid_ + ")";
+      Event("Warning", "BackOff", "Back-off restarting failed container " + c.name + " in pod " +
+                                      name_ + "_" + ns_ + "(" + uid_ + ")");
+      c.timer = After(delay, [init, i](PodWorker& w) {
+        w.Container(init, i).timer = 0;
+        w.Restart(init, i);
+      });
+      WriteStatus();
+      return;
+    }
+    Restart(init, i);
+    return;
+  }
+  Advance();
+}
+
+void PodWorker::Restart(bool init, std::size_t i) {
+  if (terminating_ || deleted_) return;
+  ContainerState& c = Container(init, i);
+  ++c.restart_count;
+  c.phase = Phase::kWaiting;
+  c.reason = "ContainerCreating";
+  c.message.clear();
+  c.started_at = Time{};
+  StartContainer(init, i);
+  Advance();
+}
+
+void PodWorker::FinishIfTerminal() {
+  if (!state_.terminal_phase.empty() || AnyRunning()) return;
+  std::string phase = ComputePhase(state_, pod_["spec"].value("restartPolicy", "Always"));
+  if (phase != "Succeeded" && phase != "Failed") return;
+  for (auto* list : {&state_.init, &state_.main}) {
+    for (auto& c : *list) {
+      if (c.timer) ctx_.loop.Cancel(c.timer), c.timer = 0;
+    }
+  }
+  state_.terminal_phase = phase;
+  ReleaseResources();
+}
+
+void PodWorker::ReleaseResources() {
+  for (auto& owner : ctx_.gpu_owner) {
+    if (owner == uid_) owner.clear();
+  }
+  gpus_.clear();
+}
+
+void PodWorker::BeginTermination() {
+  terminating_ = true;
+  const Json& meta = pod_["metadata"];
+  std::int64_t grace = meta.value(
+      "deletionGracePeriodSeconds", pod_["spec"].value("terminationGracePeriodSeconds", 30));
+  for (auto* list : {&state_.init, &state_.main}) {
+    for (auto& c : *list) {
+      if (c.timer) ctx_.loop.Cancel(c.timer), c.timer = 0;
+      if (c.phase != Phase::kRunning) continue;
+      Event("Normal", "Killing", "Stopping container " + c.name);
+      if (c.pid == -1) {  // builtin: sh dies of SIGTERM at once
+        process::ProcessExit e{-1, 128 + SIGTERM, SIGTERM, false, ctx_.loop.Now()};
+        c.message.clear();
+        bool init = list == &state_.init;
+        std::size_t i = &c - list->data();
+        ctx_.loop.Post([self = weak_from_this(), init, i, e] {
+          if (auto w = self.lock()) w->OnExit(init, i, e);
+        });
+      } else {
+        (void)ctx_.runner.Signal(c.pid, grace > 0 ? SIGTERM : SIGKILL);
+      }
+    }
+  }
+  if (grace > 0) {
+    kill_timer_ = After(std::chrono::seconds(grace), [](PodWorker& w) {
+      w.kill_timer_ = 0;
+      w.Kill();
+    });
+  }
+  MaybeFinishTermination();
+}
+
+void PodWorker::Kill() {
+  for (auto* list : {&state_.init, &state_.main}) {
+    for (auto& c : *list) {
+      if (c.phase == Phase::kRunning && c.pid > 0) (void)ctx_.runner.Signal(c.pid, SIGKILL);
+    }
+  }
+}
+
+void PodWorker::MaybeFinishTermination() {
+  if (AnyRunning()) {
+    WriteStatus();
+    return;
+  }
+  if (kill_timer_) ctx_.loop.Cancel(kill_timer_), kill_timer_ = 0;
+  ReleaseResources();
+  if (deleted_ || delete_sent_) return;
+  WriteStatus();
+  delete_sent_ = true;
+  api::DeleteOptions opts;
+  opts.grace_period_seconds = 0;
+  opts.precondition_uid = uid_;
+  (void)ctx_.client.Delete(api::Pods(), ns_, name_, opts);
+}
+
+void PodWorker::Deleted() {
+  deleted_ = true;
+  Kill();
+  ReleaseResources();
+  ctx_.network->ReleasePodIp(uid_);
+  for (const auto* list : {&state_.init, &state_.main}) {
+    for (const auto& c : *list) ctx_.backoff.Forget(uid_ + "/" + c.name);
+  }
+  std::lock_guard<std::mutex> lock(ctx_.logs_mu);
+  ctx_.logs.erase(ns_ + "/" + name_);
+}
+
+}  // namespace pjemu::kubelet

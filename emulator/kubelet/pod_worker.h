@@ -1,0 +1,110 @@
+// PodWorker (private to the kubelet): drives one pod bound to the node through its life:
+// admission (pod IP, GPUs, startTime), init containers in order, containers, exits and
+// restarts (CrashLoopBackOff), the wait-for-service builtin, graceful termination on
+// deletionTimestamp, and the status writes after every change. Level-based: Update() may be
+// called with any newer version of the pod, any number of times.
+// Thread safety: EventLoop thread only; the log index in WorkerContext has its own mutex.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "emulator/client/client.h"
+#include "emulator/common/event_loop.h"
+#include "emulator/kubelet/crash_backoff.h"
+#include "emulator/kubelet/image_map.h"
+#include "emulator/kubelet/kubelet.h"
+#include "emulator/kubelet/pod_network.h"
+#include "emulator/kubelet/pod_state.h"
+#include "emulator/process/process_runner.h"
+
+namespace pjemu::kubelet {
+
+// What Find() needs to know about a container, published by the workers.
+struct ContainerLogInfo {
+  std::string name;
+  int restart_count = 0;
+  bool running = false;
+  bool ever_started = false;
+  std::string waiting_reason;
+};
+struct PodLogInfo {
+  std::string dir;  // root_dir/pods/<ns>_<pod>_<uid>
+  std::vector<ContainerLogInfo> init;
+  std::vector<ContainerLogInfo> main;
+};
+
+// Everything a worker shares with its kubelet.
+struct WorkerContext {
+  client::Client& client;
+  EventLoop& loop;
+  process::ProcessRunner& runner;
+  const KubeletOptions& options;
+  std::string node_name;
+  std::string host_ip;
+  ImageMap images;
+  std::shared_ptr<ClusterNetwork> network;
+  CrashBackoff backoff;
+  std::vector<std::string> gpu_owner;  // device index -> pod uid ("" = free)
+  std::set<std::string> pulled;        // images whose pull delay has passed
+  std::mutex logs_mu;
+  std::map<std::string, PodLogInfo> logs;  // "ns/name" -> info; GUARDED_BY(logs_mu)
+};
+
+class PodWorker : public std::enable_shared_from_this<PodWorker> {
+ public:
+  PodWorker(WorkerContext& ctx, const Json& pod);
+  ~PodWorker();
+
+  // A newer version of the pod (ADDED/MODIFIED).
+  void Update(const Json& pod);
+  // The pod is gone from the store: SIGKILL whatever runs, release resources.
+  void Deleted();
+  // SIGKILL everything (kubelet Stop); no status is written.
+  void Kill();
+  const std::string& uid() const { return uid_; }
+
+ private:
+  ContainerState& Container(bool init, std::size_t i) {
+    return init ? state_.init[i] : state_.main[i];
+  }
+  const Json& Spec(bool init, std::size_t i) const;
+  void Admit();
+  void Advance();
+  void StartContainer(bool init, std::size_t i);
+  void StartBuiltin(bool init, std::size_t i, const ImagePlan& plan);
+  void PollService(bool init, std::size_t i);
+  void OnExit(bool init, std::size_t i, const process::ProcessExit& exit);
+  void Restart(bool init, std::size_t i);
+  void BeginTermination();
+  void MaybeFinishTermination();
+  void FinishIfTerminal();
+  void ReleaseResources();
+  void WriteStatus();
+  void PublishLogs();
+  void Event(const std::string& type, const std::string& reason, const std::string& message);
+  std::string LogPath(const std::string& container, int restart_count) const;
+  std::optional<ServiceTarget> Resolve(const std::string& host, bool need_ready);
+  std::vector<std::string> KubeletEnv(const Json& container, EnvList& env);
+  bool AnyRunning() const;
+  template <typename Fn>
+  EventLoop::TimerId After(Duration d, Fn fn);
+
+  WorkerContext& ctx_;
+  Json pod_;
+  std::string uid_, ns_, name_;
+  PodState state_;
+  bool admitted_ = false;
+  bool terminating_ = false;
+  bool deleted_ = false;
+  bool delete_sent_ = false;
+  EventLoop::TimerId kill_timer_ = 0;
+  Json last_status_;
+  std::vector<int> gpus_;
+};
+
+}  // namespace pjemu::kubelet

@@ -1,0 +1,123 @@
+// PodWorker's conversations with the rest of the cluster: name resolution against Services
+// and Pods, status writes, events, and the log index Find() reads.
+#include <algorithm>
+
+#include "emulator/kubelet/pod_worker.h"
+
+namespace pjemu::kubelet {
+
+std::optional<ServiceTarget> PodWorker::Resolve(const std::string& host, bool need_ready) {
+  auto parsed = ParseServiceHost(host, ns_);
+  if (!parsed) return std::nullopt;
+  const auto& [service, ns] = *parsed;
+  auto svc = ctx_.client.Get(api::Services(), ns, service);
+  if (!svc.ok()) return std::nullopt;
+  Json spec = svc->value("spec", Json::object());
+  Json selector = spec.value("selector", Json::object());
+  if (selector.empty()) return std::nullopt;
+  std::string label_selector;
+  for (auto& [k, v] : selector.items()) {
+    label_selector += (label_selector.empty() ? "" : ",") + k + "=" + v.get<std::string>();
+  }
+  api::ListOptions opts;
+  opts.label_selector = label_selector;
+  auto pods = ctx_.client.List(api::Pods(), ns, opts);
+  if (!pods.ok()) return std::nullopt;
+  std::vector<Json> items = pods->value("items", Json::array());
+  std::sort(items.begin(), items.end(), [](const Json& a, const Json& b) {
+    return a["metadata"].value("name", "") < b["metadata"].value("name", "");
+  });
+  ServiceTarget target;
+  for (const Json& p : items) {
+    if (p["metadata"].contains("deletionTimestamp")) continue;
+    Json status = p.value("status", Json::object());
+    std::string ip = status.value("podIP", "");
+    if (ip.empty()) continue;
+    if (need_ready) {
+      bool ready = false;
+      for (const Json& c : status.value("conditions", Json::array())) {
+        if (c.value("type", "") == "Ready" && c.value("status", "") == "True") ready = true;
+      }
+      if (!ready) continue;
+    }
+    target.ip = ip;
+    break;
+  }
+  if (target.ip.empty()) return std::nullopt;
+  for (const Json& port : spec.value("ports", Json::array())) {
+    int p = port.value("port", 0);
+    if (p <= 0) continue;
+    auto host_port = ctx_.network->HostPort(ns, service, p);
+    if (!host_port.ok()) continue;
+    target.ports[p] = *host_port;
+    if (port.contains("targetPort") && port["targetPort"].is_number_integer()) {
+      target.ports[port["targetPort"].get<int>()] = *host_port;
+    }
+  }
+  return target;
+}
+
+void PodWorker::WriteStatus() {
+  PublishLogs();
+  if (deleted_) return;
+  Time now = ctx_.loop.Now();
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    Json status = ComputePodStatus(pod_, state_, now);
+    if (attempt == 0 && status == last_status_) return;
+    Json object = pod_;
+    object["status"] = status;
+    auto written = ctx_.client.Update(api::Pods(), ns_, object, api::Subresource::kStatus);
+    if (written.ok()) {
+      pod_ = *written;
+      last_status_ = status;
+      return;
+    }
+    if (written.status().code() != Code::kConflict) return;  // gone, or the store refused it
+    auto current = ctx_.client.Get(api::Pods(), ns_, name_);
+    if (!current.ok() || (*current)["metadata"].value("uid", "") != uid_) return;
+    pod_ = *current;
+  }
+}
+
+void PodWorker::PublishLogs() {
+  PodLogInfo info;
+  info.dir = ctx_.options.root_dir + "/pods/" + ns_ + "_" + name_ + "_" + uid_;
+  for (auto* list : {&state_.init, &state_.main}) {
+    for (const auto& c : *list) {
+      ContainerLogInfo l;
+      l.name = c.name;
+      l.restart_count = c.restart_count;
+      l.running = c.phase == ContainerState::Phase::kRunning;
+      l.ever_started = c.started_at != Time{} || c.phase != ContainerState::Phase::kWaiting ||
+                       !c.last_state.empty();
+      l.waiting_reason = c.phase == ContainerState::Phase::kWaiting ? c.reason : "";
+      (list == &state_.init ? info.init : info.main).push_back(l);
+    }
+  }
+  std::lock_guard<std::mutex> lock(ctx_.logs_mu);
+  ctx_.logs[ns_ + "/" + name_] = std::move(info);
+}
+
+void PodWorker::Event(const std::string& type, const std::string& reason,
+                      const std::string& message) {
+  std::string now = FormatTime(ctx_.loop.Now());
+  Json event = {
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata", {{"generateName", name_ + "."}, {"namespace", ns_}}},
+      {"involvedObject",
+       {{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", name_}, {"namespace", ns_},
+        {"uid", uid_}}},
+      {"reason", reason},
+      {"message", message},
+      {"type", type},
+      {"source", {{"component", "kubelet"}, {"host", ctx_.node_name}}},
+      {"reportingComponent", "kubelet"},
+      {"reportingInstance", ctx_.node_name},
+      {"firstTimestamp", now},
+      {"lastTimestamp", now},
+      {"count", 1}};
+  (void)ctx_.client.Create(api::Events(), ns_, event);
+}
+
+}  // namespace pjemu::kubelet
