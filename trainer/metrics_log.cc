@@ -28,11 +28,12 @@ void MetricsLog::Step(int64_t epoch, int64_t step, int64_t batch, double loss, i
 }
 
 void MetricsLog::Epoch(int64_t epoch, double accuracy, double test_loss, int64_t steps,
-                       double train_s, double samples_per_s, double time_s) {
+                       double train_s, double train_cpu_s, double samples_per_s, double time_s) {
   Write(fmt::format(
       R"({{"type":"epoch","epoch":{},"accuracy":{:.6f},"test_loss":{:.6f},"steps":{},)"
-      R"("train_seconds":{:.3f},"samples_per_second":{:.1f},"time":{:.3f}}})",
-      epoch, accuracy, test_loss, steps, train_s, samples_per_s, time_s));
+      R"("train_seconds":{:.3f},"train_cpu_seconds":{:.3f},"samples_per_second":{:.1f},)"
+      R"("time":{:.3f}}})",
+      epoch, accuracy, test_loss, steps, train_s, train_cpu_s, samples_per_s, time_s));
 }
 
 void MetricsLog::Write(const std::string& line) {

@@ -26,7 +26,7 @@ class MetricsLog {
   void Step(int64_t epoch, int64_t step, int64_t batch, double loss, int64_t samples,
             double time_s);
   void Epoch(int64_t epoch, double accuracy, double test_loss, int64_t steps, double train_s,
-             double samples_per_s, double time_s);
+             double train_cpu_s, double samples_per_s, double time_s);
 
  private:
   void Write(const std::string& line);

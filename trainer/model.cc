@@ -2,6 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <cstdlib>
+
+#include "trainer/relu_pool.h"
+
 namespace pjemu::trainer {
 
 NetImpl::NetImpl() {
@@ -12,10 +16,16 @@ NetImpl::NetImpl() {
 }
 
 torch::Tensor NetImpl::forward(torch::Tensor x) {
-  x = torch::relu(conv1_->forward(x));
-  x = torch::max_pool2d(x, 2, 2);
-  x = torch::relu(conv2_->forward(x));
-  x = torch::max_pool2d(x, 2, 2);
+  // PJEMU_TRAINER_UNFUSED=1 selects torch's relu + max_pool2d (for A/B measurements only).
+  static const bool fused = std::getenv("PJEMU_TRAINER_UNFUSED") == nullptr;
+  if (fused && x.device().is_cpu()) {
+    // Same values and gradients as relu + max_pool2d, in one pass (relu_pool.h).
+    x = ReluMaxPool2x2(conv1_->forward(x));
+    x = ReluMaxPool2x2(conv2_->forward(x));
+  } else {
+    x = torch::max_pool2d(torch::relu(conv1_->forward(x)), 2, 2);
+    x = torch::max_pool2d(torch::relu(conv2_->forward(x)), 2, 2);
+  }
   x = x.view({-1, 4 * 4 * 50});
   x = torch::relu(fc1_->forward(x));
   x = fc2_->forward(x);

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <mutex>
 
 #include "trainer/checkpoint.h"
@@ -19,6 +20,13 @@ namespace {
 
 // Steps between periodic checkpoints (also saved at the end of each epoch and on SIGTERM).
 constexpr int64_t kCheckpointEvery = 100;
+
+// CPU seconds of this process (all threads): steadier than wall time on a shared machine.
+double CpuSeconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -143,6 +151,7 @@ class Run {
       const int64_t batches = (n + o_.batch_size - 1) / o_.batch_size;
       torch::Tensor order_t = torch::tensor(order, torch::kInt64);
       const auto epoch_start = std::chrono::steady_clock::now();
+      const double epoch_cpu_start = CpuSeconds();
       int64_t trained_samples = 0, epoch_steps = 0;
       for (int64_t b = pos_.next_batch; b < batches; ++b) {
         if (TerminationRequested()) {
@@ -172,6 +181,7 @@ class Run {
         if (pos_.global_step % kCheckpointEvery == 0) RETURN_IF_ERROR(SaveNow());
       }
       const double train_s = Seconds(epoch_start);
+      const double train_cpu_s = CpuSeconds() - epoch_cpu_start;
       if (!stop || epoch_steps > 0) RETURN_IF_ERROR(SaveNow());
       ASSIGN_OR_RETURN(summary, Test());
       PrintLine(out_, fmt::format("\naccuracy={:.4f}\n", summary.accuracy));
@@ -179,8 +189,8 @@ class Run {
                                   "{{metricName: loss, metricValue: {:.4f}}}",
                                   summary.accuracy, summary.test_loss));
       const double sps = train_s > 0 ? static_cast<double>(trained_samples) * ws / train_s : 0;
-      metrics_.Epoch(epoch, summary.accuracy, summary.test_loss, epoch_steps, train_s, sps,
-                     Seconds(start_));
+      metrics_.Epoch(epoch, summary.accuracy, summary.test_loss, epoch_steps, train_s,
+                     train_cpu_s, sps, Seconds(start_));
       if (!stop) {
         pos_.epoch = epoch + 1;
         pos_.next_batch = 0;
