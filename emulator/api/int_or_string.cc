@@ -25,8 +25,8 @@ const char* JsonTypeName(const Json& v) {
 // Go's strconv.Atoi on a percentage's digits, with its error text.
 Result<int64_t> Atoi(std::string_view s) {
   auto fail = [&](const char* why) {
-    return BadRequestError(fmt::format("strconv.Atoi: parsing {}: {}", Json(std::string(s)).dump(),
-                                       why));
+    return BadRequestError(
+        fmt::format("strconv.Atoi: parsing {}: {}", Json(std::string(s)).dump(), why));
   };
   std::string_view digits = s;
   bool negative = false;
@@ -38,7 +38,8 @@ Result<int64_t> Atoi(std::string_view s) {
   int64_t v = 0;
   for (char c : digits) {
     if (c < '0' || c > '9') return fail("invalid syntax");
-    if (v > (std::numeric_limits<int64_t>::max() - (c - '0')) / 10) return fail("value out of range");
+    if (v > (std::numeric_limits<int64_t>::max() - (c - '0')) / 10)
+      return fail("value out of range");
     v = v * 10 + (c - '0');
   }
   return negative ? -v : v;
@@ -63,8 +64,8 @@ Result<IntOrString> IntOrString::FromJson(const Json& value) {
   if (value.is_string()) return FromString(value.get<std::string>());
   if (value.is_null()) return IntOrString();
   auto fail = [](const std::string& what) {
-    return BadRequestError(fmt::format("json: cannot unmarshal {} into Go value of type int32",
-                                       what));
+    return BadRequestError(
+        fmt::format("json: cannot unmarshal {} into Go value of type int32", what));
   };
   if (value.is_number_integer()) {
     int64_t v = value.get<int64_t>();

@@ -39,7 +39,8 @@ class IntOrString {
 
 // intstr.GetScaledValueFromIntOrPercent: an int is returned as is; "50%" of `total` is rounded
 // up or down. Errors: "invalid type: string is not a percentage" (no '%'), and
-// "invalid value for IntOrString: invalid value \"x%\": strconv.Atoi: parsing \"x\": invalid syntax".
+// "invalid value for IntOrString: invalid value \"x%\": strconv.Atoi: parsing \"x\": invalid
+// syntax".
 Result<int> ScaledValueFromIntOrPercent(const IntOrString& value, int total, bool round_up);
 
 }  // namespace pjemu::api

@@ -164,8 +164,8 @@ Result<Quantity> Quantity::Parse(std::string_view text) {
   }
   int pow10 = (suffix->base == 10 ? suffix->exponent : 0) - denom_len + 9;
   int pow2 = suffix->base == 2 ? suffix->exponent : 0;
-  U128 magnitude = quantity_internal::ScaleDigits(std::string(s.num) + std::string(s.denom),
-                                                  pow10, pow2);
+  U128 magnitude =
+      quantity_internal::ScaleDigits(std::string(s.num) + std::string(s.denom), pow10, pow2);
   magnitude = std::min(magnitude, kCapNanos);
   if (q.format_ == QuantityFormat::kBinarySI && magnitude > 0 &&
       magnitude < quantity_internal::kNanosPerUnit) {

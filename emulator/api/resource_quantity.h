@@ -58,7 +58,8 @@ class Quantity {
 // Kubernetes' error messages (ErrFormatWrong, ErrNumeric, ErrSuffix).
 inline constexpr std::string_view kQuantityFormatError =
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-inline constexpr std::string_view kQuantityNumericError = "unable to parse numeric part of quantity";
+inline constexpr std::string_view kQuantityNumericError =
+    "unable to parse numeric part of quantity";
 inline constexpr std::string_view kQuantitySuffixError = "unable to parse quantity's suffix";
 
 }  // namespace pjemu::api

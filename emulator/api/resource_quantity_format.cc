@@ -18,8 +18,8 @@ U128 MulPow10(U128 v, int exp) {
 }
 
 U128 ScaleDigits(const std::string& all_digits, int pow10, int pow2) {
-  std::string digits = all_digits.substr(std::min(all_digits.find_first_not_of('0'),
-                                                  all_digits.size()));
+  std::string digits =
+      all_digits.substr(std::min(all_digits.find_first_not_of('0'), all_digits.size()));
   bool sticky = false;  // a non-zero part was dropped: round away from zero
   constexpr size_t kMaxDigits = 37;
   if (digits.size() > kMaxDigits && pow10 < 0) {
@@ -76,8 +76,8 @@ using quantity_internal::kNanosPerUnit;
 std::string DecimalSuffix(int exponent, QuantityFormat format) {
   if (format == QuantityFormat::kDecimalSI) {
     static constexpr std::pair<int, const char*> kSuffixes[] = {
-        {-9, "n"}, {-6, "u"}, {-3, "m"}, {0, ""}, {3, "k"}, {6, "M"},
-        {9, "G"},  {12, "T"}, {15, "P"}, {18, "E"}};
+        {-9, "n"}, {-6, "u"}, {-3, "m"}, {0, ""},   {3, "k"},
+        {6, "M"},  {9, "G"},  {12, "T"}, {15, "P"}, {18, "E"}};
     for (auto [exp, name] : kSuffixes) {
       if (exp == exponent) return name;
     }

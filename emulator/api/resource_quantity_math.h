@@ -1,6 +1,6 @@
-// Saturating 128-bit helpers behind Quantity (resource_quantity.cc, resource_quantity_format.cc): values are
-// counts of nano units, capped at (2^63-1) units. Internal to pjemu_api.
-// Thread safety: pure functions.
+// Saturating 128-bit helpers behind Quantity (resource_quantity.cc, resource_quantity_format.cc):
+// values are counts of nano units, capped at (2^63-1) units. Internal to pjemu_api. Thread safety:
+// pure functions.
 #pragma once
 
 #include <cstdint>

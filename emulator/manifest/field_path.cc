@@ -53,8 +53,7 @@ std::string Manifest::Where(std::string_view field_path) const {
   return fmt::format("{}:{}", source, LineOf(field_path));
 }
 
-Status FieldError(const Manifest& manifest, std::string_view field_path,
-                  std::string_view message) {
+Status FieldError(const Manifest& manifest, std::string_view field_path, std::string_view message) {
   return Status(Code::kInvalid,
                 fmt::format("{}: {}: {}", manifest.Where(field_path), field_path, message));
 }

@@ -112,13 +112,13 @@ Status CheckTypeMeta(const Json& object, const std::string& source, int line) {
 
 // Appends the objects of one document, flattening lists (kind "List", "PodList", ...) the way
 // kubectl's resource builder does.
-Status AddObjects(Document doc, const std::string& source, int depth,
-                  std::vector<Manifest>* out) {
+Status AddObjects(Document doc, const std::string& source, int depth, std::vector<Manifest>* out) {
   if (doc.object.is_null()) return Status::Ok();  // empty document
   if (!doc.object.is_object()) {
-    return BadRequestError(fmt::format("{}:{}: expected a mapping (an object with apiVersion and "
-                                       "kind), got {}",
-                                       source, doc.line, TypeName(doc.object)));
+    return BadRequestError(
+        fmt::format("{}:{}: expected a mapping (an object with apiVersion and "
+                    "kind), got {}",
+                    source, doc.line, TypeName(doc.object)));
   }
   RETURN_IF_ERROR(CheckTypeMeta(doc.object, source, doc.line));
   const std::string& kind = doc.object["kind"].get_ref<const std::string&>();
@@ -140,8 +140,8 @@ Status AddObjects(Document doc, const std::string& source, int depth,
     item.line = doc.lines.count(pointer) ? doc.lines[pointer] : doc.line;
     item.lines = SubLines(doc.lines, i);
     if (item.object.is_null()) {
-      return BadRequestError(fmt::format("{}:{}: items[{}]: expected a mapping, got null", source,
-                                         item.line, i));
+      return BadRequestError(
+          fmt::format("{}:{}: items[{}]: expected a mapping, got null", source, item.line, i));
     }
     RETURN_IF_ERROR(AddObjects(std::move(item), source, depth + 1, out));
   }
@@ -161,13 +161,13 @@ Result<std::vector<Manifest>> LoadManifestText(std::string_view text,
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 byte order mark
   bool json = LooksLikeJson(text);
   RETURN_IF_ERROR(CheckEncoding(text, source, /*yaml=*/!json));
-  ASSIGN_OR_RETURN(std::vector<Document> docs, json ? ParseJson(text, source)
-                                                    : ParseYaml(text, source));
+  ASSIGN_OR_RETURN(std::vector<Document> docs,
+                   json ? ParseJson(text, source) : ParseYaml(text, source));
   std::vector<Manifest> out;
   for (Document& doc : docs) RETURN_IF_ERROR(AddObjects(std::move(doc), source, 0, &out));
   if (out.empty()) {
-    return BadRequestError(fmt::format("{}: no objects found{}", source,
-                                       IsBlank(text) ? " (the file is empty)" : ""));
+    return BadRequestError(
+        fmt::format("{}: no objects found{}", source, IsBlank(text) ? " (the file is empty)" : ""));
   }
   return out;
 }
@@ -179,18 +179,18 @@ Result<std::vector<Manifest>> LoadManifestFile(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return Status(Code::kNotFound, fmt::format("{}: cannot open: {}", path,
-                                               std::error_code(errno, std::generic_category())
-                                                   .message()));
+    return Status(Code::kNotFound,
+                  fmt::format("{}: cannot open: {}", path,
+                              std::error_code(errno, std::generic_category()).message()));
   }
   std::string text(kMaxManifestBytes + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in.gcount()));
   if (in.bad()) return BadRequestError(fmt::format("{}: read error", path));
   if (text.size() > kMaxManifestBytes) {
-    return Status(Code::kRequestEntityTooLarge,
-                  fmt::format("{}: manifest is more than the limit of {} bytes", path,
-                              kMaxManifestBytes));
+    return Status(
+        Code::kRequestEntityTooLarge,
+        fmt::format("{}: manifest is more than the limit of {} bytes", path, kMaxManifestBytes));
   }
   return LoadManifestText(text, path);
 }

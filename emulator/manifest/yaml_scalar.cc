@@ -1,5 +1,7 @@
 #include "emulator/manifest/yaml_scalar.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -7,17 +9,16 @@
 #include <limits>
 #include <optional>
 
-#include <fmt/format.h>
-
 namespace pjemu::manifest {
 namespace {
 
-constexpr std::string_view kTrue[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
+constexpr std::string_view kTrue[] = {"y",    "Y",    "yes", "Yes", "YES", "true",
+                                      "True", "TRUE", "on",  "On",  "ON"};
 constexpr std::string_view kFalse[] = {"n",     "N",     "no",  "No",  "NO", "false",
                                        "False", "FALSE", "off", "Off", "OFF"};
 constexpr std::string_view kNull[] = {"~", "null", "Null", "NULL"};
-constexpr std::string_view kNonFinite[] = {
-    ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"};
+constexpr std::string_view kNonFinite[] = {".nan",  ".NaN",  ".NAN",  ".inf",  ".Inf",  ".INF",
+                                           "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"};
 
 template <typename Table>
 bool In(const Table& table, std::string_view s) {

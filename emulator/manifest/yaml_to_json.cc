@@ -55,9 +55,9 @@ void YamlToJson::Record(const std::string& pointer, int line) {
 Status YamlToJson::Node(const YAML::Node& node, int depth, int line, std::string& pointer,
                         Json* out) {
   if (++nodes_ > limits_.max_nodes) {
-    return Fail(ConvertFailure::kTooLarge, line,
-                fmt::format("document expands to more than {} values (alias bomb?)",
-                            limits_.max_nodes));
+    return Fail(
+        ConvertFailure::kTooLarge, line,
+        fmt::format("document expands to more than {} values (alias bomb?)", limits_.max_nodes));
   }
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
@@ -103,8 +103,8 @@ Status YamlToJson::Scalar(const YAML::Node& node, int line, Json* out) {
   if (!v.ok()) return Fail(ConvertFailure::kYaml, line, v.status().message());
   if (!short_tag.empty()) {
     bool ok = (short_tag == "int" && v->is_number_integer()) ||
-              (short_tag == "float" && v->is_number()) || (short_tag == "bool" && v->is_boolean()) ||
-              (short_tag == "null" && v->is_null());
+              (short_tag == "float" && v->is_number()) ||
+              (short_tag == "bool" && v->is_boolean()) || (short_tag == "null" && v->is_null());
     if (!ok) {
       return Fail(ConvertFailure::kYaml, line,
                   fmt::format("cannot decode {} as a !!{}", Quote(text), short_tag));
@@ -175,7 +175,7 @@ Status YamlToJson::Merge(const YAML::Node& value, int depth, int line, Json* out
     YamlToJson sub(source_, limits_, nullptr);
     sub.nodes_ = nodes_;
     sub.scalar_bytes_ = scalar_bytes_;
-    Status s = sub.Node(src, depth - 1, line, scratch, &merged);
+    Status s = sub.Node(src, depth, line, scratch, &merged);
     nodes_ = sub.nodes_;
     scalar_bytes_ = sub.scalar_bytes_;
     if (!s.ok()) {

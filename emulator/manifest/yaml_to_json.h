@@ -16,8 +16,8 @@
 namespace pjemu::manifest {
 
 struct ConvertLimits {
-  int max_depth = 64;                        // nested mappings/sequences per document
-  size_t max_nodes = 1'000'000;              // JSON values produced, counting alias copies
+  int max_depth = 64;                          // nested mappings/sequences per document
+  size_t max_nodes = 1'000'000;                // JSON values produced, counting alias copies
   size_t max_scalar_bytes = 32 * 1024 * 1024;  // scalar bytes produced, counting alias copies
 };
 
@@ -36,7 +36,8 @@ class YamlToJson {
  private:
   Status Node(const YAML::Node& node, int depth, int line, std::string& pointer, Json* out);
   Status Mapping(const YAML::Node& node, int depth, int line, std::string& pointer, Json* out);
-  Status Merge(const YAML::Node& value, int depth, int line, Json* out, std::map<std::string, bool>* seen);
+  Status Merge(const YAML::Node& value, int depth, int line, Json* out,
+               std::map<std::string, bool>* seen);
   Status Sequence(const YAML::Node& node, int depth, int line, std::string& pointer, Json* out);
   Status Scalar(const YAML::Node& node, int line, Json* out);
   Result<std::string> Key(const YAML::Node& key, int line);

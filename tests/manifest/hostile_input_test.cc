@@ -1,6 +1,5 @@
 // Generated hostile manifests: every one gives a one-line error (or loads), never a crash.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -53,8 +52,7 @@ TEST_CASE("block-style nesting deeper than the limit is an error with its line",
   CHECK(r.status().message() == "deep.yaml:67: nesting is deeper than 64 levels");
 }
 
-TEST_CASE("flow nesting far beyond yaml-cpp's own recursion guard is a clean error",
-          "[manifest]") {
+TEST_CASE("flow nesting far beyond yaml-cpp's own recursion guard is a clean error", "[manifest]") {
   std::string text(kHead);
   text += "data: " + std::string(100000, '[') + "\n";
   auto r = LoadManifestText(text, "deep.yaml");
@@ -65,9 +63,19 @@ TEST_CASE("flow nesting far beyond yaml-cpp's own recursion guard is a clean err
   CHECK(m.ends_with(": nesting is deeper than 64 levels"));
 }
 
+TEST_CASE("self-referencing aliases and merge keys stop at the nesting limit", "[manifest]") {
+  for (std::string body : {"a: &x [*x]\n", "a: &x {<<: *x}\n", "a: &x {b: *x}\n"}) {
+    CAPTURE(body);
+    auto r = LoadManifestText(std::string(kHead) + body, "cycle.yaml");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().message() == "cycle.yaml:4: nesting is deeper than 64 levels");
+  }
+}
+
 TEST_CASE("deep JSON nesting is an error", "[manifest]") {
-  std::string text = "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"data\": " +
-                     std::string(5000, '[') + std::string(5000, ']') + "}";
+  std::string text =
+      "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"data\": " + std::string(5000, '[') +
+      std::string(5000, ']') + "}";
   auto r = LoadManifestText(text, "deep.json");
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().message() == "deep.json:1: nesting is deeper than 64 levels");
@@ -108,9 +116,15 @@ TEST_CASE("seeded random bytes and mutations never crash the loader", "[manifest
     for (int e = 0; e < edits; ++e) {
       size_t at = rng() % text.size();
       switch (rng() % 3) {
-        case 0: text[at] = static_cast<char>(byte(rng)); break;
-        case 1: text.insert(at, 1, "{}[]:-&*!|>'\"#%@`,?\t\n"[rng() % 21]); break;
-        default: text.erase(at, 1 + rng() % 20); break;
+        case 0:
+          text[at] = static_cast<char>(byte(rng));
+          break;
+        case 1:
+          text.insert(at, 1, "{}[]:-&*!|>'\"#%@`,?\t\n"[rng() % 21]);
+          break;
+        default:
+          text.erase(at, 1 + rng() % 20);
+          break;
       }
     }
     CheckOneLineOutcome(LoadManifestText(text, "fuzz.yaml"));

@@ -1,7 +1,6 @@
 // Globs fixtures/invalid/<case>.{yaml,json}: each must fail to load with exactly the one-line
 // message in <case>.want-error.txt. UPDATE_GOLDEN=1 rewrites the .want-error.txt files.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -52,7 +51,9 @@ TEST_CASE("every fixtures/invalid expectation has its input", "[manifest]") {
   for (const auto& entry : fs::directory_iterator(dir)) {
     std::string name = entry.path().filename().string();
     const std::string suffix = ".want-error.txt";
-    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    if (name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
     std::string stem = name.substr(0, name.size() - suffix.size());
     CAPTURE(name);
     CHECK((fs::exists(dir / (stem + ".yaml")) || fs::exists(dir / (stem + ".json"))));

@@ -33,8 +33,9 @@ spec:
 )";
 
 TEST_CASE("multi-document YAML yields one manifest per non-empty document", "[manifest]") {
-  auto ms = MustLoad("---\n# only a comment\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n"
-                     "---\n---\napiVersion: v1\nkind: Service\nmetadata: {name: b}\n...\n");
+  auto ms = MustLoad(
+      "---\n# only a comment\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n"
+      "---\n---\napiVersion: v1\nkind: Service\nmetadata: {name: b}\n...\n");
   REQUIRE(ms.size() == 2);
   CHECK(ms[0].object["kind"] == "Pod");
   CHECK(ms[0].line == 4);
@@ -64,7 +65,8 @@ TEST_CASE("TypeError names file, line and field", "[manifest]") {
   auto ms = MustLoad(kJob);
   Status s = TypeError(ms[0], "spec.pytorchReplicaSpecs.Worker.replicas", "an integer");
   CHECK(s.code() == Code::kInvalid);
-  CHECK(s.message() == "job.yaml:17: spec.pytorchReplicaSpecs.Worker.replicas: expected an integer");
+  CHECK(s.message() ==
+        "job.yaml:17: spec.pytorchReplicaSpecs.Worker.replicas: expected an integer");
   Status f = FieldError(ms[0], "metadata.name", "must be lower case");
   CHECK(f.message() == "job.yaml:4: metadata.name: must be lower case");
 }
@@ -72,15 +74,17 @@ TEST_CASE("TypeError names file, line and field", "[manifest]") {
 TEST_CASE("field paths convert to JSON pointers", "[manifest]") {
   CHECK(FieldPathToPointer("spec.replicas") == "/spec/replicas");
   CHECK(FieldPathToPointer("a.b[0].c") == "/a/b/0/c");
-  CHECK(FieldPathToPointer("spec.pytorchReplicaSpecs[Master]") == "/spec/pytorchReplicaSpecs/Master");
+  CHECK(FieldPathToPointer("spec.pytorchReplicaSpecs[Master]") ==
+        "/spec/pytorchReplicaSpecs/Master");
   CHECK(FieldPathToPointer("metadata.labels[a.b/c~d]") == "/metadata/labels/a.b~1c~0d");
   CHECK(FieldPathToPointer("") == "");
 }
 
 TEST_CASE("a JSON manifest loads with lines", "[manifest]") {
-  auto ms = MustLoad("\n{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"Pod\",\n  \"metadata\": "
-                     "{\"name\": \"p\"},\n  \"spec\": {\"x\": 1.0, \"y\": 1.5, \"on\": \"yes\"}\n}\n",
-                     "pod.json");
+  auto ms = MustLoad(
+      "\n{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"Pod\",\n  \"metadata\": "
+      "{\"name\": \"p\"},\n  \"spec\": {\"x\": 1.0, \"y\": 1.5, \"on\": \"yes\"}\n}\n",
+      "pod.json");
   REQUIRE(ms.size() == 1);
   CHECK(ms[0].line == 2);
   CHECK(ms[0].LineOf("spec.y") == 6);
@@ -121,8 +125,8 @@ items:
     CHECK(js[1].line == 3);
   }
   SECTION("an empty list has no objects") {
-    Result<std::vector<Manifest>> r = LoadManifestText("apiVersion: v1\nkind: List\nitems: []\n",
-                                                       "l.yaml");
+    Result<std::vector<Manifest>> r =
+        LoadManifestText("apiVersion: v1\nkind: List\nitems: []\n", "l.yaml");
     REQUIRE_FALSE(r.ok());
     CHECK(r.status().message() == "l.yaml: no objects found");
   }

@@ -1,7 +1,7 @@
 // Resource quantities parse, round and print as k8s.io/apimachinery's resource.Quantity.
-#include "emulator/api/resource_quantity.h"
-
 #include <catch2/catch.hpp>
+
+#include "emulator/api/resource_quantity.h"
 
 namespace pjemu::api {
 namespace {
