@@ -1,0 +1,239 @@
+#include "emulator/scheduler/scheduler.h"
+
+#include <algorithm>
+#include <set>
+
+#include "emulator/scheduler/fit.h"
+
+namespace pjemu::scheduler {
+namespace {
+
+std::string Key(const Json& pod) {
+  return pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "");
+}
+
+bool Terminal(const Json& pod) {
+  std::string phase = pod.value("status", Json::object()).value("phase", "");
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+// The pod's conditions with `cond` replacing the one of the same type.
+Json WithCondition(const Json& pod, const Json& cond) {
+  Json conditions = Json::array();
+  for (const Json& c : pod.value("status", Json::object()).value("conditions", Json::array())) {
+    if (c.value("type", "") != cond.value("type", "")) conditions.push_back(c);
+  }
+  conditions.push_back(cond);
+  return conditions;
+}
+
+}  // namespace
+
+Scheduler::Scheduler(client::Client& client, EventLoop& loop, SchedulerOptions options)
+    : client_(client), loop_(loop), options_(std::move(options)) {}
+
+Scheduler::~Scheduler() { Stop(); }
+
+Status Scheduler::Start() {
+  if (alive_) return Status::Ok();
+  alive_ = std::make_shared<bool>(true);
+  auto pods = client_.Watch(api::Pods(), "");
+  if (!pods.ok()) return pods.status().WithContext("scheduler: watch pods");
+  auto nodes = client_.Watch(api::Nodes(), "");
+  if (!nodes.ok()) return nodes.status().WithContext("scheduler: watch nodes");
+  pods_ = *pods;
+  nodes_ = *nodes;
+  std::weak_ptr<bool> alive = alive_;
+  for (auto& w : {pods_, nodes_}) {
+    w->SetNotify([this, alive] {
+      if (alive.expired()) return;
+      loop_.Post([this, alive] {
+        if (!alive.expired()) Drain();
+      });
+    });
+  }
+  Trigger();
+  return Status::Ok();
+}
+
+void Scheduler::Stop() {
+  if (!alive_) return;
+  alive_.reset();
+  for (auto& w : {pods_, nodes_}) {
+    if (!w) continue;
+    w->SetNotify(nullptr);
+    w->Stop();
+  }
+  pods_.reset();
+  nodes_.reset();
+  if (retry_) loop_.Cancel(retry_), retry_ = 0;
+}
+
+void Scheduler::Drain() {
+  bool changed = false;
+  for (auto* w : {&pods_, &nodes_}) {
+    if (!*w) continue;
+    while ((*w)->TryNext()) changed = true;
+    if ((*w)->Done()) {
+      // Fell behind: re-watch; the pass below re-reads everything anyway.
+      auto again = client_.Watch(w == &pods_ ? api::Pods() : api::Nodes(), "");
+      if (again.ok()) {
+        *w = *again;
+        std::weak_ptr<bool> alive = alive_;
+        (*w)->SetNotify([this, alive] {
+          if (!alive.expired()) loop_.Post([this, alive] {
+              if (!alive.expired()) Drain();
+            });
+        });
+      }
+      changed = true;
+    }
+  }
+  if (changed) Trigger();
+}
+
+void Scheduler::Trigger() {
+  if (pass_pending_) return;
+  pass_pending_ = true;
+  std::weak_ptr<bool> alive = alive_;
+  loop_.Post([this, alive] {
+    if (alive.expired()) return;
+    pass_pending_ = false;
+    ScheduleAll();
+  });
+}
+
+void Scheduler::ScheduleAll() {
+  auto node_list = client_.List(api::Nodes(), "");
+  auto pod_list = client_.List(api::Pods(), "");
+  if (!node_list.ok() || !pod_list.ok()) return;
+  std::vector<NodeView> nodes;
+  std::map<std::string, std::size_t> index;
+  for (const Json& n : (*node_list)["items"]) {
+    index[n["metadata"].value("name", "")] = nodes.size();
+    nodes.push_back(ViewOfNode(n));
+  }
+  std::vector<Json> pending;
+  std::set<std::string> live_uids;
+  for (const Json& p : (*pod_list)["items"]) {
+    const Json spec = p.value("spec", Json::object());
+    std::string node = spec.value("nodeName", "");
+    live_uids.insert(p["metadata"].value("uid", ""));
+    if (!node.empty()) {
+      auto it = index.find(node);
+      if (it == index.end() || Terminal(p)) continue;
+      auto req = api::PodRequests(p);
+      NodeView& v = nodes[it->second];
+      if (req.ok()) {
+        for (auto& [k, amount] : *req) v.used[k] += amount;
+      }
+      v.used["pods"] += 1;
+      continue;
+    }
+    std::string name = spec.value("schedulerName", "");
+    if (!name.empty() && name != options_.scheduler_name) continue;
+    if (p["metadata"].contains("deletionTimestamp") || Terminal(p)) continue;
+    pending.push_back(p);
+  }
+  for (auto it = last_message_.begin(); it != last_message_.end();) {
+    it = live_uids.count(it->first) ? std::next(it) : last_message_.erase(it);
+  }
+  // FIFO by creation time, then namespace/name: deterministic.
+  std::sort(pending.begin(), pending.end(), [](const Json& a, const Json& b) {
+    auto ta = a["metadata"].value("creationTimestamp", "");
+    auto tb = b["metadata"].value("creationTimestamp", "");
+    return ta != tb ? ta < tb : Key(a) < Key(b);
+  });
+  bool unschedulable = false;
+  for (const Json& pod : pending) {
+    auto req = api::PodRequests(pod);
+    std::string message;
+    std::optional<std::size_t> chosen;
+    if (!req.ok()) {
+      message = req.status().message();
+    } else {
+      chosen = ChooseNode(pod, *req, nodes, &message);
+    }
+    if (!chosen) {
+      unschedulable = true;
+      MarkUnschedulable(pod, message);
+      continue;
+    }
+    if (!Bind(pod, nodes[*chosen].name).ok()) continue;
+    for (auto& [k, amount] : *req) nodes[*chosen].used[k] += amount;
+    nodes[*chosen].used["pods"] += 1;
+  }
+  if (retry_) loop_.Cancel(retry_), retry_ = 0;
+  if (unschedulable) {
+    std::weak_ptr<bool> alive = alive_;
+    retry_ = loop_.PostAfter(options_.retry_interval, [this, alive] {
+      if (alive.expired()) return;
+      retry_ = 0;
+      ScheduleAll();
+    });
+  }
+}
+
+Status Scheduler::Bind(const Json& pod, const std::string& node) {
+  const std::string ns = pod["metadata"].value("namespace", "");
+  const std::string name = pod["metadata"].value("name", "");
+  Json cond = {{"type", "PodScheduled"},
+               {"status", "True"},
+               {"lastProbeTime", nullptr},
+               {"lastTransitionTime", FormatTime(loop_.Now())}};
+  Json status_patch = {{"status", {{"conditions", WithCondition(pod, cond)}}}};
+  auto s = client_.Patch(api::Pods(), ns, name, api::PatchType::kMerge, status_patch,
+                         api::Subresource::kStatus);
+  if (!s.ok()) return s.status();
+  Json bind = {{"spec", {{"nodeName", node}}}};
+  auto b = client_.Patch(api::Pods(), ns, name, api::PatchType::kMerge, bind);
+  if (!b.ok()) return b.status();
+  last_message_.erase(pod["metadata"].value("uid", ""));
+  Event(pod, "Normal", "Scheduled", "Successfully assigned " + ns + "/" + name + " to " + node);
+  return Status::Ok();
+}
+
+void Scheduler::MarkUnschedulable(const Json& pod, const std::string& message) {
+  std::string uid = pod["metadata"].value("uid", "");
+  auto it = last_message_.find(uid);
+  if (it != last_message_.end() && it->second == message) return;  // nothing new to say
+  last_message_[uid] = message;
+  Json cond = {{"type", "PodScheduled"},
+               {"status", "False"},
+               {"lastProbeTime", nullptr},
+               {"lastTransitionTime", FormatTime(loop_.Now())},
+               {"reason", "Unschedulable"},
+               {"message", message}};
+  Json patch = {{"status", {{"phase", "Pending"}, {"conditions", WithCondition(pod, cond)}}}};
+  (void)client_.Patch(api::Pods(), pod["metadata"].value("namespace", ""),
+                      pod["metadata"].value("name", ""), api::PatchType::kMerge, patch,
+                      api::Subresource::kStatus);
+  Event(pod, "Warning", "FailedScheduling", message);
+}
+
+void Scheduler::Event(const Json& pod, const std::string& type, const std::string& reason,
+                      const std::string& message) {
+  const Json& meta = pod["metadata"];
+  std::string now = FormatTime(loop_.Now());
+  Json event = {{"apiVersion", "v1"},
+                {"kind", "Event"},
+                {"metadata", {{"generateName", meta.value("name", "") + "."},
+                              {"namespace", meta.value("namespace", "")}}},
+                {"involvedObject",
+                 {{"apiVersion", "v1"},
+                  {"kind", "Pod"},
+                  {"name", meta.value("name", "")},
+                  {"namespace", meta.value("namespace", "")},
+                  {"uid", meta.value("uid", "")}}},
+                {"reason", reason},
+                {"message", message},
+                {"type", type},
+                {"source", {{"component", options_.scheduler_name}}},
+                {"reportingComponent", options_.scheduler_name},
+                {"firstTimestamp", now},
+                {"lastTimestamp", now},
+                {"count", 1}};
+  (void)client_.Create(api::Events(), meta.value("namespace", ""), event);
+}
+
+}  // namespace pjemu::scheduler

@@ -1,0 +1,60 @@
+// Scheduler: binds pods with an empty spec.nodeName to a Ready node that fits their requests
+// (cpu, memory, nvidia.com/gpu, pod count, nodeSelector), kube-scheduler style: PodScheduled=True
+// and spec.nodeName on success (the status first, so a kubelet never sees a bound pod without
+// it) plus a Scheduled event; PodScheduled=False reason Unschedulable with the kube-scheduler's
+// message and a FailedScheduling Warning event otherwise, retried whenever a pod or node changes.
+// Reads pods and nodes, writes pods and events, all through client::Client.
+// Thread safety: constructor, Start and Stop on the EventLoop thread (or before it runs);
+// everything else runs on the EventLoop thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "emulator/client/client.h"
+#include "emulator/common/event_loop.h"
+
+namespace pjemu::scheduler {
+
+struct SchedulerOptions {
+  // Pods whose spec.schedulerName is empty or this name are scheduled.
+  std::string scheduler_name = "default-scheduler";
+  // Unschedulable pods are retried on every pod/node change and at least this often.
+  Duration retry_interval = 10s;
+};
+
+class Scheduler {
+ public:
+  Scheduler(client::Client& client, EventLoop& loop, SchedulerOptions options = {});
+  ~Scheduler();  // Stop()
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Starts watching pods and nodes; the Client's errors if a watch cannot be opened.
+  Status Start();
+  void Stop();
+
+  // One scheduling pass over every pending pod (also what each change triggers).
+  void ScheduleAll();
+
+ private:
+  void Trigger();
+  void Drain();
+  Status Bind(const Json& pod, const std::string& node);
+  void MarkUnschedulable(const Json& pod, const std::string& message);
+  void Event(const Json& pod, const std::string& type, const std::string& reason,
+             const std::string& message);
+
+  client::Client& client_;
+  EventLoop& loop_;
+  SchedulerOptions options_;
+  std::shared_ptr<api::Watch> pods_;
+  std::shared_ptr<api::Watch> nodes_;
+  std::shared_ptr<bool> alive_;
+  bool pass_pending_ = false;
+  EventLoop::TimerId retry_ = 0;
+  std::map<std::string, std::string> last_message_;  // pod uid -> last FailedScheduling message
+};
+
+}  // namespace pjemu::scheduler
