@@ -1,6 +1,7 @@
 #include "emulator/manifest/manifest.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
@@ -83,6 +84,7 @@ const char* TypeName(const Json& j) {
   if (j.is_string()) return "a string";
   if (j.is_number()) return "a number";
   if (j.is_boolean()) return "a boolean";
+  if (j.is_object()) return "a mapping";
   return "a value";
 }
 
@@ -97,17 +99,22 @@ std::map<std::string, int> SubLines(const std::map<std::string, int>& lines, siz
   return out;
 }
 
-Status CheckTypeMeta(const Json& object, const std::string& source, int line) {
-  auto set = [&](const char* field) {
-    auto it = object.find(field);
-    return it != object.end() && it->is_string() && !it->get<std::string>().empty();
-  };
-  bool has_api = set("apiVersion"), has_kind = set("kind");
-  if (has_api && has_kind) return Status::Ok();
-  std::string what = !has_api && !has_kind ? "apiVersion not set, kind not set"
-                     : !has_api            ? "apiVersion not set"
-                                           : "kind not set";
-  return BadRequestError(fmt::format("{}:{}: {}", source, line, what));
+Status CheckTypeMeta(const Document& doc, const std::string& source) {
+  std::vector<std::string> unset;
+  for (const char* field : {"apiVersion", "kind"}) {
+    auto it = doc.object.find(field);
+    if (it == doc.object.end() || it->is_null() ||
+        (it->is_string() && it->get_ref<const std::string&>().empty())) {
+      unset.push_back(std::string(field) + " not set");
+    } else if (!it->is_string()) {
+      auto line = doc.lines.find(std::string("/") + field);
+      return BadRequestError(fmt::format("{}:{}: {}: expected a string, got {}", source,
+                                         line == doc.lines.end() ? doc.line : line->second, field,
+                                         TypeName(*it)));
+    }
+  }
+  if (unset.empty()) return Status::Ok();
+  return BadRequestError(fmt::format("{}:{}: {}", source, doc.line, fmt::join(unset, ", ")));
 }
 
 // Appends the objects of one document, flattening lists (kind "List", "PodList", ...) the way
@@ -120,7 +127,7 @@ Status AddObjects(Document doc, const std::string& source, int depth, std::vecto
                     "kind), got {}",
                     source, doc.line, TypeName(doc.object)));
   }
-  RETURN_IF_ERROR(CheckTypeMeta(doc.object, source, doc.line));
+  RETURN_IF_ERROR(CheckTypeMeta(doc, source));
   const std::string& kind = doc.object["kind"].get_ref<const std::string&>();
   bool is_list = kind.size() >= 4 && kind.compare(kind.size() - 4, 4, "List") == 0;
   if (!is_list || depth > 4) {

@@ -167,3 +167,39 @@ TEST_CASE("LoadManifestFile reads a file and names it in errors", "[manifest]") 
 
 }  // namespace
 }  // namespace pjemu::manifest
+
+namespace pjemu::manifest {
+namespace {
+
+TEST_CASE("fixtures/manifests load into the objects they describe", "[manifest]") {
+  std::string dir = std::string(PJEMU_SOURCE_DIR) + "/fixtures/manifests/";
+  auto yaml = LoadManifestFile(dir + "job-and-service.yaml");
+  INFO(yaml.status().message());
+  REQUIRE(yaml.ok());
+  REQUIRE(yaml->size() == 2);
+  const Json& job = yaml->at(0).object;
+  CHECK(yaml->at(0).line == 2);
+  CHECK(job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == 2);
+  CHECK(job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"] ==
+        job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]);
+  CHECK(job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]
+           ["resources"]["limits"]["cpu"] == "500m");
+  CHECK(yaml->at(1).object["spec"]["ports"][0]["targetPort"] == "tb");
+  CHECK(yaml->at(1).line == 28);
+  CHECK(yaml->at(1).LineOf("spec.ports[0].targetPort") == 37);
+
+  auto json = LoadManifestFile(dir + "pods-list.json");
+  INFO(json.status().message());
+  REQUIRE(json.ok());
+  REQUIRE(json->size() == 2);
+  const Manifest& a = json->at(0);
+  CHECK(a.object["metadata"]["labels"]["on"] == "yes");
+  CHECK(a.object["spec"]["containers"][0]["ports"][0]["containerPort"] == 8080);
+  CHECK(a.object["spec"]["containers"][0]["ports"][0]["containerPort"].is_number_integer());
+  CHECK(a.line == 5);
+  CHECK(a.LineOf("spec.containers[0].image") == 9);
+  CHECK(json->at(1).LineOf("metadata.name") == 14);
+}
+
+}  // namespace
+}  // namespace pjemu::manifest
