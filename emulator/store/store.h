@@ -14,13 +14,32 @@
 //  - Namespaces default, kube-system, kube-public and kubeflow exist from the start; creating in a
 //    missing namespace is kNotFound; deleting a namespace deletes what is in it.
 //
+// Pods: graceful deletion as kube-apiserver. DELETE on a pod with spec.nodeName set, not in phase
+// Succeeded/Failed, with grace > 0 (DeleteOptions::grace_period_seconds, else
+// spec.terminationGracePeriodSeconds, else 30) only sets metadata.deletionTimestamp = now + grace
+// and metadata.deletionGracePeriodSeconds = grace (one MODIFIED); a later DELETE with a shorter
+// grace shortens it, a longer one changes nothing. The pod goes (DELETED) when deleted with grace 0
+// (the kubelet does so once its processes are gone). Unbound or terminal pods go at once.
+// BOOKMARKs are sent only when the API server calls SendBookmarks() (see there).
+//
 // Known deviations from kube-apiserver (also listed in the README):
 //  - Garbage collection runs synchronously inside the owner's Delete call (the real GC is an
-//    asynchronous controller); the dependents' DELETED events follow the owner's.
+//    asynchronous controller); the dependents' DELETED events follow the owner's. Orphan
+//    strips the dependents' ownerReferences at once instead of via the `orphan` finalizer.
+//    Foreground deletion waits for every dependent, not only those with blockOwnerDeletion.
 //  - Deleting an object also deletes the core/v1 Events whose involvedObject.uid is that object
 //    (real Events expire after a TTL instead).
-//  - Namespace deletion removes the contents at once instead of passing through Terminating.
-//
+//  - Namespace deletion removes the contents at once (ignoring their finalizers and grace
+//    periods) instead of passing through Terminating.
+//  - Strategic merge patch on core kinds is applied as a JSON merge patch (lists are replaced,
+//    not merged by key; no $patch directives). Custom resources get 415, as the real server.
+//  - generation is bumped when .spec changes, for every kind (and on deletionTimestamp).
+//  - No defaulting of pod/service specs; create only resets .status (pods {phase: Pending},
+//    namespaces {phase: Active}, nodes keep theirs). The /scale subresource is the API server's.
+//  - A watch that leaves a label/field selector gets DELETED with its last matching state at the
+//    new RV; one that enters gets ADDED (the watch cache's behaviour).
+//  - A watch from an RV newer than the store's is 504 Timeout at once (the real server waits 3s).
+
 // Thread safety: every method is safe to call from any thread; one mutex guards the maps.
 // Watch notifications run on the writer's thread after the lock is released, so writers never
 // wait for watchers.

@@ -67,10 +67,13 @@ Result<Json> Store::Impl::DeleteObject(TypeRef type, const ObjectPtr& current,
   Key key{MetaString(object, "namespace"), MetaString(object, "name")};
   std::string uid = MetaString(object, "uid");
   auto mark_deleting = [&](std::int64_t grace) {
+    bool first = !IsDeleting(object);
     Json& meta = MutableMeta(object);
     meta["deletionTimestamp"] = FormatTime(clock.Now() + std::chrono::seconds(grace));
     meta["deletionGracePeriodSeconds"] = grace;
-    if (meta.value("generation", 0) > 0) meta["generation"] = meta["generation"].get<int>() + 1;
+    if (first && meta.value("generation", 0) > 0) {
+      meta["generation"] = meta["generation"].get<int>() + 1;
+    }
   };
 
   // Graceful deletion of a pod the kubelet may be running: it keeps running until the kubelet
@@ -134,7 +137,10 @@ Result<Json> Store::Impl::DeleteObject(TypeRef type, const ObjectPtr& current,
   }
 
   if (!Finalizers(object).empty()) {
-    if (IsDeleting(object)) return object;  // already waiting for its finalizers
+    // Already waiting for its finalizers; a pod's running grace period ends now.
+    if (IsDeleting(object) && IntAt(object, "metadata", "deletionGracePeriodSeconds", 0) == 0) {
+      return object;
+    }
     mark_deleting(0);
     if (options.dry_run) return object;
     return *Put(type, std::move(object), WatchEvent::Type::kModified, current);
@@ -147,12 +153,13 @@ Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {
   auto& by_key = objects[type->PluralGroup()];
   auto it = by_key.find(key);
   if (it == by_key.end()) return nullptr;
-  Json removed = final_state.is_null() ? *it->second : std::move(final_state);
+  ObjectPtr last = it->second;
+  Json removed = final_state.is_null() ? *last : std::move(final_state);
   by_key.erase(it);
   by_uid.erase(MetaString(removed, "uid"));
   ++rv;
   MutableMeta(removed)["resourceVersion"] = std::to_string(rv);
-  hub.Record(rv, *type, WatchEvent::Type::kDeleted, std::make_shared<const Json>(removed), nullptr);
+  hub.Record(rv, *type, WatchEvent::Type::kDeleted, std::make_shared<const Json>(removed), last);
   CollectGarbage(type, removed);
   return removed;
 }

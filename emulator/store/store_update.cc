@@ -70,11 +70,13 @@ Result<Json> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, std::st
       try {
         doc = doc.patch(patch);
       } catch (const Json::other_error& e) {
-        // nlohmann reports a failed "test" as other_error 501.
-        std::string path;
-        for (const auto& op : patch) {
-          if (op.is_object() && op.value("op", "") == "test") path = op.value("path", "");
-        }
+        // nlohmann reports a failed "test" as other_error 501 "unsuccessful: <the operation>".
+        std::string what = e.what();
+        auto at = what.find("unsuccessful: ");
+        Json op = at == std::string::npos
+                      ? Json()
+                      : Json::parse(what.substr(at + 14), nullptr, /*allow_exceptions=*/false);
+        std::string path = op.is_object() ? op.value("path", "") : "";
         return PatchApplyError("testing value " + path + " failed: test failed");
       } catch (const Json::exception& e) {
         return PatchApplyError(CleanMessage(e.what()));

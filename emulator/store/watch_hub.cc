@@ -111,6 +111,10 @@ bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bo
         return true;
       }
       break;
+    case WatchEvent::Type::kDeleted:
+      if (!now && !before) return true;  // the watch saw it if either state matched
+      out = {e.event, *e.object};
+      break;
     default:
       if (!now) return true;
       out = {e.event, *e.object};

@@ -77,7 +77,7 @@ class WatchHub {
       : history_limit_(history_limit), queue_limit_(queue_limit) {}
 
   // Records a committed change (rv is the event's resourceVersion; `old` is the state before a
-  // MODIFIED, for selector transitions) and queues it on every matching watch.
+  // MODIFIED or DELETED, for selector transitions) and queues it on every matching watch.
   void Record(std::uint64_t rv, const api::ResourceType& type, api::WatchEvent::Type event,
               ObjectPtr object, ObjectPtr old);
   // Opens a watch. `current` lists the objects of the type now (for RV "" / "0"). `from_rv` is

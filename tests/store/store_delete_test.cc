@@ -207,6 +207,24 @@ TEST_CASE("pods bound to a node are deleted gracefully", "[store]") {
   }
 }
 
+TEST_CASE("a terminating pod with a finalizer waits for it after the kubelet's final delete",
+          "[store]") {
+  StoreFixture f;
+  Json pod = PodJson("p");
+  pod["spec"]["nodeName"] = "node-1";
+  pod["metadata"]["finalizers"] = {"example.com/keep"};
+  Must(f.store.Create(api::Pods(), "default", pod));
+  Must(f.store.Delete(api::Pods(), "default", "p"));
+  api::DeleteOptions now;
+  now.grace_period_seconds = 0;
+  Json t = Must(f.store.Delete(api::Pods(), "default", "p", now));
+  CHECK(t["metadata"]["deletionGracePeriodSeconds"] == 0);
+  CHECK(Exists(f.store, api::Pods(), "p"));
+  t["metadata"].erase("finalizers");
+  Must(f.store.Update(api::Pods(), "default", t));
+  CHECK_FALSE(Exists(f.store, api::Pods(), "p"));
+}
+
 TEST_CASE("deleting a namespace deletes everything in it", "[store]") {
   StoreFixture f;
   Must(f.store.Create(api::Namespaces(), "", {{"metadata", {{"name", "team"}}}}));

@@ -72,8 +72,11 @@ TEST_CASE("patch failures are refused with the real server's codes", "[store]") 
 TEST_CASE("a failed JSON patch test names the path in the cause", "[store]") {
   StoreFixture f;
   Must(f.store.Create(api::PyTorchJobs(), "default", JobJson("mnist")));
-  auto r = f.store.Patch(api::PyTorchJobs(), "default", "mnist", api::PatchType::kJson,
-                         Json::array({{{"op", "test"}, {"path", "/spec/x"}, {"value", 7}}}));
+  auto r = f.store.Patch(
+      api::PyTorchJobs(), "default", "mnist", api::PatchType::kJson,
+      Json::array({{{"op", "test"}, {"path", "/spec/pytorchReplicaSpecs/Master/replicas"}, {"value", 1}},
+                   {{"op", "test"}, {"path", "/spec/x"}, {"value", 7}},
+                   {{"op", "test"}, {"path", "/spec/y"}, {"value", 8}}}));
   REQUIRE(r.status().code() == Code::kInvalid);
   CHECK(r.status().details()["causes"][0]["message"] == "testing value /spec/x failed: test failed");
 }

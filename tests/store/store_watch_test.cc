@@ -97,6 +97,20 @@ TEST_CASE("label selectors on a watch turn transitions into ADDED and DELETED", 
   CHECK(std::stoull(Rv(events[2].object)) > std::stoull(Rv(events[1].object)));
 }
 
+TEST_CASE("a watch sees DELETED even when the final write leaves its selector", "[store]") {
+  StoreFixture f;
+  Json pod = PodJson("p", {{"role", "master"}});
+  pod["metadata"]["finalizers"] = {"example.com/keep"};
+  Must(f.store.Create(api::Pods(), "default", pod));
+  api::WatchOptions opts = From(std::to_string(f.store.ResourceVersion()));
+  opts.label_selector = "role=master";
+  auto w = Must(f.store.Watch(api::Pods(), "default", opts));
+  Must(f.store.Delete(api::Pods(), "default", "p"));
+  Must(f.store.Patch(api::Pods(), "default", "p", api::PatchType::kMerge,
+                     {{"metadata", {{"finalizers", nullptr}, {"labels", {{"role", "gone"}}}}}}));
+  CHECK(Drain(*w) == std::vector<std::string>{"MODIFIED p", "DELETED p"});
+}
+
 TEST_CASE("field selectors filter watch events", "[store]") {
   StoreFixture f;
   api::WatchOptions opts;
