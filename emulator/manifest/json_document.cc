@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <cstdint>
 #include <set>
 #include <vector>
 
@@ -47,7 +48,9 @@ std::string JsonMessage(const std::string& what) {
 }  // namespace
 
 void NormalizeIntegralFloats(Json& value) {
-  if (value.is_number_float()) {
+  if (value.is_number_unsigned() && value.get<uint64_t>() > INT64_MAX) {
+    value = static_cast<double>(value.get<uint64_t>());
+  } else if (value.is_number_float()) {
     double f = value.get<double>();
     if (std::nearbyint(f) == f && std::fabs(f) < 9.2e18) value = static_cast<int64_t>(f);
   } else if (value.is_structured()) {

@@ -14,11 +14,12 @@
 namespace pjemu::manifest {
 
 // One JSON value; errors read "job.json:3: invalid JSON: syntax error while parsing ...".
-// Integral floats (1.0) become integers, as they do on their way through kubectl.
+// Numbers are normalized as they are on their way through kubectl (NormalizeIntegralFloats).
 Result<Json> ParseJsonDocument(std::string_view text, std::string_view source,
                                const ConvertLimits& limits, std::map<std::string, int>* lines);
 
-// Turns integral float values (3.0) into integers, recursively.
+// Turns integral float values (3.0) into integers and integers above int64 into floats,
+// recursively, as kubectl's unstructured decoding does.
 void NormalizeIntegralFloats(Json& value);
 
 }  // namespace pjemu::manifest

@@ -120,7 +120,8 @@ Json IntToJson(const GoInt& v) {
     if (v.magnitude <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       return Json(static_cast<int64_t>(v.magnitude));
     }
-    return Json(v.magnitude);
+    // kubectl decodes integers above int64 into float64 before sending them on.
+    return Json(static_cast<double>(v.magnitude));
   }
   return Json(static_cast<int64_t>(0 - v.magnitude));
 }

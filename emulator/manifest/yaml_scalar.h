@@ -15,7 +15,8 @@ namespace pjemu::manifest {
 // n/no/off/false forms) are booleans; ""/~/null/Null/NULL are null; integers after removing
 // "_", with Go's base prefixes (0x, 0o, 0b, and a leading 0 for octal); then floats (1.5, .5,
 // 1e3). A float with an integral value becomes an integer, because json.Marshal writes
-// float64(3) as "3", which is what the API server receives from kubectl. ".inf" and ".nan"
+// float64(3) as "3", which is what the API server receives from kubectl; an integer above int64
+// becomes a float, as kubectl's unstructured decoding makes it. ".inf" and ".nan"
 // are errors (JSON cannot carry them). Anything else stays a string.
 Result<Json> ResolvePlainScalar(std::string_view text);
 

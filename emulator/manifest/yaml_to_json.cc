@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+#include <vector>
+
 #include "emulator/manifest/yaml_scalar.h"
 
 namespace pjemu::manifest {
@@ -128,16 +132,17 @@ Result<std::string> YamlToJson::Key(const YAML::Node& key, int line) {
 Status YamlToJson::Mapping(const YAML::Node& node, int depth, int line, std::string& pointer,
                            Json* out) {
   *out = Json::object();
-  std::map<std::string, bool> seen;  // key -> explicitly set (merged keys may be overridden)
-  std::vector<YAML::Node> merges;
+  std::set<std::string> explicit_keys;
   for (auto it = node.begin(); it != node.end(); ++it) {
     int key_line = LineOfNode(it->first, line);
     if (it->first.IsScalar() && it->first.Tag() == "?" && it->first.Scalar() == "<<") {
-      merges.push_back(it->second);
+      // go-yaml v2 applies merge keys in document order: a merge overwrites the keys set
+      // before it and later keys overwrite the merged ones.
+      RETURN_IF_ERROR(Merge(it->second, depth, key_line, out));
       continue;
     }
     ASSIGN_OR_RETURN(std::string key, Key(it->first, key_line));
-    if (!seen.emplace(key, true).second) {
+    if (!explicit_keys.insert(key).second) {
       return Fail(ConvertFailure::kDuplicateKey, key_line,
                   fmt::format("duplicate key {}", Quote(key)));
     }
@@ -150,45 +155,37 @@ Status YamlToJson::Mapping(const YAML::Node& node, int depth, int line, std::str
     RETURN_IF_ERROR(s);
     (*out)[key] = std::move(value);
   }
-  // YAML merge keys ("<<: *defaults"): explicit keys win, earlier merged maps win over later.
-  for (const YAML::Node& m : merges) {
-    RETURN_IF_ERROR(Merge(m, depth, LineOfNode(m, line), out, &seen));
-  }
   return Status::Ok();
 }
 
-Status YamlToJson::Merge(const YAML::Node& value, int depth, int line, Json* out,
-                         std::map<std::string, bool>* seen) {
+Status YamlToJson::Merge(const YAML::Node& value, int depth, int line, Json* out) {
   std::vector<YAML::Node> sources;
   if (value.IsMap()) {
     sources.push_back(value);
   } else if (value.IsSequence()) {
     for (const YAML::Node& item : value) sources.push_back(item);
   }
-  for (const YAML::Node& src : sources) {
-    if (!src.IsMap()) {
-      return Fail(ConvertFailure::kYaml, line,
-                  "map merge requires map or sequence of maps as the value");
-    }
+  bool all_maps = !sources.empty() && std::all_of(sources.begin(), sources.end(),
+                                                  [](const YAML::Node& n) { return n.IsMap(); });
+  if (!all_maps) {
+    return Fail(ConvertFailure::kYaml, line,
+                "map merge requires map or sequence of maps as the value");
+  }
+  // In a sequence the earlier maps win, so apply them last.
+  for (auto src = sources.rbegin(); src != sources.rend(); ++src) {
     Json merged;
     std::string scratch;  // merged fields keep the line of the mapping they came from
     YamlToJson sub(source_, limits_, nullptr);
     sub.nodes_ = nodes_;
     sub.scalar_bytes_ = scalar_bytes_;
-    Status s = sub.Node(src, depth, line, scratch, &merged);
+    Status s = sub.Node(*src, depth, line, scratch, &merged);
     nodes_ = sub.nodes_;
     scalar_bytes_ = sub.scalar_bytes_;
     if (!s.ok()) {
       failure_ = sub.failure_;
       return s;
     }
-    for (auto& [k, v] : merged.items()) {
-      if (seen->emplace(k, false).second) (*out)[k] = v;
-    }
-  }
-  if (sources.empty()) {
-    return Fail(ConvertFailure::kYaml, line,
-                "map merge requires map or sequence of maps as the value");
+    for (auto& [k, v] : merged.items()) (*out)[k] = v;
   }
   return Status::Ok();
 }

@@ -36,8 +36,7 @@ class YamlToJson {
  private:
   Status Node(const YAML::Node& node, int depth, int line, std::string& pointer, Json* out);
   Status Mapping(const YAML::Node& node, int depth, int line, std::string& pointer, Json* out);
-  Status Merge(const YAML::Node& value, int depth, int line, Json* out,
-               std::map<std::string, bool>* seen);
+  Status Merge(const YAML::Node& value, int depth, int line, Json* out);
   Status Sequence(const YAML::Node& node, int depth, int line, std::string& pointer, Json* out);
   Status Scalar(const YAML::Node& node, int line, Json* out);
   Result<std::string> Key(const YAML::Node& key, int line);

@@ -147,6 +147,20 @@ spec:
 )");
   const Json& o = ms[0].object;
   CHECK(o["metadata"]["annotations"] == Json{{"app", "mnist"}, {"tier", "override"}});
+  SECTION("merges apply in document order; in a sequence the earlier map wins") {
+    auto m = MustLoad(R"(apiVersion: v1
+kind: ConfigMap
+b1: &b1 {x: 1}
+b2: &b2 {x: 2, w: 3}
+before: {x: 9, <<: *b1}
+list: {<<: [*b1, *b2]}
+twice: {<<: *b1, <<: {x: 5}}
+)");
+    const Json& c = m[0].object;
+    CHECK(c["before"] == Json{{"x", 1}});
+    CHECK(c["list"] == Json{{"x", 1}, {"w", 3}});
+    CHECK(c["twice"] == Json{{"x", 5}});
+  }
   CHECK(o["spec"]["containers"][1] == Json{{"name", "a"}, {"image", "i"}});
 }
 
