@@ -189,17 +189,20 @@ Result<Json> DesiredService(const Json& job, const std::string& rtype, std::int6
 
   const Json& containers =
       Field(Field(Field(ReplicaSpec(job, rtype), "template"), "spec"), "containers");
-  const Json* pytorch = nullptr;
-  for (const Json& c : containers.is_array() ? containers : Json::array()) {
-    if (Str(c, "name") == kDefaultContainerName) {
-      pytorch = &c;
-      break;
+  Json pytorch = nullptr;
+  if (containers.is_array()) {
+    for (const Json& c : containers) {
+      if (Str(c, "name") == kDefaultContainerName) {
+        pytorch = c;
+        break;
+      }
     }
   }
-  if (!pytorch) return Status(Code::kNotFound, "failed to find the port");
+  if (pytorch.is_null()) return Status(Code::kNotFound, "failed to find the port");
   // GetPortsFromJob builds a name->port map; Go ranges over it in random order, pjemu sorts.
   std::vector<std::pair<std::string, std::int64_t>> ports;
-  for (const Json& p : Field(*pytorch, "ports").is_array() ? (*pytorch)["ports"] : Json::array()) {
+  const Json port_list = Field(pytorch, "ports").is_array() ? pytorch["ports"] : Json::array();
+  for (const Json& p : port_list) {
     auto it = std::find_if(ports.begin(), ports.end(),
                            [&](const auto& e) { return e.first == Str(p, "name"); });
     std::int64_t port = OptInt(p, "containerPort").value_or(0);

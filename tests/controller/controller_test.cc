@@ -1,0 +1,248 @@
+// Given a Store, a LocalClient and a running Controller on a virtual-time EventLoop, jobs should
+// go through the Training Operator's lifecycle end to end (T24, T26-T30, T55, T57 and the
+// create-time admission), with kubelet behaviour simulated by status patches.
+#include <catch2/catch.hpp>
+
+#include "emulator/api/resources.h"
+#include "emulator/client/local_client.h"
+#include "emulator/controller/conditions.h"
+#include "emulator/controller/controller.h"
+#include "emulator/controller/validation.h"
+#include "emulator/store/store.h"
+#include "tests/controller/job_builder.h"
+
+namespace pjemu::controller {
+namespace {
+
+using testing::JobBuilder;
+
+struct Cluster {
+  FakeClock clock;
+  EventLoop loop{clock};
+  store::Store store{clock};
+  std::unique_ptr<client::Client> client = client::MakeLocalClient(store);
+  Controller controller{*client, loop};
+
+  Cluster() {
+    store.SetValidator(api::PyTorchJobs(), ValidatePyTorchJob);
+    REQUIRE(controller.Start().ok());
+    loop.RunUntilIdle();
+  }
+  ~Cluster() { controller.Stop(); }
+
+  Status Submit(Json job) {
+    job["metadata"].erase("uid");
+    job["metadata"].erase("resourceVersion");
+    Status s = client->Create(api::PyTorchJobs(), "default", std::move(job)).status();
+    loop.RunUntilIdle();
+    return s;
+  }
+  Json Job(const std::string& name) {
+    auto r = client->Get(api::PyTorchJobs(), "default", name);
+    return r.ok() ? *r : Json(nullptr);
+  }
+  std::vector<std::string> Names(const api::ResourceType& type, const std::string& selector = "") {
+    api::ListOptions o;
+    o.label_selector = selector;
+    std::vector<std::string> out;
+    const Json list = *client->List(type, "default", o);
+    for (const Json& item : list["items"]) {
+      out.push_back(item["metadata"]["name"]);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  void SetPhase(const std::string& pod, const std::string& phase) {
+    Json patch = {{"status", {{"phase", phase}}}};
+    REQUIRE(client->Patch(api::Pods(), "default", pod, api::PatchType::kMerge, patch,
+                          api::Subresource::kStatus).ok());
+    loop.RunUntilIdle();
+  }
+  void SetAllPhases(const std::string& phase) {
+    for (const auto& name : Names(api::Pods())) SetPhase(name, phase);
+  }
+  void Patch(const std::string& job, Json patch) {
+    REQUIRE(client->Patch(api::PyTorchJobs(), "default", job, api::PatchType::kMerge, patch).ok());
+    loop.RunUntilIdle();
+  }
+  std::vector<std::string> Conds(const std::string& job) {
+    std::vector<std::string> out;
+    const Json conds = Job(job).value("status", Json::object()).value("conditions", Json::array());
+    for (const Json& c : conds) {
+      out.push_back(c["type"].get<std::string>() + "/" + c["status"].get<std::string>() + "/" +
+                    c["reason"].get<std::string>());
+    }
+    return out;
+  }
+};
+
+TEST_CASE("T24: Master 1 + Worker 2 creates pods and services; master success succeeds the job",
+          "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(JobBuilder("test-job").Master(1).Worker(2).Build()).ok());
+  const std::vector<std::string> want = {"test-job-master-0", "test-job-worker-0",
+                                         "test-job-worker-1"};
+  CHECK(c.Names(api::Pods()) == want);
+  CHECK(c.Names(api::Services()) == want);
+  Json job = c.Job("test-job");
+  CHECK(job["spec"]["pytorchReplicaSpecs"]["Master"].count("restartPolicy") == 1);
+  CHECK_FALSE(job["spec"].contains("nprocPerNode"));  // the stored spec is not defaulted
+  Json pod = *c.client->Get(api::Pods(), "default", "test-job-master-0");
+  CHECK(pod["metadata"]["ownerReferences"][0]["uid"] == job["metadata"]["uid"]);
+  c.SetAllPhases("Running");
+  CHECK(c.Conds("test-job") == std::vector<std::string>{"Created/True/PyTorchJobCreated",
+                                                        "Running/True/PyTorchJobRunning"});
+  c.SetPhase("test-job-master-0", "Succeeded");
+  job = c.Job("test-job");
+  CHECK(job["status"]["replicaStatuses"]["Master"]["succeeded"] == 1);
+  CHECK(IsSucceeded(job["status"]));
+}
+
+TEST_CASE("legacy selector: kubectl get pods -l pytorch_job_name=<job> lists the job's pods",
+          "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(JobBuilder("mnist").Master(1).Worker(1).Build()).ok());
+  CHECK(c.Names(api::Pods(), "pytorch_job_name=mnist") ==
+        std::vector<std::string>{"mnist-master-0", "mnist-worker-0"});
+  CHECK(c.Names(api::Services(), "pytorch_job_name=mnist").empty());
+}
+
+TEST_CASE("an invalid job is refused at create time and nothing is created", "[controller]") {
+  Cluster c;
+  Status s = c.Submit(JobBuilder("bad").Master(2).Build());
+  CHECK(s.code() == Code::kForbidden);
+  CHECK(s.message().find("spec.pytorchReplicaSpecs[Master].replicas: Forbidden: must be 1") !=
+        std::string::npos);
+  CHECK(c.Job("bad").is_null());
+  CHECK(c.Names(api::Pods()).empty());
+}
+
+TEST_CASE("T26: created suspended: no pods or services, no startTime", "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(JobBuilder("test-job").Worker(1).Set("/spec/runPolicy/suspend", true).Build())
+              .ok());
+  c.loop.RunFor(3s);
+  CHECK(c.Names(api::Pods()).empty());
+  CHECK(c.Names(api::Services()).empty());
+  CHECK_FALSE(c.Job("test-job")["status"].contains("startTime"));
+  CHECK(c.Conds("test-job") == std::vector<std::string>{"Created/True/PyTorchJobCreated",
+                                                        "Suspended/True/PyTorchJobSuspended"});
+}
+
+TEST_CASE("T27: run, suspend, resume through the API", "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(JobBuilder("test-job").Master(1).Worker(1).Build()).ok());
+  c.SetAllPhases("Running");
+  const Json start = c.Job("test-job")["status"]["startTime"];
+  c.clock.Advance(5s);
+  c.Patch("test-job", {{"spec", {{"runPolicy", {{"suspend", true}}}}}});
+  CHECK(c.Names(api::Pods()).empty());
+  CHECK(c.Names(api::Services()).empty());
+  Json job = c.Job("test-job");
+  CHECK(job["status"]["startTime"] == start);
+  CHECK_FALSE(job["status"]["replicaStatuses"]["Worker"].contains("active"));
+  CHECK(c.Conds("test-job") == std::vector<std::string>{"Created/True/PyTorchJobCreated",
+                                                        "Running/False/PyTorchJobSuspended",
+                                                        "Suspended/True/PyTorchJobSuspended"});
+  c.clock.Advance(5s);
+  c.Patch("test-job", {{"spec", {{"runPolicy", {{"suspend", false}}}}}});
+  CHECK(c.Job("test-job")["status"]["startTime"] != start);
+  CHECK(c.Names(api::Pods()).size() == 2);
+  CHECK(c.Names(api::Services()).size() == 2);
+  c.SetAllPhases("Running");
+  CHECK(c.Conds("test-job") == std::vector<std::string>{"Created/True/PyTorchJobCreated",
+                                                        "Suspended/False/PyTorchJobResumed",
+                                                        "Running/True/PyTorchJobRunning"});
+}
+
+TEST_CASE("T28: managedBy multikueue: the controller leaves the job alone", "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(JobBuilder("test-job").Master(1).Worker(1)
+                       .Set("/spec/runPolicy/managedBy", "kueue.x-k8s.io/multikueue")
+                       .Set("/spec/runPolicy/suspend", true).Build()).ok());
+  CHECK(c.Names(api::Pods()).empty());
+  CHECK(c.Job("test-job").value("status", Json::object()).value("conditions", Json(nullptr))
+            .is_null());
+  c.Patch("test-job", {{"spec", {{"runPolicy", {{"suspend", false}}}}}});
+  CHECK(c.Names(api::Pods()).empty());
+  CHECK(c.Job("test-job").value("status", Json::object()).value("conditions", Json(nullptr))
+            .is_null());
+}
+
+TEST_CASE("T29-T30: elastic job with metrics gets an HPA, removed on suspend", "[controller]") {
+  Cluster c;
+  const auto& hpas = *api::FindResource("autoscaling", "horizontalpodautoscalers");
+  REQUIRE(c.Submit(JobBuilder("elastic-job").Worker(1)
+                       .Set("/spec/elasticPolicy",
+                            {{"rdzvBackend", "c10d"}, {"minReplicas", 1}, {"maxReplicas", 3},
+                             {"maxRestarts", 3},
+                             {"metrics", Json::array({{{"type", "Resource"},
+                                                       {"resource", {{"name", "cpu"}}}}})}})
+                       .Build()).ok());
+  CHECK(c.Names(api::Pods()) == std::vector<std::string>{"elastic-job-worker-0"});
+  CHECK(c.Names(hpas) == std::vector<std::string>{"elastic-job"});
+  c.SetPhase("elastic-job-worker-0", "Succeeded");
+  Json job = c.Job("elastic-job");
+  CHECK(job["status"]["replicaStatuses"]["Worker"]["succeeded"] == 1);
+  CHECK(IsSucceeded(job["status"]));
+
+  Cluster c2;
+  REQUIRE(c2.Submit(JobBuilder("elastic-job").Worker(1)
+                        .Set("/spec/elasticPolicy",
+                             {{"minReplicas", 1}, {"maxReplicas", 3},
+                              {"metrics", Json::array({{{"type", "Resource"}}})}})
+                        .Build()).ok());
+  CHECK(c2.Names(hpas).size() == 1);
+  c2.Patch("elastic-job", {{"spec", {{"runPolicy", {{"suspend", true}}}}}});
+  CHECK(c2.Names(hpas).empty());
+}
+
+TEST_CASE("T55 deviation: activeDeadlineSeconds fires at the deadline without other events",
+          "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(JobBuilder("j").Master(1).Worker(1)
+                       .Set("/spec/runPolicy/activeDeadlineSeconds", 10)
+                       .Set("/spec/runPolicy/cleanPodPolicy", "All").Build()).ok());
+  c.SetAllPhases("Running");
+  c.loop.RunFor(9s);
+  CHECK_FALSE(IsFailed(c.Job("j")["status"]));
+  c.loop.RunFor(1s);
+  Json job = c.Job("j");
+  REQUIRE(IsFailed(job["status"]));
+  CHECK(job["status"]["completionTime"] == "2024-01-01T00:00:10Z");
+  CHECK(c.Names(api::Pods()).empty());
+}
+
+TEST_CASE("T57: TTL 3 s deletes the finished job at the expiry", "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(JobBuilder("j").Worker(1).Set("/spec/runPolicy/ttlSecondsAfterFinished", 3)
+                       .Build()).ok());
+  c.SetPhase("j-worker-0", "Succeeded");
+  REQUIRE(IsSucceeded(c.Job("j")["status"]));
+  c.loop.RunFor(2s);
+  CHECK_FALSE(c.Job("j").is_null());
+  c.loop.RunFor(1s);
+  CHECK(c.Job("j").is_null());
+}
+
+TEST_CASE("events are core/v1 Events on the job, repeated ones counted", "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(JobBuilder("ev").Master(1).Build()).ok());
+  const Json events = (*c.client->List(api::Events(), "default"))["items"];
+  Json job = c.Job("ev");
+  bool found = false;
+  for (const Json& e : events) {
+    if (e["reason"] != "SuccessfulCreatePod") continue;
+    found = true;
+    CHECK(e["message"] == "Created pod: ev-master-0");
+    CHECK(e["type"] == "Normal");
+    CHECK(e["source"]["component"] == "pytorchjob-controller");
+    CHECK(e["involvedObject"]["uid"] == job["metadata"]["uid"]);
+    CHECK(e["involvedObject"]["kind"] == "PyTorchJob");
+    CHECK(e["count"] == 1);
+  }
+  CHECK(found);
+}
+
+}  // namespace
+}  // namespace pjemu::controller
