@@ -145,9 +145,14 @@ Result<Quantity> Quantity::Parse(std::string_view text) {
     for (char c : shifted) value = value * 10 + (c - '0');  // at most 18 digits
     int64_t result = 0;
     if (!__builtin_mul_overflow(value, mantissa, &result)) {
-      U128 magnitude = std::min(
-          quantity_internal::MulPow10(static_cast<U128>(result < 0 ? -result : result), scale + 9),
-          kCapNanos);
+      U128 magnitude = quantity_internal::MulPow10(static_cast<U128>(result), scale + 9);
+      if (magnitude > kCapNanos) {
+        if (suffix->base == 10) {
+          q.big_ = quantity_internal::BigDecimalCanonical(
+              !s.positive, std::to_string(result), scale, q.format_ == QuantityFormat::kDecimalSI);
+        }
+        magnitude = kCapNanos;
+      }
       q.nanos_ = s.positive ? static_cast<__int128>(magnitude) : -static_cast<__int128>(magnitude);
       bool canonical = suffix->base == 2
                            ? suffix->exponent % 10 == 0 && (value & 0x07) != 0
@@ -166,7 +171,14 @@ Result<Quantity> Quantity::Parse(std::string_view text) {
   int pow2 = suffix->base == 2 ? suffix->exponent : 0;
   U128 magnitude =
       quantity_internal::ScaleDigits(std::string(s.num) + std::string(s.denom), pow10, pow2);
-  magnitude = std::min(magnitude, kCapNanos);
+  if (magnitude > kCapNanos) {
+    if (suffix->base == 10) {
+      q.big_ = quantity_internal::BigDecimalCanonical(
+          !s.positive, std::string(s.num) + std::string(s.denom), suffix->exponent - denom_len,
+          q.format_ == QuantityFormat::kDecimalSI);
+    }
+    magnitude = kCapNanos;
+  }
   if (q.format_ == QuantityFormat::kBinarySI && magnitude > 0 &&
       magnitude < quantity_internal::kNanosPerUnit) {
     q.format_ = QuantityFormat::kDecimalSI;

@@ -2,8 +2,8 @@
 // printed as k8s.io/apimachinery/pkg/api/resource does (ParseQuantity, String, Value,
 // MilliValue). Used wherever resources.limits/requests are read out of the JSON objects the
 // store holds and where a canonical string must round-trip. Thread safety: immutable value.
-// Known deviation: magnitudes are capped at 2^63-1 units for every format (Kubernetes caps
-// only BinarySI and keeps larger decimal values exactly).
+// Known deviation: Value/MilliValue/NanoValue/Cmp see magnitudes capped at 2^63-1 units in
+// every format (Kubernetes caps only BinarySI); String() of a larger decimal value is exact.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +53,7 @@ class Quantity {
   __int128 nanos_ = 0;
   QuantityFormat format_ = QuantityFormat::kDecimalSI;
   std::string cached_;  // the input text, when Kubernetes would keep it
+  std::string big_;     // canonical text of a decimal value above the cap
 };
 
 // Kubernetes' error messages (ErrFormatWrong, ErrNumeric, ErrSuffix).

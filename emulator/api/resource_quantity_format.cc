@@ -53,6 +53,54 @@ int64_t ScaledDown(__int128 nanos, int64_t divisor) {
   return static_cast<int64_t>(std::clamp<__int128>(q, INT64_MIN, INT64_MAX));
 }
 
+std::string BigDecimalCanonical(bool negative, std::string digits, int exp10, bool decimal_si) {
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
+  if (exp10 < -9) {
+    size_t drop = std::min(digits.size(), static_cast<size_t>(-9 - exp10));
+    bool sticky = digits.find_first_not_of('0', digits.size() - drop) != std::string::npos;
+    digits.resize(digits.size() - drop);
+    exp10 = -9;
+    if (sticky) {  // round away from zero: add one to the decimal string
+      size_t i = digits.size();
+      while (i > 0 && digits[i - 1] == '9') digits[--i] = '0';
+      if (i == 0) {
+        digits.insert(digits.begin(), '1');
+      } else {
+        ++digits[i - 1];
+      }
+    }
+  }
+  if (digits.empty()) return "0";
+  while (digits.size() > 1 && digits.back() == '0') {
+    digits.pop_back();
+    ++exp10;
+  }
+  switch (exp10 % 3) {
+    case 1:
+    case -2:
+      digits += "0";
+      exp10 -= 1;
+      break;
+    case 2:
+    case -1:
+      digits += "00";
+      exp10 -= 2;
+      break;
+  }
+  std::string suffix;
+  if (decimal_si) {
+    static constexpr std::pair<int, const char*> kSuffixes[] = {{-9, "n"}, {-6, "u"}, {-3, "m"},
+                                                                {3, "k"},  {6, "M"},  {9, "G"},
+                                                                {12, "T"}, {15, "P"}, {18, "E"}};
+    for (auto [exp, name] : kSuffixes) {
+      if (exp == exp10) suffix = name;
+    }
+  } else if (exp10 != 0) {
+    suffix = "e" + std::to_string(exp10);
+  }
+  return (negative ? "-" : "") + digits + suffix;
+}
+
 std::string ToString(__int128 v) {
   if (v == 0) return "0";
   bool negative = v < 0;
@@ -88,6 +136,7 @@ std::string DecimalSuffix(int exponent, QuantityFormat format) {
 }  // namespace
 
 std::string Quantity::CanonicalString() const {
+  if (!big_.empty()) return big_;
   if (nanos_ == 0) return "0";
   QuantityFormat format = format_;
   if (format == QuantityFormat::kBinarySI) {

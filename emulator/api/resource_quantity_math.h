@@ -23,6 +23,12 @@ U128 ScaleDigits(const std::string& digits, int pow10, int pow2);
 // nanos / divisor rounded away from zero, clamped to int64.
 int64_t ScaledDown(__int128 nanos, int64_t divisor);
 
+// Canonical text of (negative ? -1 : 1) * digits * 10^exp10 for values too large for nano
+// units: rounded up to 1n, trailing zeros folded into an exponent that is a multiple of 3, then
+// the DecimalSI suffix (dropped past "E", as Kubernetes up to 1.3x does: "1000E" -> "1") or
+// "e<exp>" for DecimalExponent.
+std::string BigDecimalCanonical(bool negative, std::string digits, int exp10, bool decimal_si);
+
 // Decimal text of a 128-bit value.
 std::string ToString(__int128 v);
 
