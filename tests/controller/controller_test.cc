@@ -169,32 +169,94 @@ TEST_CASE("T28: managedBy multikueue: the controller leaves the job alone", "[co
             .is_null());
 }
 
-TEST_CASE("T29-T30: elastic job with metrics gets an HPA, removed on suspend", "[controller]") {
+Json ElasticWithMetrics() {
+  return JobBuilder("elastic-job").Worker(1)
+      .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/ports",
+           Json::array({{{"name", "pytorchjob-port"}, {"containerPort", 8080}}}))
+      .Set("/spec/elasticPolicy",
+           {{"rdzvBackend", "c10d"}, {"minReplicas", 1}, {"maxReplicas", 3}, {"maxRestarts", 3},
+            {"metrics", Json::array({{{"type", "Resource"},
+                                      {"resource", {{"name", "cpu"},
+                                                    {"target", {{"type", "Utilization"},
+                                                                {"averageUtilization", 80}}}}}}})}})
+      .Build();
+}
+
+const api::ResourceType& Hpas() { return *api::FindResource("autoscaling", "horizontalpodautoscalers"); }
+
+TEST_CASE("T29: elastic job: worker pod and service, HPA, success on the worker", "[controller]") {
   Cluster c;
-  const auto& hpas = *api::FindResource("autoscaling", "horizontalpodautoscalers");
-  REQUIRE(c.Submit(JobBuilder("elastic-job").Worker(1)
-                       .Set("/spec/elasticPolicy",
-                            {{"rdzvBackend", "c10d"}, {"minReplicas", 1}, {"maxReplicas", 3},
-                             {"maxRestarts", 3},
-                             {"metrics", Json::array({{{"type", "Resource"},
-                                                       {"resource", {{"name", "cpu"}}}}})}})
-                       .Build()).ok());
+  REQUIRE(c.Submit(ElasticWithMetrics()).ok());
   CHECK(c.Names(api::Pods()) == std::vector<std::string>{"elastic-job-worker-0"});
-  CHECK(c.Names(hpas) == std::vector<std::string>{"elastic-job"});
+  CHECK(c.Names(api::Services()) == std::vector<std::string>{"elastic-job-worker-0"});
+  CHECK(c.Names(Hpas()) == std::vector<std::string>{"elastic-job"});
+  Json svc = *c.client->Get(api::Services(), "default", "elastic-job-worker-0");
+  CHECK(svc["spec"]["ports"][0]["port"] == 8080);
+  Json hpa = *c.client->Get(Hpas(), "default", "elastic-job");
+  CHECK(hpa["metadata"]["ownerReferences"][0]["uid"] == c.Job("elastic-job")["metadata"]["uid"]);
   c.SetPhase("elastic-job-worker-0", "Succeeded");
   Json job = c.Job("elastic-job");
   CHECK(job["status"]["replicaStatuses"]["Worker"]["succeeded"] == 1);
   CHECK(IsSucceeded(job["status"]));
+}
 
-  Cluster c2;
-  REQUIRE(c2.Submit(JobBuilder("elastic-job").Worker(1)
-                        .Set("/spec/elasticPolicy",
-                             {{"minReplicas", 1}, {"maxReplicas", 3},
-                              {"metrics", Json::array({{{"type", "Resource"}}})}})
-                        .Build()).ok());
-  CHECK(c2.Names(hpas).size() == 1);
-  c2.Patch("elastic-job", {{"spec", {{"runPolicy", {{"suspend", true}}}}}});
-  CHECK(c2.Names(hpas).empty());
+TEST_CASE("T30: suspending an elastic job deletes its HPA", "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(ElasticWithMetrics()).ok());
+  CHECK(c.Names(Hpas()).size() == 1);
+  c.Patch("elastic-job", {{"spec", {{"runPolicy", {{"suspend", true}}}}}});
+  CHECK(c.Names(Hpas()).empty());
+  CHECK(c.Names(api::Pods()).empty());
+}
+
+TEST_CASE("scaling Worker.replicas (the scale subresource's specReplicasPath) adds and removes "
+          "workers; existing pods keep their env",
+          "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(JobBuilder("s").Master(1).Worker(1).Build()).ok());
+  c.Patch("s", {{"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", 3}}}}}}}});
+  CHECK(c.Names(api::Pods()) ==
+        std::vector<std::string>{"s-master-0", "s-worker-0", "s-worker-1", "s-worker-2"});
+  Json w0 = *c.client->Get(api::Pods(), "default", "s-worker-0");
+  CHECK(w0["spec"]["containers"][0]["env"][5] == Json{{"name", "WORLD_SIZE"}, {"value", "2"}});
+  c.Patch("s", {{"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", 1}}}}}}}});
+  CHECK(c.Names(api::Pods()) == std::vector<std::string>{"s-master-0", "s-worker-0"});
+  CHECK(c.Names(api::Services()) == std::vector<std::string>{"s-master-0", "s-worker-0"});
+  CHECK(c.Job("s")["status"]["replicaStatuses"]["Worker"]["selector"] ==
+        "training.kubeflow.org/job-name=s,training.kubeflow.org/operator-name="
+        "pytorchjob-controller,training.kubeflow.org/replica-type=worker");
+}
+
+TEST_CASE("OnFailure restart through the API: failed pod deleted, then re-created",
+          "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(JobBuilder("r").Master(1).Worker(1).Build()).ok());
+  c.SetAllPhases("Running");
+  const std::string uid = (*c.client->Get(api::Pods(), "default", "r-worker-0"))["metadata"]["uid"];
+  c.SetPhase("r-worker-0", "Failed");
+  Json pod = *c.client->Get(api::Pods(), "default", "r-worker-0");
+  CHECK(pod["metadata"]["uid"] != uid);  // a new pod with the same name
+  // The running Master sets Running again on the next pass, which drops Restarting (upstream's
+  // flicker); the Warning event stays.
+  CHECK(c.Conds("r").back() == "Running/True/PyTorchJobRunning");
+  const Json events = (*c.client->List(api::Events(), "default"))["items"];
+  CHECK(std::count_if(events.begin(), events.end(), [](const Json& e) {
+          return e["reason"] == "PyTorchJobRestarting" && e["type"] == "Warning";
+        }) >= 1);
+}
+
+TEST_CASE("repeated events are merged: count grows", "[controller]") {
+  Cluster c;
+  REQUIRE(c.Submit(JobBuilder("x").Worker(1).Set("/spec/runPolicy/suspend", true).Build()).ok());
+  c.Patch("x", {{"metadata", {{"labels", {{"a", "b"}}}}}});  // another reconcile
+  const Json events = (*c.client->List(api::Events(), "default"))["items"];
+  int suspended = 0;
+  for (const Json& e : events) {
+    if (e["reason"] != "PyTorchJobSuspended") continue;
+    ++suspended;
+    CHECK(e["count"].get<int>() >= 2);
+  }
+  CHECK(suspended == 1);
 }
 
 TEST_CASE("T55 deviation: activeDeadlineSeconds fires at the deadline without other events",

@@ -243,19 +243,33 @@ TEST_CASE("T31: Succeeded + cleanPodPolicy Running deletes only the running pod 
   CHECK(Names(s, Kind::kDeleteService) == std::vector<std::string>{"j-worker-0"});
 }
 
-TEST_CASE("T32-T36: DeletePodsAndServices by condition and cleanPodPolicy", "[controller]") {
-  auto cleaned = [](const char* policy, const char* condition) {
-    Json job = JobBuilder("j").Worker(2).Set("/spec/runPolicy/cleanPodPolicy", policy).Defaulted();
-    if (condition) job = WithCondition(job, condition);
-    std::vector<Json> pods = {PodIn(job, "Worker", 0, "Running"),
-                              PodIn(job, "Worker", 1, "Succeeded")};
-    return PodsToCleanUp(job, job.value("status", Json::object()), pods).size();
-  };
-  CHECK(cleaned("Running", kSuspended) == 2);  // T32
-  CHECK(cleaned("All", kSucceeded) == 2);      // T33
-  CHECK(cleaned("None", kFailed) == 0);        // T34
-  CHECK(cleaned("None", kSuspended) == 2);     // T35
-  CHECK(cleaned("None", nullptr) == 2);        // T36
+// DeletePodsAndServices over {Running, Succeeded} pods: how many are deleted.
+std::size_t Cleaned(const char* policy, const char* condition) {
+  Json job = JobBuilder("j").Worker(2).Set("/spec/runPolicy/cleanPodPolicy", policy).Defaulted();
+  if (condition) job = WithCondition(job, condition);
+  std::vector<Json> pods = {PodIn(job, "Worker", 0, "Running"),
+                            PodIn(job, "Worker", 1, "Succeeded")};
+  return PodsToCleanUp(job, job.value("status", Json::object()), pods).size();
+}
+
+TEST_CASE("T32: Suspended + cleanPodPolicy Running deletes every pod", "[controller]") {
+  CHECK(Cleaned("Running", kSuspended) == 2);
+}
+
+TEST_CASE("T33: Succeeded + cleanPodPolicy All deletes every pod", "[controller]") {
+  CHECK(Cleaned("All", kSucceeded) == 2);
+}
+
+TEST_CASE("T34: Failed + cleanPodPolicy None keeps every pod", "[controller]") {
+  CHECK(Cleaned("None", kFailed) == 0);
+}
+
+TEST_CASE("T35: Suspended + cleanPodPolicy None deletes every pod", "[controller]") {
+  CHECK(Cleaned("None", kSuspended) == 2);
+}
+
+TEST_CASE("T36: no condition + cleanPodPolicy None deletes every pod (v1.9.4)", "[controller]") {
+  CHECK(Cleaned("None", nullptr) == 2);
 }
 
 TEST_CASE("T37: PastBackoffLimit with limit 0, no restarts is false", "[controller]") {
