@@ -25,7 +25,9 @@ std::string RegexError(const std::string& msg, const std::string& fmt,
   return out + "regex used for validation is '" + fmt + "')";
 }
 
-std::string MaxLenError(int n) { return "must be no more than " + std::to_string(n) + " characters"; }
+std::string MaxLenError(int n) {
+  return "must be no more than " + std::to_string(n) + " characters";
+}
 
 const char kQualifiedNameFmt[] = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const char kQualifiedNameMsg[] =
@@ -102,10 +104,10 @@ std::vector<std::string> ValidateQualifiedName(std::string_view key) {
   std::size_t slash = key.find('/');
   if (slash != std::string_view::npos) {
     if (key.find('/', slash + 1) != std::string_view::npos) {
-      errs.push_back("a qualified name " +
-                     RegexError(kQualifiedNameMsg, kQualifiedNameFmt,
-                                {"MyName", "my.name", "123-abc"}) +
-                     " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+      errs.push_back(
+          "a qualified name " +
+          RegexError(kQualifiedNameMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}) +
+          " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
       return errs;
     }
     std::string_view prefix = key.substr(0, slash);
@@ -122,8 +124,8 @@ std::vector<std::string> ValidateQualifiedName(std::string_view key) {
     errs.push_back("name part " + MaxLenError(63));
   }
   if (!MatchesQualifiedName(name)) {
-    errs.push_back(std::string("name part ") +
-                   RegexError(kQualifiedNameMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}));
+    errs.push_back(std::string("name part ") + RegexError(kQualifiedNameMsg, kQualifiedNameFmt,
+                                                          {"MyName", "my.name", "123-abc"}));
   }
   return errs;
 }
@@ -153,14 +155,22 @@ std::string Join(const std::vector<std::string>& v, const char* sep) {
 const char* OpText(LabelRequirement::Op op) {
   using Op = LabelRequirement::Op;
   switch (op) {
-    case Op::kEquals: return "=";
-    case Op::kDoubleEquals: return "==";
-    case Op::kNotEquals: return "!=";
-    case Op::kIn: return " in ";
-    case Op::kNotIn: return " notin ";
-    case Op::kGreaterThan: return ">";
-    case Op::kLessThan: return "<";
-    default: return "";
+    case Op::kEquals:
+      return "=";
+    case Op::kDoubleEquals:
+      return "==";
+    case Op::kNotEquals:
+      return "!=";
+    case Op::kIn:
+      return " in ";
+    case Op::kNotIn:
+      return " notin ";
+    case Op::kGreaterThan:
+      return ">";
+    case Op::kLessThan:
+      return "<";
+    default:
+      return "";
   }
 }
 
@@ -185,11 +195,15 @@ bool LabelRequirement::Matches(const Json& labels) const {
   switch (op) {
     case Op::kEquals:
     case Op::kDoubleEquals:
-    case Op::kIn: return v && has(v->get<std::string>());
+    case Op::kIn:
+      return v && has(v->get<std::string>());
     case Op::kNotEquals:
-    case Op::kNotIn: return !v || !has(v->get<std::string>());
-    case Op::kExists: return v != nullptr;
-    case Op::kDoesNotExist: return v == nullptr;
+    case Op::kNotIn:
+      return !v || !has(v->get<std::string>());
+    case Op::kExists:
+      return v != nullptr;
+    case Op::kDoesNotExist:
+      return v == nullptr;
     case Op::kGreaterThan:
     case Op::kLessThan: {
       long long have = 0, want = 0;
@@ -205,11 +219,15 @@ bool LabelRequirement::Matches(const Json& labels) const {
 
 std::string LabelRequirement::ToString() const {
   switch (op) {
-    case Op::kExists: return key;
-    case Op::kDoesNotExist: return "!" + key;
+    case Op::kExists:
+      return key;
+    case Op::kDoesNotExist:
+      return "!" + key;
     case Op::kIn:
-    case Op::kNotIn: return key + OpText(op) + "(" + Join(values, ",") + ")";
-    default: return key + OpText(op) + (values.empty() ? "" : values[0]);
+    case Op::kNotIn:
+      return key + OpText(op) + "(" + Join(values, ",") + ")";
+    default:
+      return key + OpText(op) + (values.empty() ? "" : values[0]);
   }
 }
 
@@ -319,15 +337,23 @@ std::string StringAt(const Json& object, std::initializer_list<const char*> path
 
 const std::vector<std::string>& SupportedFields(const ResourceType& type) {
   static const std::vector<std::string> kGeneric = {"metadata.name", "metadata.namespace"};
-  static const std::vector<std::string> kEvents = {
-      "metadata.name", "metadata.namespace", "involvedObject.kind", "involvedObject.namespace",
-      "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion",
-      "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
-      "reportingComponent", "source", "type"};
+  static const std::vector<std::string> kEvents = {"metadata.name",
+                                                   "metadata.namespace",
+                                                   "involvedObject.kind",
+                                                   "involvedObject.namespace",
+                                                   "involvedObject.name",
+                                                   "involvedObject.uid",
+                                                   "involvedObject.apiVersion",
+                                                   "involvedObject.resourceVersion",
+                                                   "involvedObject.fieldPath",
+                                                   "reason",
+                                                   "reportingComponent",
+                                                   "source",
+                                                   "type"};
   static const std::vector<std::string> kPods = {
-      "metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy",
-      "spec.schedulerName", "spec.serviceAccountName", "status.phase", "status.podIP",
-      "status.nominatedNodeName"};
+      "metadata.name",      "metadata.namespace", "spec.nodeName",
+      "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+      "status.phase",       "status.podIP",       "status.nominatedNodeName"};
   static const std::vector<std::string> kNamespaces = {"metadata.name", "status.phase"};
   static const std::vector<std::string> kNodes = {"metadata.name", "spec.unschedulable"};
   if (!type.group.empty()) return kGeneric;

@@ -18,8 +18,15 @@ namespace pjemu::api {
 // One term of a label selector.
 struct LabelRequirement {
   enum class Op {
-    kEquals, kDoubleEquals, kNotEquals, kIn, kNotIn, kExists, kDoesNotExist,
-    kGreaterThan, kLessThan,  // `k>5`, `k<5`: integer comparison, as the real parser allows
+    kEquals,
+    kDoubleEquals,
+    kNotEquals,
+    kIn,
+    kNotIn,
+    kExists,
+    kDoesNotExist,
+    kGreaterThan,
+    kLessThan,  // `k>5`, `k<5`: integer comparison, as the real parser allows
   };
   std::string key;
   Op op = Op::kExists;
@@ -85,7 +92,7 @@ std::string FieldValue(const Json& object, std::string_view field);
 
 // Validators with the real server's messages (k8s.io/apimachinery/pkg/util/validation). Each
 // returns the list of problems, empty when the input is valid.
-std::vector<std::string> ValidateQualifiedName(std::string_view key);   // label keys
+std::vector<std::string> ValidateQualifiedName(std::string_view key);  // label keys
 std::vector<std::string> ValidateLabelValue(std::string_view value);
 std::vector<std::string> ValidateDns1123Subdomain(std::string_view name);
 std::vector<std::string> ValidateDns1123Label(std::string_view name);

@@ -9,8 +9,20 @@ namespace pjemu::api {
 namespace {
 
 enum class Tok {
-  kError, kEnd, kClosePar, kComma, kNot, kDoubleEquals, kEquals, kGreater, kIdent, kIn, kLess,
-  kNotEquals, kNotIn, kOpenPar,
+  kError,
+  kEnd,
+  kClosePar,
+  kComma,
+  kNot,
+  kDoubleEquals,
+  kEquals,
+  kGreater,
+  kIdent,
+  kIn,
+  kLess,
+  kNotEquals,
+  kNotIn,
+  kOpenPar,
 };
 
 struct Item {
@@ -19,9 +31,10 @@ struct Item {
 };
 
 const std::pair<const char*, Tok> kLiterals[] = {
-    {")", Tok::kClosePar}, {",", Tok::kComma},  {"!", Tok::kNot},       {"==", Tok::kDoubleEquals},
-    {"=", Tok::kEquals},   {">", Tok::kGreater}, {"in", Tok::kIn},      {"<", Tok::kLess},
-    {"!=", Tok::kNotEquals}, {"notin", Tok::kNotIn}, {"(", Tok::kOpenPar},
+    {")", Tok::kClosePar},      {",", Tok::kComma},   {"!", Tok::kNot},
+    {"==", Tok::kDoubleEquals}, {"=", Tok::kEquals},  {">", Tok::kGreater},
+    {"in", Tok::kIn},           {"<", Tok::kLess},    {"!=", Tok::kNotEquals},
+    {"notin", Tok::kNotIn},     {"(", Tok::kOpenPar},
 };
 
 bool Lookup(const std::string& s, Tok* tok) {
@@ -143,14 +156,29 @@ class Parser {
   std::string ParseOperator(Op* op) {
     auto [tok, lit] = Consume(false);
     switch (tok) {
-      case Tok::kIn: *op = Op::kIn; break;
-      case Tok::kEquals: *op = Op::kEquals; break;
-      case Tok::kDoubleEquals: *op = Op::kDoubleEquals; break;
-      case Tok::kGreater: *op = Op::kGreaterThan; break;
-      case Tok::kLess: *op = Op::kLessThan; break;
-      case Tok::kNotIn: *op = Op::kNotIn; break;
-      case Tok::kNotEquals: *op = Op::kNotEquals; break;
-      default: return "found '" + lit + "', expected: in, notin, =, ==, !=, gt, lt";
+      case Tok::kIn:
+        *op = Op::kIn;
+        break;
+      case Tok::kEquals:
+        *op = Op::kEquals;
+        break;
+      case Tok::kDoubleEquals:
+        *op = Op::kDoubleEquals;
+        break;
+      case Tok::kGreater:
+        *op = Op::kGreaterThan;
+        break;
+      case Tok::kLess:
+        *op = Op::kLessThan;
+        break;
+      case Tok::kNotIn:
+        *op = Op::kNotIn;
+        break;
+      case Tok::kNotEquals:
+        *op = Op::kNotEquals;
+        break;
+      default:
+        return "found '" + lit + "', expected: in, notin, =, ==, !=, gt, lt";
     }
     return "";
   }
@@ -243,8 +271,9 @@ Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
   LabelSelector sel;
   std::string err = Parser(text).Parse(&sel.requirements_);
   if (!err.empty()) return BadRequestError(err);
-  std::stable_sort(sel.requirements_.begin(), sel.requirements_.end(),
-                   [](const LabelRequirement& a, const LabelRequirement& b) { return a.key < b.key; });
+  std::stable_sort(
+      sel.requirements_.begin(), sel.requirements_.end(),
+      [](const LabelRequirement& a, const LabelRequirement& b) { return a.key < b.key; });
   return sel;
 }
 

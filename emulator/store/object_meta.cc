@@ -22,11 +22,13 @@ std::string GoValue(const Json& v) {
 }  // namespace
 
 FieldError RequiredField(std::string field, const std::string& detail) {
-  return {"FieldValueRequired", std::move(field), "Required value" + (detail.empty() ? "" : ": " + detail)};
+  return {"FieldValueRequired", std::move(field),
+          "Required value" + (detail.empty() ? "" : ": " + detail)};
 }
 
 FieldError InvalidField(std::string field, const Json& value, const std::string& detail) {
-  return {"FieldValueInvalid", std::move(field), "Invalid value: " + GoValue(value) + ": " + detail};
+  return {"FieldValueInvalid", std::move(field),
+          "Invalid value: " + GoValue(value) + ": " + detail};
 }
 
 FieldError ForbiddenField(std::string field, const std::string& detail) {
@@ -53,8 +55,8 @@ Status PreconditionFailedError(const std::string& resource_group, const std::str
                                const std::string& have) {
   return Status(Code::kConflict,
                 "Operation cannot be fulfilled on " + resource_group + " \"" + name +
-                    "\": Precondition failed: " + what + " in precondition: " + want + ", " +
-                    what + " in object meta: " + have,
+                    "\": Precondition failed: " + what + " in precondition: " + want + ", " + what +
+                    " in object meta: " + have,
                 ConflictError(resource_group, name).details());
 }
 
@@ -104,7 +106,8 @@ bool HasFinalizer(const Json& object, const std::string& finalizer) {
   return false;
 }
 
-std::vector<std::string> ValidateObjectName(const api::ResourceType& type, const std::string& name) {
+std::vector<std::string> ValidateObjectName(const api::ResourceType& type,
+                                            const std::string& name) {
   if (type.plural == "namespaces" && type.group.empty()) return api::ValidateDns1123Label(name);
   if (type.plural == "services" && type.group.empty()) return api::ValidateDns1035Label(name);
   return api::ValidateDns1123Subdomain(name);
@@ -150,7 +153,8 @@ std::vector<FieldError> ValidateObjectMeta(const api::ResourceType& type, const 
     for (const auto& ref : meta["ownerReferences"]) {
       auto str = [&](const char* f) { return ref.is_object() ? ref.value(f, "") : ""; };
       if (str("apiVersion").empty()) {
-        errs.push_back(InvalidField("metadata.ownerReferences.apiVersion", "", "version must not be empty"));
+        errs.push_back(
+            InvalidField("metadata.ownerReferences.apiVersion", "", "version must not be empty"));
       }
       if (str("kind").empty()) {
         errs.push_back(InvalidField("metadata.ownerReferences.kind", "", "kind must not be empty"));
@@ -165,14 +169,14 @@ std::vector<FieldError> ValidateObjectMeta(const api::ResourceType& type, const 
     }
     if (controllers > 1) {
       errs.push_back(InvalidField("metadata.ownerReferences", meta["ownerReferences"],
-                                 "Only one reference can have Controller set to true"));
+                                  "Only one reference can have Controller set to true"));
     }
   }
   const auto finalizers = Finalizers(object);
   for (std::size_t i = 0; i < finalizers.size(); ++i) {
     if (auto e = api::ValidateQualifiedName(finalizers[i]); !e.empty()) {
       errs.push_back(InvalidField("metadata.finalizers[" + std::to_string(i) + "]", finalizers[i],
-                                 Join(e, "; ")));
+                                  Join(e, "; ")));
     }
   }
   return errs;

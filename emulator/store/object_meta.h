@@ -57,7 +57,7 @@ template <typename Next>
 std::string MakeUid(Next next) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::uint64_t hi = next(), lo = next();
-  hi = (hi & ~0xF000ULL) | 0x4000ULL;                   // version 4
+  hi = (hi & ~0xF000ULL) | 0x4000ULL;                         // version 4
   lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122 variant
   std::string out;
   for (int i = 0; i < 32; ++i) {

@@ -62,10 +62,11 @@ Status Store::Impl::CheckBody(TypeRef type, std::string_view ns, Json& object) c
     if (it == object.end() || (it->is_string() && it->get<std::string>().empty())) {
       object[field] = want;
     } else if (!it->is_string() || it->get<std::string>() != want) {
-      return BadRequestError(std::string("the ") + (field == std::string("kind") ? "kind" : "API version") +
-                             " in the data (" + (it->is_string() ? it->get<std::string>() : it->dump()) +
-                             ") does not match the expected " +
-                             (field == std::string("kind") ? "kind" : "API version") + " (" + want + ")");
+      return BadRequestError(
+          std::string("the ") + (field == std::string("kind") ? "kind" : "API version") +
+          " in the data (" + (it->is_string() ? it->get<std::string>() : it->dump()) +
+          ") does not match the expected " +
+          (field == std::string("kind") ? "kind" : "API version") + " (" + want + ")");
     }
   }
   if (object.contains("metadata") && !object["metadata"].is_object()) {
@@ -127,8 +128,8 @@ Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json o
   meta["uid"] = MakeUid([&] { return random.Uniform(~0ULL); });
   meta["creationTimestamp"] = FormatTime(clock.Now());
   meta["generation"] = 1;
-  for (const char* f : {"deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion",
-                        "selfLink"}) {
+  for (const char* f :
+       {"deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"}) {
     meta.erase(f);
   }
   if (auto v = validators.find(type->PluralGroup()); v != validators.end()) {
@@ -170,8 +171,8 @@ Result<std::shared_ptr<api::Watch>> Store::Impl::WatchLocked(TypeRef type, std::
     from = ParseRv(text);
     if (from == 0) return BadRequestError("invalid resource version \"" + text + "\"");
     if (from > rv) {
-      return Status(Code::kTimeout, "Too large resource version: " + text +
-                                        ", current: " + std::to_string(rv));
+      return Status(Code::kTimeout,
+                    "Too large resource version: " + text + ", current: " + std::to_string(rv));
     }
   }
   std::vector<ObjectPtr> current;
@@ -225,13 +226,12 @@ Result<Json> Store::Update(const api::ResourceType& type, std::string_view ns, J
                            api::Subresource sub, const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked(
-      [&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options); });
+  return impl_->Locked([&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options); });
 }
 
-Result<Json> Store::Patch(const api::ResourceType& type, std::string_view ns,
-                          std::string_view name, api::PatchType patch_type, const Json& patch,
-                          api::Subresource sub, const api::WriteOptions& options) {
+Result<Json> Store::Patch(const api::ResourceType& type, std::string_view ns, std::string_view name,
+                          api::PatchType patch_type, const Json& patch, api::Subresource sub,
+                          const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   return impl_->Locked(
@@ -254,8 +254,8 @@ Result<Json> Store::DeleteCollection(const api::ResourceType& type, std::string_
     ASSIGN_OR_RETURN(Json list, impl_->ListLocked(t, ns, list_options));
     Json deleted = Json::array();
     for (const auto& item : list["items"]) {
-      auto r = impl_->DeleteLocked(t, MetaString(item, "namespace"), MetaString(item, "name"),
-                                   options);
+      auto r =
+          impl_->DeleteLocked(t, MetaString(item, "namespace"), MetaString(item, "name"), options);
       if (r.ok()) {
         deleted.push_back(std::move(r).value());
       } else if (r.status().code() != Code::kNotFound) {
@@ -268,8 +268,7 @@ Result<Json> Store::DeleteCollection(const api::ResourceType& type, std::string_
   });
 }
 
-Result<std::shared_ptr<api::Watch>> Store::Watch(const api::ResourceType& type,
-                                                 std::string_view ns,
+Result<std::shared_ptr<api::Watch>> Store::Watch(const api::ResourceType& type, std::string_view ns,
                                                  const api::WatchOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();

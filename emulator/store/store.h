@@ -60,10 +60,11 @@
 namespace pjemu::store {
 
 struct StoreOptions {
-  std::size_t watch_history = 20000;     // events kept for watches that resume from an RV
-  std::size_t watch_queue_limit = 20000;  // events a slow watcher may fall behind before it is ended
-  std::uint64_t seed = 1;                 // uids and generateName suffixes are drawn from it
-  bool default_namespaces = true;         // create default, kube-system, kube-public, kubeflow
+  std::size_t watch_history = 20000;  // events kept for watches that resume from an RV
+  std::size_t watch_queue_limit =
+      20000;                       // events a slow watcher may fall behind before it is ended
+  std::uint64_t seed = 1;          // uids and generateName suffixes are drawn from it
+  bool default_namespaces = true;  // create default, kube-system, kube-public, kubeflow
 };
 
 // Admission for a resource type (the PyTorchJob webhook): called on create and update of the

@@ -41,8 +41,10 @@ Result<Json> Store::Impl::DeleteLocked(TypeRef type, std::string_view ns, std::s
   if (!policy.empty() && policy != "Background" && policy != "Foreground" && policy != "Orphan") {
     return Status(Code::kInvalid,
                   "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported "
-                  "value: \"" + policy + "\": supported values: \"Foreground\", \"Background\", "
-                  "\"Orphan\", \"nil\"");
+                  "value: \"" +
+                      policy +
+                      "\": supported values: \"Foreground\", \"Background\", "
+                      "\"Orphan\", \"nil\"");
   }
   Key key{type->namespaced ? std::string(ns) : "", std::string(name)};
   ObjectPtr object = Find(type, key);

@@ -69,7 +69,8 @@ class Store::Impl {
   Result<Json> DeleteLocked(TypeRef type, std::string_view ns, std::string_view name,
                             const api::DeleteOptions& options);
   // Deletes a present object: graceful pods, propagation finalizers, finalizers, or removal.
-  Result<Json> DeleteObject(TypeRef type, const ObjectPtr& object, const api::DeleteOptions& options);
+  Result<Json> DeleteObject(TypeRef type, const ObjectPtr& object,
+                            const api::DeleteOptions& options);
   // Removes the object for good (DELETED at a new RV, carrying `final_state` when given, else
   // the stored state), then collects its garbage. Returns the DELETED object.
   Json Remove(TypeRef type, const Key& key, Json final_state = nullptr);

@@ -12,9 +12,10 @@ using api::WatchEvent;
 
 // 422 with the patch library's message as the cause, as kube-apiserver's patch handler answers.
 Status PatchApplyError(const std::string& message) {
-  return Status(Code::kInvalid, "the server rejected our request due to an error in our request",
-                Json{{"causes", Json::array({{{"reason", "UnexpectedServerResponse"},
-                                              {"message", message}}})}});
+  return Status(
+      Code::kInvalid, "the server rejected our request due to an error in our request",
+      Json{{"causes",
+            Json::array({{{"reason", "UnexpectedServerResponse"}, {"message", message}}})}});
 }
 
 // nlohmann's exception text without its "[json.exception.x.NNN] " prefix.
@@ -40,8 +41,8 @@ Result<Json> Store::Impl::UpdateLocked(TypeRef type, std::string_view ns, Json o
 }
 
 Result<Json> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, std::string_view name,
-                                      api::PatchType patch_type, const Json& patch,
-                                      Subresource sub, const api::WriteOptions& options) {
+                                      api::PatchType patch_type, const Json& patch, Subresource sub,
+                                      const api::WriteOptions& options) {
   std::string key_ns = type->namespaced ? std::string(ns) : "";
   ObjectPtr old = Find(type, {key_ns, std::string(name)});
   if (!old) return NotFoundError(type->PluralGroup(), std::string(name));
@@ -92,7 +93,8 @@ Result<Json> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, std::st
     return BadRequestError(
         "the namespace of the provided object does not match the namespace sent on the request");
   }
-  if (doc.value("apiVersion", Json()) != type->ApiVersion() || doc.value("kind", Json()) != type->kind) {
+  if (doc.value("apiVersion", Json()) != type->ApiVersion() ||
+      doc.value("kind", Json()) != type->kind) {
     return BadRequestError("apiVersion and kind may not be changed by a patch");
   }
   return ApplyUpdate(type, old, std::move(doc), sub, options);
@@ -108,7 +110,8 @@ Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Js
   }
   std::string want_uid = MetaString(incoming, "uid");
   if (!want_uid.empty() && want_uid != MetaString(old, "uid")) {
-    return PreconditionFailedError(type->PluralGroup(), name, "UID", want_uid, MetaString(old, "uid"));
+    return PreconditionFailedError(type->PluralGroup(), name, "UID", want_uid,
+                                   MetaString(old, "uid"));
   }
   Json next;
   if (sub == Subresource::kScale) {
@@ -156,7 +159,8 @@ Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Js
         errs.push_back(ForbiddenField(
             "metadata.finalizers",
             "no new finalizers can be added if the object is being deleted, found new "
-            "finalizers []string{" + list + "}"));
+            "finalizers []string{" +
+                list + "}"));
       }
     }
     if (!errs.empty()) return InvalidError(*type, name, errs);

@@ -127,11 +127,13 @@ bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bo
 void WatchHub::Record(std::uint64_t rv, const api::ResourceType& type, WatchEvent::Type event,
                       ObjectPtr object, ObjectPtr old) {
   Entry e{rv, type.PluralGroup(), event, std::move(object), std::move(old)};
-  // Deliver, dropping watches that ended (overflow) or were stopped by their consumer.
-  std::vector<std::shared_ptr<WatchStream>> alive;
+  // Deliver, dropping watches that ended (overflow), were stopped or were released by their
+  // consumer (the hub holds them weakly, so an abandoned watch costs nothing).
+  std::vector<std::weak_ptr<WatchStream>> alive;
   alive.reserve(watchers_.size());
-  for (auto& w : watchers_) {
-    if (!w->Ended() && Deliver(w, e, false)) alive.push_back(std::move(w));
+  for (auto& weak : watchers_) {
+    auto w = weak.lock();
+    if (w && !w->Ended() && Deliver(w, e, false)) alive.push_back(std::move(weak));
   }
   watchers_.swap(alive);
   history_.push_back(std::move(e));
@@ -165,9 +167,10 @@ Result<std::shared_ptr<WatchStream>> WatchHub::Open(WatchFilter filter, bool syn
 }
 
 void WatchHub::Bookmark(std::uint64_t rv) {
-  for (const auto& w : watchers_) {
+  for (const auto& weak : watchers_) {
+    auto w = weak.lock();
+    if (!w || !w->filter().bookmarks || w->Ended()) continue;
     const auto& f = w->filter();
-    if (!f.bookmarks || w->Done()) continue;
     Json object = {{"kind", f.type.kind},
                    {"apiVersion", f.type.ApiVersion()},
                    {"metadata", {{"resourceVersion", std::to_string(rv)}}}};

@@ -90,7 +90,6 @@ class WatchHub {
   void Bookmark(std::uint64_t rv);
   // The streams that received events since the last call (to notify once the lock is released).
   std::vector<std::shared_ptr<WatchStream>> TakeTouched();
-  std::size_t watcher_count() const { return watchers_.size(); }
 
  private:
   struct Entry {
@@ -106,8 +105,8 @@ class WatchHub {
   const std::size_t history_limit_;
   const std::size_t queue_limit_;
   std::deque<Entry> history_;
-  std::uint64_t evicted_rv_ = 0;  // the newest RV no longer in history_
-  std::vector<std::shared_ptr<WatchStream>> watchers_;
+  std::uint64_t evicted_rv_ = 0;                      // the newest RV no longer in history_
+  std::vector<std::weak_ptr<WatchStream>> watchers_;  // the consumers own the streams
   std::vector<std::shared_ptr<WatchStream>> touched_;
 };
 

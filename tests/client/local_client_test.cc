@@ -1,8 +1,8 @@
 // Given a Store, a LocalClient should forward every call to it unchanged: the same objects,
 // the same errors, the same watch stream.
-#include <catch2/catch.hpp>
-
 #include "emulator/client/local_client.h"
+
+#include <catch2/catch.hpp>
 
 namespace pjemu::client {
 namespace {
@@ -29,9 +29,11 @@ TEST_CASE("LocalClient forwards every call to the store", "[client]") {
 
   Json status = updated.value();
   status["status"] = {{"phase", "Running"}};
-  CHECK(c->Update(api::Pods(), "default", status, Subresource::kStatus).value()["status"]["phase"] ==
-        "Running");
-  CHECK(c->Patch(api::Pods(), "default", "p", PatchType::kMerge, {{"metadata", {{"labels", {{"c", "d"}}}}}})
+  CHECK(
+      c->Update(api::Pods(), "default", status, Subresource::kStatus).value()["status"]["phase"] ==
+      "Running");
+  CHECK(c->Patch(api::Pods(), "default", "p", PatchType::kMerge,
+                 {{"metadata", {{"labels", {{"c", "d"}}}}}})
             .value()["metadata"]["labels"]["c"] == "d");
   CHECK(c->Delete(api::Pods(), "default", "p").ok());
   CHECK(c->Get(api::Pods(), "default", "p").status().code() == Code::kNotFound);

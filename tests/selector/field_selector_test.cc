@@ -17,7 +17,8 @@ TEST_CASE("field selectors accept only the supported fields of each kind", "[sel
       {&Pods(), "status.podIP=10.0.0.1", true},
       {&Pods(), "spec.containers=x", false},
       {&Events(), "involvedObject.kind=PyTorchJob,involvedObject.name=mnist", true},
-      {&Events(), "involvedObject.uid=u,involvedObject.namespace=ns,reason=Created,type=Normal", true},
+      {&Events(), "involvedObject.uid=u,involvedObject.namespace=ns,reason=Created,type=Normal",
+       true},
       {&Events(), "source=kubelet,reportingComponent=x,involvedObject.fieldPath=y", true},
       {&Events(), "message=x", false},
       {&Services(), "metadata.name=a", true},
@@ -38,7 +39,8 @@ TEST_CASE("field selector syntax errors name the term", "[selector]") {
   auto sel = FieldSelector::Parse("metadata.name=a,bogus", Pods());
   REQUIRE_FALSE(sel.ok());
   CHECK(sel.status().code() == Code::kBadRequest);
-  CHECK(sel.status().message() == "invalid selector: 'metadata.name=a,bogus'; can't understand 'bogus'");
+  CHECK(sel.status().message() ==
+        "invalid selector: 'metadata.name=a,bogus'; can't understand 'bogus'");
 }
 
 TEST_CASE("field selectors match object fields", "[selector]") {
@@ -49,18 +51,19 @@ TEST_CASE("field selectors match object fields", "[selector]") {
                       {"involvedObject", {{"kind", "PyTorchJob"}, {"name", "mnist"}}},
                       {"source", {{"component", "kubelet"}}},
                       {"reason", "Started"}};
-  auto [type, object, text, want] = GENERATE_COPY(table<const ResourceType*, Json, std::string, bool>({
-      {&Pods(), pod, "", true},
-      {&Pods(), pod, "metadata.name=p", true},
-      {&Pods(), pod, "metadata.name==q", false},
-      {&Pods(), pod, "metadata.name!=q", true},
-      {&Pods(), pod, "spec.nodeName=node-1,status.phase=Running", true},
-      {&Pods(), pod, "spec.nodeName=", false},
-      {&Pods(), pod, "status.podIP=", true},  // absent fields are ""
-      {&Events(), event, "involvedObject.kind=PyTorchJob,involvedObject.name=mnist", true},
-      {&Events(), event, "source=kubelet", true},
-      {&Events(), event, "reason!=Started", false},
-  }));
+  auto [type, object, text, want] =
+      GENERATE_COPY(table<const ResourceType*, Json, std::string, bool>({
+          {&Pods(), pod, "", true},
+          {&Pods(), pod, "metadata.name=p", true},
+          {&Pods(), pod, "metadata.name==q", false},
+          {&Pods(), pod, "metadata.name!=q", true},
+          {&Pods(), pod, "spec.nodeName=node-1,status.phase=Running", true},
+          {&Pods(), pod, "spec.nodeName=", false},
+          {&Pods(), pod, "status.podIP=", true},  // absent fields are ""
+          {&Events(), event, "involvedObject.kind=PyTorchJob,involvedObject.name=mnist", true},
+          {&Events(), event, "source=kubelet", true},
+          {&Events(), event, "reason!=Started", false},
+      }));
   CAPTURE(text);
   auto sel = FieldSelector::Parse(text, *type);
   REQUIRE(sel.ok());

@@ -1,8 +1,8 @@
 // Given label selector strings as kubectl and the Python client send them, parsing should accept
 // the Kubernetes grammar, refuse the rest with the real server's messages, and match labels.
-#include <catch2/catch.hpp>
-
 #include "emulator/api/selector.h"
+
+#include <catch2/catch.hpp>
 
 namespace pjemu::api {
 namespace {
@@ -43,7 +43,8 @@ TEST_CASE("bad label selectors are BadRequest with the real server's messages", 
   auto [text, message] = GENERATE_COPY(table<std::string, std::string>({
       {"type=app,versionv1.0.1)",
        "unable to parse requirement: found ')', expected: in, notin, =, ==, !=, gt, lt"},
-      {"env IN (a)", "unable to parse requirement: found 'IN', expected: in, notin, =, ==, !=, gt, lt"},
+      {"env IN (a)",
+       "unable to parse requirement: found 'IN', expected: in, notin, =, ==, !=, gt, lt"},
       {"x (", "unable to parse requirement: found '(', expected: in, notin, =, ==, !=, gt, lt"},
       {"a in (x", "unable to parse requirement: found '', expected: ',' or ')'"},
       {"a in x", "unable to parse requirement: found 'x' expected: '('"},
@@ -61,13 +62,15 @@ TEST_CASE("bad label selectors are BadRequest with the real server's messages", 
       {"a/b/c", "unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a qualified name " +
                     kNamePart.substr(10) +
                     " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"},
-      {"Foo.com/a", "unable to parse requirement: <nil>: Invalid value: \"Foo.com/a\": prefix part "
-                    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                    "characters, '-' or '.', and must start and end with an alphanumeric "
-                    "character (e.g. 'example.com', regex used for validation is "
-                    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
-      {"a>b", "unable to parse requirement: values[0]: Invalid value: \"b\": for 'Gt', 'Lt' "
-              "operators, the value must be an integer"},
+      {"Foo.com/a",
+       "unable to parse requirement: <nil>: Invalid value: \"Foo.com/a\": prefix part "
+       "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+       "characters, '-' or '.', and must start and end with an alphanumeric "
+       "character (e.g. 'example.com', regex used for validation is "
+       "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+      {"a>b",
+       "unable to parse requirement: values[0]: Invalid value: \"b\": for 'Gt', 'Lt' "
+       "operators, the value must be an integer"},
       {"a=!b", "unable to parse requirement: found '!', expected: identifier"},
   }));
   CAPTURE(text);
@@ -117,7 +120,8 @@ TEST_CASE("name validators give the real messages", "[selector]") {
   CHECK(ValidateDns1123Subdomain("a.b-c.d").empty());
   CHECK_FALSE(ValidateDns1123Subdomain("a..b").empty());
   CHECK_FALSE(ValidateDns1123Subdomain("-a").empty());
-  CHECK(ValidateDns1123Subdomain(std::string(254, 'a')).front() == "must be no more than 253 characters");
+  CHECK(ValidateDns1123Subdomain(std::string(254, 'a')).front() ==
+        "must be no more than 253 characters");
   CHECK(ValidateDns1123Label("abc-1").empty());
   CHECK_FALSE(ValidateDns1123Label("a.b").empty());
   CHECK(ValidateDns1035Label("abc-1").empty());

@@ -101,7 +101,8 @@ TEST_CASE("an Invalid status names the kind with its group and lists field cause
   StoreFixture f;
   auto r = f.store.Create(api::PyTorchJobs(), "default", JobJson("Bad"));
   REQUIRE(r.status().code() == Code::kInvalid);
-  CHECK(r.status().message().rfind("PyTorchJob.kubeflow.org \"Bad\" is invalid: metadata.name:", 0) == 0);
+  CHECK(r.status().message().rfind("PyTorchJob.kubeflow.org \"Bad\" is invalid: metadata.name:",
+                                   0) == 0);
   const Json& d = r.status().details();
   CHECK(d["kind"] == "PyTorchJob");
   CHECK(d["group"] == "kubeflow.org");
@@ -147,7 +148,8 @@ TEST_CASE("dry-run create validates and answers without storing", "[store]") {
   CHECK(pod["metadata"].contains("uid"));
   CHECK(f.store.ResourceVersion() == rv);
   CHECK(f.store.Get(api::Pods(), "default", "p").status().code() == Code::kNotFound);
-  CHECK(f.store.Create(api::Pods(), "default", PodJson("BAD"), dry).status().code() == Code::kInvalid);
+  CHECK(f.store.Create(api::Pods(), "default", PodJson("BAD"), dry).status().code() ==
+        Code::kInvalid);
 }
 
 TEST_CASE("get of a missing object is NotFound with the group in the message", "[store]") {

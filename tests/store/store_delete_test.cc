@@ -20,11 +20,12 @@ Family MakeFamily(Store& s) {
   Family fam;
   fam.job = Must(s.Create(api::PyTorchJobs(), "default", JobJson("mnist")));
   fam.pod = Must(s.Create(api::Pods(), "default", OwnedBy(PodJson("mnist-master-0"), fam.job)));
-  fam.svc = Must(s.Create(api::Services(), "default",
-                          OwnedBy({{"metadata", {{"name", "mnist-master-0"}}}, {"spec", Json::object()}},
-                                  fam.job)));
+  fam.svc = Must(s.Create(
+      api::Services(), "default",
+      OwnedBy({{"metadata", {{"name", "mnist-master-0"}}}, {"spec", Json::object()}}, fam.job)));
   Json cm = {{"metadata", {{"name", "mnist-cm"}}}, {"data", {{"k", "v"}}}};
-  fam.grandchild = Must(s.Create(*api::FindResource("", "configmaps"), "default", OwnedBy(cm, fam.pod)));
+  fam.grandchild =
+      Must(s.Create(*api::FindResource("", "configmaps"), "default", OwnedBy(cm, fam.pod)));
   Must(s.Create(api::Events(), "default", EventAbout("mnist.1", fam.job, "SuccessfulCreatePod")));
   Must(s.Create(api::Events(), "default", EventAbout("mnist-master-0.1", fam.pod, "Scheduled")));
   return fam;
@@ -33,7 +34,8 @@ Family MakeFamily(Store& s) {
 TEST_CASE("background delete cascades to dependents, grandchildren and events", "[store]") {
   StoreFixture f;
   MakeFamily(f.store);
-  auto w = Must(f.store.Watch(api::Pods(), "default", {{}, std::to_string(f.store.ResourceVersion())}));
+  auto w =
+      Must(f.store.Watch(api::Pods(), "default", {{}, std::to_string(f.store.ResourceVersion())}));
   api::DeleteOptions opts;
   opts.propagation_policy = "Background";
   Json gone = Must(f.store.Delete(api::PyTorchJobs(), "default", "mnist", opts));
@@ -51,7 +53,8 @@ TEST_CASE("a dependent with another live owner only loses the dangling reference
   Json a = Must(f.store.Create(api::PyTorchJobs(), "default", JobJson("a")));
   Json b = Must(f.store.Create(api::PyTorchJobs(), "default", JobJson("b")));
   Json pod = OwnedBy(PodJson("shared"), a);
-  pod["metadata"]["ownerReferences"].push_back(OwnedBy(PodJson("x"), b)["metadata"]["ownerReferences"][0]);
+  pod["metadata"]["ownerReferences"].push_back(
+      OwnedBy(PodJson("x"), b)["metadata"]["ownerReferences"][0]);
   pod["metadata"]["ownerReferences"][1]["controller"] = false;
   Must(f.store.Create(api::Pods(), "default", pod));
   Must(f.store.Delete(api::PyTorchJobs(), "default", "a"));
@@ -75,7 +78,8 @@ TEST_CASE("orphan delete strips ownerReferences and keeps dependents", "[store]"
 TEST_CASE("foreground delete removes dependents first, then the owner", "[store]") {
   StoreFixture f;
   MakeFamily(f.store);
-  auto w = Must(f.store.Watch(api::PyTorchJobs(), "default", {{}, std::to_string(f.store.ResourceVersion())}));
+  auto w = Must(f.store.Watch(api::PyTorchJobs(), "default",
+                              {{}, std::to_string(f.store.ResourceVersion())}));
   api::DeleteOptions opts;
   opts.propagation_policy = "Foreground";
   Json answer = Must(f.store.Delete(api::PyTorchJobs(), "default", "mnist", opts));
@@ -109,7 +113,8 @@ TEST_CASE("finalizers hold an object with deletionTimestamp until the last is re
   Json job = JobJson("mnist");
   job["metadata"]["finalizers"] = {"kubeflow.org/a", "kubeflow.org/b"};
   Must(f.store.Create(api::PyTorchJobs(), "default", job));
-  auto w = Must(f.store.Watch(api::PyTorchJobs(), "default", {{}, std::to_string(f.store.ResourceVersion())}));
+  auto w = Must(f.store.Watch(api::PyTorchJobs(), "default",
+                              {{}, std::to_string(f.store.ResourceVersion())}));
   f.clock.Advance(3s);
   Json held = Must(f.store.Delete(api::PyTorchJobs(), "default", "mnist"));
   CHECK(held["metadata"]["deletionTimestamp"] == "2024-01-01T00:00:03Z");
@@ -122,9 +127,9 @@ TEST_CASE("finalizers hold an object with deletionTimestamp until the last is re
   add["metadata"]["finalizers"].push_back("kubeflow.org/c");
   auto refused = f.store.Update(api::PyTorchJobs(), "default", add);
   CHECK(refused.status().code() == Code::kInvalid);
-  CHECK(refused.status().message().find("no new finalizers can be added if the object is being "
-                                        "deleted, found new finalizers []string{\"kubeflow.org/c\"}") !=
-        std::string::npos);
+  CHECK(refused.status().message().find(
+            "no new finalizers can be added if the object is being "
+            "deleted, found new finalizers []string{\"kubeflow.org/c\"}") != std::string::npos);
 
   held["metadata"]["finalizers"] = {"kubeflow.org/b"};
   held = Must(f.store.Update(api::PyTorchJobs(), "default", held));
@@ -143,9 +148,10 @@ TEST_CASE("delete preconditions and bad options are refused", "[store]") {
   uid.precondition_uid = "other";
   auto r = f.store.Delete(api::Pods(), "default", "p", uid);
   CHECK(r.status().code() == Code::kConflict);
-  CHECK(r.status().message() == "Operation cannot be fulfilled on pods \"p\": Precondition failed: "
-                                "UID in precondition: other, UID in object meta: " +
-                                    pod["metadata"]["uid"].get<std::string>());
+  CHECK(r.status().message() ==
+        "Operation cannot be fulfilled on pods \"p\": Precondition failed: "
+        "UID in precondition: other, UID in object meta: " +
+            pod["metadata"]["uid"].get<std::string>());
   api::DeleteOptions rv;
   rv.precondition_resource_version = "1";
   CHECK(f.store.Delete(api::Pods(), "default", "p", rv).status().code() == Code::kConflict);
@@ -183,8 +189,8 @@ TEST_CASE("pods bound to a node are deleted gracefully", "[store]") {
     CHECK(t["metadata"]["deletionGracePeriodSeconds"] == 5);
     api::DeleteOptions longer;
     longer.grace_period_seconds = 60;
-    CHECK(Must(f.store.Delete(api::Pods(), "default", "bound", longer))["metadata"]
-              ["deletionGracePeriodSeconds"] == 5);
+    CHECK(Must(f.store.Delete(api::Pods(), "default", "bound",
+                              longer))["metadata"]["deletionGracePeriodSeconds"] == 5);
     // The kubelet, once the processes are gone, deletes with grace 0.
     api::DeleteOptions now;
     now.grace_period_seconds = 0;
@@ -202,8 +208,8 @@ TEST_CASE("pods bound to a node are deleted gracefully", "[store]") {
     Json p = PodJson("plain");
     p["spec"]["nodeName"] = "node-1";
     Must(f.store.Create(api::Pods(), "default", p));
-    CHECK(Must(f.store.Delete(api::Pods(), "default", "plain"))["metadata"]
-              ["deletionGracePeriodSeconds"] == 30);
+    CHECK(Must(f.store.Delete(api::Pods(), "default",
+                              "plain"))["metadata"]["deletionGracePeriodSeconds"] == 30);
   }
 }
 

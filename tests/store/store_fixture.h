@@ -33,13 +33,12 @@ inline Json JobJson(const std::string& name) {
 
 // `object` with an ownerReference to `owner` (controller: true).
 inline Json OwnedBy(Json object, const Json& owner) {
-  object["metadata"]["ownerReferences"] = Json::array(
-      {{{"apiVersion", owner["apiVersion"]},
-        {"kind", owner["kind"]},
-        {"name", owner["metadata"]["name"]},
-        {"uid", owner["metadata"]["uid"]},
-        {"controller", true},
-        {"blockOwnerDeletion", true}}});
+  object["metadata"]["ownerReferences"] = Json::array({{{"apiVersion", owner["apiVersion"]},
+                                                        {"kind", owner["kind"]},
+                                                        {"name", owner["metadata"]["name"]},
+                                                        {"uid", owner["metadata"]["uid"]},
+                                                        {"controller", true},
+                                                        {"blockOwnerDeletion", true}}});
   return object;
 }
 

@@ -41,7 +41,8 @@ TEST_CASE("JSON patch applies operations in order", "[store]") {
       {{"op", "add"}, {"path", "/spec/pytorchReplicaSpecs/Worker"}, {"value", {{"replicas", 3}}}},
       {{"op", "replace"}, {"path", "/spec/pytorchReplicaSpecs/Worker/replicas"}, {"value", 4}},
   });
-  Json out = Must(f.store.Patch(api::PyTorchJobs(), "default", "mnist", api::PatchType::kJson, ops));
+  Json out =
+      Must(f.store.Patch(api::PyTorchJobs(), "default", "mnist", api::PatchType::kJson, ops));
   CHECK(out["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == 4);
 }
 
@@ -50,8 +51,8 @@ TEST_CASE("patch failures are refused with the real server's codes", "[store]") 
   Json job = Must(f.store.Create(api::PyTorchJobs(), "default", JobJson("mnist")));
   auto [type, patch, code] = GENERATE_COPY(table<api::PatchType, Json, Code>({
       {api::PatchType::kJson,
-       Json::array({{{"op", "test"}, {"path", "/spec/pytorchReplicaSpecs/Master/replicas"},
-                     {"value", 7}}}),
+       Json::array(
+           {{{"op", "test"}, {"path", "/spec/pytorchReplicaSpecs/Master/replicas"}, {"value", 7}}}),
        Code::kInvalid},
       {api::PatchType::kJson,
        Json::array({{{"op", "replace"}, {"path", "/spec/nosuch/field"}, {"value", 1}}}),
@@ -74,11 +75,13 @@ TEST_CASE("a failed JSON patch test names the path in the cause", "[store]") {
   Must(f.store.Create(api::PyTorchJobs(), "default", JobJson("mnist")));
   auto r = f.store.Patch(
       api::PyTorchJobs(), "default", "mnist", api::PatchType::kJson,
-      Json::array({{{"op", "test"}, {"path", "/spec/pytorchReplicaSpecs/Master/replicas"}, {"value", 1}},
-                   {{"op", "test"}, {"path", "/spec/x"}, {"value", 7}},
-                   {{"op", "test"}, {"path", "/spec/y"}, {"value", 8}}}));
+      Json::array(
+          {{{"op", "test"}, {"path", "/spec/pytorchReplicaSpecs/Master/replicas"}, {"value", 1}},
+           {{"op", "test"}, {"path", "/spec/x"}, {"value", 7}},
+           {{"op", "test"}, {"path", "/spec/y"}, {"value", 8}}}));
   REQUIRE(r.status().code() == Code::kInvalid);
-  CHECK(r.status().details()["causes"][0]["message"] == "testing value /spec/x failed: test failed");
+  CHECK(r.status().details()["causes"][0]["message"] ==
+        "testing value /spec/x failed: test failed");
 }
 
 TEST_CASE("strategic merge on a core kind is applied as a merge patch", "[store]") {

@@ -57,7 +57,8 @@ TEST_CASE("main-resource writes keep .status; status writes take only .status", 
   with_status["status"] = {{"conditions", Json::array({{{"type", "Created"}}})}};
   with_status["spec"]["runPolicy"] = {{"suspend", true}};  // ignored by a status write
   with_status["metadata"]["labels"] = {{"ignored", "yes"}};
-  Json s = Must(f.store.Update(api::PyTorchJobs(), "default", with_status, api::Subresource::kStatus));
+  Json s =
+      Must(f.store.Update(api::PyTorchJobs(), "default", with_status, api::Subresource::kStatus));
   CHECK(s["status"]["conditions"][0]["type"] == "Created");
   CHECK_FALSE(s["spec"].contains("runPolicy"));
   CHECK_FALSE(s["metadata"].contains("labels"));

@@ -59,7 +59,8 @@ TEST_CASE("watch from a resourceVersion older than the history is Expired", "[st
   StoreOptions opts;
   opts.watch_history = 3;
   Store store(clock, opts);  // 4 namespaces already created: RVs 1-4, history keeps 2-4
-  for (int i = 0; i < 5; ++i) Must(store.Create(api::Pods(), "default", PodJson("p" + std::to_string(i))));
+  for (int i = 0; i < 5; ++i)
+    Must(store.Create(api::Pods(), "default", PodJson("p" + std::to_string(i))));
   // RVs 5-9: history keeps 7, 8, 9; a watch from 6 still misses nothing.
   CHECK(Drain(*Must(store.Watch(api::Pods(), "default", From("6")))).size() == 3);
   auto r = store.Watch(api::Pods(), "default", From("5"));
@@ -136,9 +137,10 @@ TEST_CASE("bookmarks go only to watches that asked for them, at the current RV",
   auto e = w->TryNext();
   REQUIRE(e);
   CHECK(e->type == api::WatchEvent::Type::kBookmark);
-  CHECK(e->object == Json{{"kind", "PyTorchJob"},
-                          {"apiVersion", "kubeflow.org/v1"},
-                          {"metadata", {{"resourceVersion", std::to_string(f.store.ResourceVersion())}}}});
+  CHECK(e->object ==
+        Json{{"kind", "PyTorchJob"},
+             {"apiVersion", "kubeflow.org/v1"},
+             {"metadata", {{"resourceVersion", std::to_string(f.store.ResourceVersion())}}}});
   CHECK(Drain(*plain).empty());
 }
 
@@ -147,10 +149,12 @@ TEST_CASE("a watcher that falls behind is ended without blocking the writer", "[
   StoreOptions opts;
   opts.watch_queue_limit = 3;
   Store store(clock, opts);
-  auto slow = Must(store.Watch(api::Pods(), "default", From(std::to_string(store.ResourceVersion()))));
+  auto slow =
+      Must(store.Watch(api::Pods(), "default", From(std::to_string(store.ResourceVersion()))));
   int notified = 0;
   slow->SetNotify([&] { ++notified; });
-  for (int i = 0; i < 10; ++i) Must(store.Create(api::Pods(), "default", PodJson("p" + std::to_string(i))));
+  for (int i = 0; i < 10; ++i)
+    Must(store.Create(api::Pods(), "default", PodJson("p" + std::to_string(i))));
   CHECK(notified == 4);  // three events, then the end of the stream
   CHECK_FALSE(slow->Done());
   CHECK(Drain(*slow) == std::vector<std::string>{"ADDED p0", "ADDED p1", "ADDED p2"});
@@ -170,6 +174,15 @@ TEST_CASE("a stopped watch is dropped and receives nothing", "[store]") {
   CHECK(notified == 0);
   CHECK(w->Done());
   CHECK_FALSE(w->TryNext());
+}
+
+TEST_CASE("a watch its consumer released is not kept alive by the store", "[store]") {
+  StoreFixture f;
+  auto w = Must(f.store.Watch(api::Pods(), "default"));
+  std::weak_ptr<api::Watch> weak = w;
+  w.reset();
+  Must(f.store.Create(api::Pods(), "default", PodJson("p")));
+  CHECK(weak.expired());
 }
 
 TEST_CASE("SetNotify fires at once when events are already queued", "[store]") {
