@@ -36,6 +36,34 @@ std::string FieldPathToPointer(std::string_view field_path) {
   return pointer;
 }
 
+std::string PointerToFieldPath(std::string_view pointer) {
+  std::string path;
+  size_t pos = 0;
+  while (pos < pointer.size()) {
+    size_t next = pointer.find('/', pos + 1);
+    if (next == std::string_view::npos) next = pointer.size();
+    std::string token;
+    std::string_view raw = pointer.substr(pos + 1, next - pos - 1);
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] == '~' && i + 1 < raw.size()) {
+        token.push_back(raw[i + 1] == '1' ? '/' : '~');
+        ++i;
+      } else {
+        token.push_back(raw[i]);
+      }
+    }
+    bool index = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+    if (index || token.find_first_of("./[]") != std::string::npos || token.empty()) {
+      path += "[" + token + "]";
+    } else {
+      if (!path.empty()) path.push_back('.');
+      path += token;
+    }
+    pos = next;
+  }
+  return path;
+}
+
 int Manifest::LineOfPointer(std::string_view pointer) const {
   std::string p(pointer);
   while (!p.empty()) {
@@ -60,6 +88,15 @@ Status FieldError(const Manifest& manifest, std::string_view field_path, std::st
 
 Status TypeError(const Manifest& manifest, std::string_view field_path, std::string_view expected) {
   return FieldError(manifest, field_path, fmt::format("expected {}", expected));
+}
+
+}  // namespace pjemu::manifest
+
+namespace pjemu::manifest {
+
+Status TypeError(const Manifest& manifest, const Json::json_pointer& pointer,
+                 std::string_view expected) {
+  return TypeError(manifest, PointerToFieldPath(pointer.to_string()), expected);
 }
 
 }  // namespace pjemu::manifest

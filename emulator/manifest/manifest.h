@@ -53,7 +53,13 @@ Status FieldError(const Manifest& manifest, std::string_view field_path, std::st
 // `expected` = "an integer".
 Status TypeError(const Manifest& manifest, std::string_view field_path, std::string_view expected);
 
+// The same with the field named by a JSON pointer ("/spec/replicas"), printed as a field path.
+Status TypeError(const Manifest& manifest, const Json::json_pointer& pointer,
+                 std::string_view expected);
+
 // Field path ("a.b[0].c", "a[b.c]") -> JSON pointer ("/a/b/0/c", "/a/b.c").
 std::string FieldPathToPointer(std::string_view field_path);
+// JSON pointer -> field path: "/a/b/0/c" -> "a.b[0].c", "/m/x.y~1z" -> "m[x.y/z]".
+std::string PointerToFieldPath(std::string_view pointer);
 
 }  // namespace pjemu::manifest

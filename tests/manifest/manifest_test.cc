@@ -67,6 +67,9 @@ TEST_CASE("TypeError names file, line and field", "[manifest]") {
   CHECK(s.code() == Code::kInvalid);
   CHECK(s.message() ==
         "job.yaml:17: spec.pytorchReplicaSpecs.Worker.replicas: expected an integer");
+  Status p = TypeError(ms[0], Json::json_pointer("/spec/pytorchReplicaSpecs/Worker/replicas"),
+                       "an integer");
+  CHECK(p.message() == s.message());
   Status f = FieldError(ms[0], "metadata.name", "must be lower case");
   CHECK(f.message() == "job.yaml:4: metadata.name: must be lower case");
 }
@@ -78,6 +81,10 @@ TEST_CASE("field paths convert to JSON pointers", "[manifest]") {
         "/spec/pytorchReplicaSpecs/Master");
   CHECK(FieldPathToPointer("metadata.labels[a.b/c~d]") == "/metadata/labels/a.b~1c~0d");
   CHECK(FieldPathToPointer("") == "");
+  for (const char* path : {"spec.replicas", "a.b[0].c", "metadata.labels[a.b/c~d]", "x[0][1]"}) {
+    CAPTURE(path);
+    CHECK(PointerToFieldPath(FieldPathToPointer(path)) == path);
+  }
 }
 
 TEST_CASE("a JSON manifest loads with lines", "[manifest]") {
