@@ -76,8 +76,7 @@ struct Cluster {
   }
 };
 
-TEST_CASE("T24: Master 1 + Worker 2 creates pods and services; master success succeeds the job",
-          "[controller]") {
+TEST_CASE("T24: Master 1 + Worker 2 creates pods and services - master success succeeds the job", "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("test-job").Master(1).Worker(2).Build()).ok());
   const std::vector<std::string> want = {"test-job-master-0", "test-job-worker-0",
@@ -98,8 +97,7 @@ TEST_CASE("T24: Master 1 + Worker 2 creates pods and services; master success su
   CHECK(IsSucceeded(job["status"]));
 }
 
-TEST_CASE("legacy selector: kubectl get pods -l pytorch_job_name=<job> lists the job's pods",
-          "[controller]") {
+TEST_CASE("legacy selector: kubectl get pods -l pytorch_job_name=<job> lists the job's pods", "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("mnist").Master(1).Worker(1).Build()).ok());
   CHECK(c.Names(api::Pods(), "pytorch_job_name=mnist") ==
@@ -117,7 +115,7 @@ TEST_CASE("an invalid job is refused at create time and nothing is created", "[c
   CHECK(c.Names(api::Pods()).empty());
 }
 
-TEST_CASE("T26: created suspended: no pods or services, no startTime", "[controller]") {
+TEST_CASE("T26: created suspended: no pods or services - no startTime", "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("test-job").Worker(1).Set("/spec/runPolicy/suspend", true).Build())
               .ok());
@@ -129,7 +127,7 @@ TEST_CASE("T26: created suspended: no pods or services, no startTime", "[control
                                                         "Suspended/True/PyTorchJobSuspended"});
 }
 
-TEST_CASE("T27: run, suspend, resume through the API", "[controller]") {
+TEST_CASE("T27: run - suspend - resume through the API", "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("test-job").Master(1).Worker(1).Build()).ok());
   c.SetAllPhases("Running");
@@ -184,7 +182,7 @@ Json ElasticWithMetrics() {
 
 const api::ResourceType& Hpas() { return *api::FindResource("autoscaling", "horizontalpodautoscalers"); }
 
-TEST_CASE("T29: elastic job: worker pod and service, HPA, success on the worker", "[controller]") {
+TEST_CASE("T29: elastic job: worker pod and service - HPA - success on the worker", "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(ElasticWithMetrics()).ok());
   CHECK(c.Names(api::Pods()) == std::vector<std::string>{"elastic-job-worker-0"});
@@ -210,8 +208,7 @@ TEST_CASE("T30: suspending an elastic job deletes its HPA", "[controller]") {
 }
 
 TEST_CASE("scaling Worker.replicas (the scale subresource's specReplicasPath) adds and removes "
-          "workers; existing pods keep their env",
-          "[controller]") {
+          "workers - existing pods keep their env", "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("s").Master(1).Worker(1).Build()).ok());
   c.Patch("s", {{"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", 3}}}}}}}});
@@ -227,8 +224,7 @@ TEST_CASE("scaling Worker.replicas (the scale subresource's specReplicasPath) ad
         "pytorchjob-controller,training.kubeflow.org/replica-type=worker");
 }
 
-TEST_CASE("OnFailure restart through the API: failed pod deleted, then re-created",
-          "[controller]") {
+TEST_CASE("OnFailure restart through the API: failed pod deleted - then re-created", "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("r").Master(1).Worker(1).Build()).ok());
   c.SetAllPhases("Running");
@@ -259,8 +255,7 @@ TEST_CASE("repeated events are merged: count grows", "[controller]") {
   CHECK(suspended == 1);
 }
 
-TEST_CASE("T55 deviation: activeDeadlineSeconds fires at the deadline without other events",
-          "[controller]") {
+TEST_CASE("T55 deviation: activeDeadlineSeconds fires at the deadline without other events", "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("j").Master(1).Worker(1)
                        .Set("/spec/runPolicy/activeDeadlineSeconds", 10)
@@ -287,7 +282,7 @@ TEST_CASE("T57: TTL 3 s deletes the finished job at the expiry", "[controller]")
   CHECK(c.Job("j").is_null());
 }
 
-TEST_CASE("events are core/v1 Events on the job, repeated ones counted", "[controller]") {
+TEST_CASE("events are core/v1 Events on the job - repeated ones counted", "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("ev").Master(1).Build()).ok());
   const Json events = (*c.client->List(api::Events(), "default"))["items"];

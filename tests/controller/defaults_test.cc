@@ -46,8 +46,7 @@ TEST_CASE("T18: no elasticPolicy gets spec.nprocPerNode auto", "[controller]") {
             ["nprocPerNode"] == "4");
 }
 
-TEST_CASE("defaults: replicas 1, restartPolicy OnFailure, cleanPodPolicy None, port 23456",
-          "[controller]") {
+TEST_CASE("defaults: replicas 1 - restartPolicy OnFailure - cleanPodPolicy None - port 23456", "[controller]") {
   Json job = JobBuilder("t").Worker(std::nullopt, "").Defaulted();
   const Json& w = job["spec"]["pytorchReplicaSpecs"]["Worker"];
   CHECK(w["replicas"] == 1);
@@ -67,7 +66,7 @@ TEST_CASE("defaults: a user pytorchjob-port with another number is kept", "[cont
   CHECK(*PortFromJob(job, "Worker") == 8080);
 }
 
-TEST_CASE("defaults: the port goes on the pytorch container, not container 0", "[controller]") {
+TEST_CASE("defaults: the port goes on the pytorch container - not container 0", "[controller]") {
   Json job = JobBuilder("t").Worker(1)
                  .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers",
                       Json::array({testing::Container("sidecar"), testing::Container()}))

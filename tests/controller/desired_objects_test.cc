@@ -76,8 +76,7 @@ TEST_CASE("T23: Master+Worker: master-0 gets no init container", "[controller]")
   CHECK_FALSE((*DesiredPod(job, "Master", 0))["spec"].contains("initContainers"));
 }
 
-TEST_CASE("T24: user port 8080 is kept and becomes MASTER_PORT and the service port",
-          "[controller]") {
+TEST_CASE("T24: user port 8080 is kept and becomes MASTER_PORT and the service port", "[controller]") {
   Json ports = Json::array({{{"name", "pytorchjob-port"}, {"containerPort", 8080}}});
   Json job = JobBuilder("test-job").Master(1).Worker(2)
                  .Set("/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/ports", ports)
@@ -99,8 +98,7 @@ TEST_CASE("T24: user port 8080 is kept and becomes MASTER_PORT and the service p
   CHECK(svc["metadata"]["ownerReferences"] == Json::array({owner}));
 }
 
-TEST_CASE("T29: elastic worker-only job: rendezvous on worker-0 with the worker port",
-          "[controller]") {
+TEST_CASE("T29: elastic worker-only job: rendezvous on worker-0 with the worker port", "[controller]") {
   Json job = JobBuilder("elastic-job").Worker(1)
                  .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/ports",
                       Json::array({{{"name", "pytorchjob-port"}, {"containerPort", 8080}}}))
@@ -125,8 +123,7 @@ TEST_CASE("T29: elastic worker-only job: rendezvous on worker-0 with the worker 
         Json{{"kind", "PyTorchJob"}, {"name", "elastic-job"}, {"apiVersion", "kubeflow.org/v1"}});
 }
 
-TEST_CASE("env: MASTER_ADDR is the service name on the master too; worker RANK is index+1",
-          "[controller]") {
+TEST_CASE("env: MASTER_ADDR is the service name on the master too - worker RANK is index+1", "[controller]") {
   Json job = JobBuilder("mnist").Master(1).Worker(2).Defaulted();
   auto master = EnvMap(*PodEnv(job, "Master", 0));
   CHECK(master["MASTER_ADDR"] == "mnist-master-0");
@@ -152,15 +149,13 @@ TEST_CASE("env: WORLD_SIZE multiplies by an integer nprocPerNode only", "[contro
   CHECK(world("gpu") == "3");
 }
 
-TEST_CASE("env: a worker-only non-elastic job gets no MASTER_*, WORLD_SIZE or RANK",
-          "[controller]") {
+TEST_CASE("env: a worker-only non-elastic job gets no MASTER_* - WORLD_SIZE or RANK", "[controller]") {
   Json job = JobBuilder("w").Worker(3).Defaulted();
   CHECK(EnvNames(*PodEnv(job, "Worker", 1)) ==
         std::vector<std::string>{"PYTHONUNBUFFERED", "PET_NPROC_PER_NODE", "PET_NNODES"});
 }
 
-TEST_CASE("env: appended after the user's env on every container, duplicates kept",
-          "[controller]") {
+TEST_CASE("env: appended after the user's env on every container - duplicates kept", "[controller]") {
   Json job = JobBuilder("m").Master(1)
                  .Set("/spec/pytorchReplicaSpecs/Master/template/spec/containers",
                       Json::array({{{"name", "pytorch"}, {"image", "i"},
@@ -174,8 +169,7 @@ TEST_CASE("env: appended after the user's env on every container, duplicates kep
   CHECK(pod["spec"]["containers"][1]["env"].size() == env0.size() - 1);
 }
 
-TEST_CASE("T43: replica restartPolicy maps onto the pod (ExitCode becomes Never)",
-          "[controller]") {
+TEST_CASE("T43: replica restartPolicy maps onto the pod (ExitCode becomes Never)", "[controller]") {
   CHECK(PodRestartPolicy("ExitCode") == "Never");
   CHECK(PodRestartPolicy("Never") == "Never");
   CHECK(PodRestartPolicy("Always") == "Always");
@@ -189,8 +183,7 @@ TEST_CASE("T48: GenGeneralName replaces slashes and lower-cases the type", "[con
   CHECK(GenGeneralName("1/2/3/4/5", "WORKER", "1") == "1-2-3-4-5-worker-1");
 }
 
-TEST_CASE("T59: CreateNewService: headless, four labels, owner, error without pytorch container",
-          "[controller]") {
+TEST_CASE("T59: CreateNewService: headless - four labels - owner - error without pytorch container", "[controller]") {
   Json job = JobBuilder("j").Worker(1).Defaulted();
   Json svc = *DesiredService(job, "Worker", 0);
   CHECK(svc["metadata"]["name"] == "j-worker-0");
@@ -206,8 +199,7 @@ TEST_CASE("T59: CreateNewService: headless, four labels, owner, error without py
   CHECK(DesiredService(job, "Worker", 0).status().code() == Code::kNotFound);
 }
 
-TEST_CASE("pod labels: five operator labels, template labels kept, legacy pytorch_job_name",
-          "[controller]") {
+TEST_CASE("pod labels: five operator labels - template labels kept - legacy pytorch_job_name", "[controller]") {
   Json job = JobBuilder("w").Worker(2)
                  .Set("/spec/pytorchReplicaSpecs/Worker/template/metadata",
                       {{"labels", {{"app", "x"}}}, {"annotations", {{"a", "b"}}},

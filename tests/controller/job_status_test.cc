@@ -80,8 +80,7 @@ World MakeWorld(JobBuilder b, int workers, const std::string& phase) {
   return w;
 }
 
-TEST_CASE("a new job creates every pod and service in one pass and sets startTime",
-          "[controller]") {
+TEST_CASE("a new job creates every pod and service in one pass and sets startTime", "[controller]") {
   Json job = JobBuilder("mnist").Master(1).Worker(2).Defaulted();
   JobSync s = ComputeJobStatus(job, {}, {}, kT0);
   CHECK(Names(s, Kind::kCreatePod) ==
@@ -97,8 +96,7 @@ TEST_CASE("a new job creates every pod and service in one pass and sets startTim
   CHECK(s.status_changed);
 }
 
-TEST_CASE("running master: Running condition; master success: Succeeded, Running flips False",
-          "[controller]") {
+TEST_CASE("running master: Running condition - master success: Succeeded - Running flips False", "[controller]") {
   World w = MakeWorld(JobBuilder("j").Master(1).Worker(1), 1, "Running");
   JobSync run = ComputeJobStatus(w.job, w.pods, w.services, kT0);
   CHECK(Conds(run.status) ==
@@ -151,7 +149,7 @@ TEST_CASE("pod-path Restarting message stays when nothing else runs", "[controll
         "job j is restarting because Worker replica(s) failed.");
 }
 
-TEST_CASE("OnFailure: a Failed pod is deleted, Restarting set, then re-created", "[controller]") {
+TEST_CASE("OnFailure: a Failed pod is deleted - Restarting set - then re-created", "[controller]") {
   World w = MakeWorld(JobBuilder("j").Master(1).Worker(1), 1, "Running");
   w.job["status"] = ComputeJobStatus(w.job, w.pods, w.services, kT0).status;
   w.pods[1]["status"]["phase"] = "Failed";
@@ -169,8 +167,7 @@ TEST_CASE("OnFailure: a Failed pod is deleted, Restarting set, then re-created",
   CHECK(Names(again, Kind::kCreatePod) == std::vector<std::string>{"j-worker-0"});
 }
 
-TEST_CASE("Never: a failed worker fails the whole job while the master runs (#1579)",
-          "[controller]") {
+TEST_CASE("Never: a failed worker fails the whole job while the master runs (#1579)", "[controller]") {
   World w = MakeWorld(JobBuilder("j").Master(1, "Never").Worker(1, "Never"), 1, "Running");
   w.pods[1]["status"]["phase"] = "Failed";
   JobSync s = ComputeJobStatus(w.job, w.pods, w.services, kT0);
@@ -190,7 +187,7 @@ TEST_CASE("Failed is terminal: no later condition changes", "[controller]") {
   CHECK(job["status"] == before);
 }
 
-TEST_CASE("T26: created suspended: no pods, no startTime, [Created, Suspended]", "[controller]") {
+TEST_CASE("T26: created suspended gives no pods - no startTime - conditions Created then Suspended", "[controller]") {
   Json job = JobBuilder("test-job").Worker(1).Set("/spec/runPolicy/suspend", true).Defaulted();
   JobSync s = ComputeJobStatus(job, {}, {}, kT0);
   CHECK(s.actions.size() == 1);  // the PyTorchJobSuspended event only
@@ -202,8 +199,7 @@ TEST_CASE("T26: created suspended: no pods, no startTime, [Created, Suspended]",
   CHECK(s.status["conditions"][1]["message"] == "PyTorchJob test-job is suspended.");
 }
 
-TEST_CASE("T27: run, suspend (pods deleted, Running False), resume (new startTime)",
-          "[controller]") {
+TEST_CASE("T27: run - suspend (pods deleted - Running False) - resume (new startTime)", "[controller]") {
   World w = MakeWorld(JobBuilder("test-job").Master(1).Worker(1), 1, "Running");
   JobSync run = ComputeJobStatus(w.job, w.pods, w.services, kT0);
   w.job["status"] = run.status;
@@ -231,8 +227,7 @@ TEST_CASE("T27: run, suspend (pods deleted, Running False), resume (new startTim
                                                           "Running/True/PyTorchJobRunning"});
 }
 
-TEST_CASE("T31: Succeeded + cleanPodPolicy Running deletes only the running pod and its service",
-          "[controller]") {
+TEST_CASE("T31: Succeeded + cleanPodPolicy Running deletes only the running pod and its service", "[controller]") {
   Json job = WithCondition(
       JobBuilder("j").Worker(2).Set("/spec/runPolicy/cleanPodPolicy", "Running").Defaulted(),
       kSucceeded);
@@ -272,14 +267,13 @@ TEST_CASE("T36: no condition + cleanPodPolicy None deletes every pod (v1.9.4)", 
   CHECK(Cleaned("None", nullptr) == 2);
 }
 
-TEST_CASE("T37: PastBackoffLimit with limit 0, no restarts is false", "[controller]") {
+TEST_CASE("T37: PastBackoffLimit with limit 0 - no restarts is false", "[controller]") {
   Json job = JobBuilder("j").Worker(2).Set("/spec/runPolicy/backoffLimit", 0).Defaulted();
   CHECK_FALSE(PastBackoffLimit(job, {WithRestarts(PodIn(job, "Worker", 0, "Running"), 0),
                                      PodIn(job, "Worker", 1, "Succeeded")}));
 }
 
-TEST_CASE("T38: PastBackoffLimit with limit 3 and a running pod restarted 3 times is true",
-          "[controller]") {
+TEST_CASE("T38: PastBackoffLimit with limit 3 and a running pod restarted 3 times is true", "[controller]") {
   Json job = JobBuilder("j").Worker(2).Set("/spec/runPolicy/backoffLimit", 3).Defaulted();
   CHECK(PastBackoffLimit(job, {WithRestarts(PodIn(job, "Worker", 0, "Running"), 3),
                                PodIn(job, "Worker", 1, "Succeeded")}));
@@ -333,7 +327,7 @@ TEST_CASE("T42: backoff-limit failure respects cleanPodPolicy (v1.9.4 #3420)", "
                                             PodIn(job, "Worker", 1, "Running")}).size() == 2);
 }
 
-TEST_CASE("T45: slice size is max(replicas, highest index + 1)", "[controller]") {
+TEST_CASE("T45: slice size is max(replicas - highest index + 1)", "[controller]") {
   Json job = JobBuilder("j").Worker(5).Defaulted();
   std::vector<Json> three = {PodIn(job, "Worker", 0, ""), PodIn(job, "Worker", 1, ""),
                              PodIn(job, "Worker", 2, "")};
@@ -387,8 +381,7 @@ TEST_CASE("T52: IsSuspended", "[controller]") {
   CHECK(IsSuspended(job));
 }
 
-TEST_CASE("T53: succeeded job with running pods: All and Running delete every pod",
-          "[controller]") {
+TEST_CASE("T53: succeeded job with running pods: All and Running delete every pod", "[controller]") {
   for (const char* policy : {"All", "Running"}) {
     CAPTURE(policy);
     World w = MakeWorld(JobBuilder("j").Master(1).Worker(5)
@@ -400,8 +393,7 @@ TEST_CASE("T53: succeeded job with running pods: All and Running delete every po
   }
 }
 
-TEST_CASE("T54: succeeded job with succeeded pods: Running and None keep every pod",
-          "[controller]") {
+TEST_CASE("T54: succeeded job with succeeded pods: Running and None keep every pod", "[controller]") {
   for (const char* policy : {"Running", "None"}) {
     CAPTURE(policy);
     World w = MakeWorld(JobBuilder("j").Master(1).Worker(5)
@@ -411,8 +403,7 @@ TEST_CASE("T54: succeeded job with succeeded pods: Running and None keep every p
   }
 }
 
-TEST_CASE("T55: activeDeadlineSeconds 2 after 2 s fails the job and deletes pods",
-          "[controller]") {
+TEST_CASE("T55: activeDeadlineSeconds 2 after 2 s fails the job and deletes pods", "[controller]") {
   World w = MakeWorld(JobBuilder("j").Master(1).Worker(5)
                           .Set("/spec/runPolicy/cleanPodPolicy", "Running"), 5, "Running");
   w.job["status"] = ComputeJobStatus(w.job, w.pods, w.services, kT0).status;
@@ -430,8 +421,7 @@ TEST_CASE("T55: activeDeadlineSeconds 2 after 2 s fails the job and deletes pods
   CHECK(s.status["completionTime"] == "2024-01-01T00:00:02Z");
 }
 
-TEST_CASE("T56: backoffLimit 4 with four workers restarted once each fails and cleans up",
-          "[controller]") {
+TEST_CASE("T56: backoffLimit 4 with four workers restarted once each fails and cleans up", "[controller]") {
   Json job = JobBuilder("j").Worker(4).Set("/spec/runPolicy/backoffLimit", 4)
                  .Set("/spec/runPolicy/cleanPodPolicy", "Running").Defaulted();
   std::vector<Json> pods;
@@ -485,7 +475,7 @@ TEST_CASE("T58: CleanupJob table", "[controller]") {
   CHECK(decide(0, false, 0s).delete_job);
 }
 
-TEST_CASE("T60: ExitCode policy, exit 130 is retryable: the pod is deleted", "[controller]") {
+TEST_CASE("T60: ExitCode policy - exit 130 is retryable: the pod is deleted", "[controller]") {
   World w = MakeWorld(JobBuilder("j").Master(1).Worker(1, "ExitCode"), 1, "Running");
   w.pods[1] = Terminated(w.pods[1], 130);
   w.pods[1]["status"]["phase"] = "Failed";
@@ -495,7 +485,7 @@ TEST_CASE("T60: ExitCode policy, exit 130 is retryable: the pod is deleted", "[c
   CHECK(HasCondition(s.status, kRestarting));
 }
 
-TEST_CASE("T61: ExitCode policy, exit 1 fails the job without completionTime", "[controller]") {
+TEST_CASE("T61: ExitCode policy - exit 1 fails the job without completionTime", "[controller]") {
   World w = MakeWorld(JobBuilder("j").Master(1).Worker(1, "ExitCode"), 1, "Running");
   w.pods[1] = Terminated(w.pods[1], 1);
   w.pods[1]["status"]["phase"] = "Failed";
@@ -511,8 +501,7 @@ TEST_CASE("T61: ExitCode policy, exit 1 fails the job without completionTime", "
         std::vector<std::string>{"ExitedWithCode", "PyTorchJobFailed", "PyTorchJobRestarting"});
 }
 
-TEST_CASE("quirk: ExitCode failure with a TTL never TTL-deletes (nil completionTime error)",
-          "[controller]") {
+TEST_CASE("quirk: ExitCode failure with a TTL never TTL-deletes (nil completionTime error)", "[controller]") {
   Json job = WithCondition(JobBuilder("j").Worker(1, "ExitCode")
                                .Set("/spec/runPolicy/ttlSecondsAfterFinished", 0).Defaulted(),
                            kFailed);
@@ -541,8 +530,7 @@ TEST_CASE("scale down: pods and services with index >= replicas are deleted", "[
   CHECK(Names(s, Kind::kCreatePod).empty());
 }
 
-TEST_CASE("abnormal pod events: waiting message, terminated non-zero, unschedulable",
-          "[controller]") {
+TEST_CASE("abnormal pod events: waiting message - terminated non-zero - unschedulable", "[controller]") {
   Json job = JobBuilder("j").Worker(3).Defaulted();
   Json waiting = PodIn(job, "Worker", 0, "Pending");
   waiting["status"]["containerStatuses"] = Json::array(
@@ -567,8 +555,7 @@ TEST_CASE("abnormal pod events: waiting message, terminated non-zero, unschedula
                         "Normal ExitedWithCode Pod: default.j-worker-2 exited with code 2"});
 }
 
-TEST_CASE("a template restartPolicy is overwritten with a SetPodTemplateRestartPolicy warning",
-          "[controller]") {
+TEST_CASE("a template restartPolicy is overwritten with a SetPodTemplateRestartPolicy warning", "[controller]") {
   Json job = JobBuilder("j").Worker(1, "Never")
                  .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/restartPolicy", "Always")
                  .Defaulted();

@@ -52,7 +52,7 @@ TEST_CASE("T3: a Worker with no containers gives two Required errors", "[control
         decltype(TypesAndFields(errs)){{Type::kRequired, f}, {Type::kRequired, f}});
 }
 
-TEST_CASE("T4: an empty image is Required on containers[0].image", "[controller]") {
+TEST_CASE("T4: an empty image is Required on the first container image", "[controller]") {
   Json job = Valid().Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/image", "")
                  .Build();
   auto errs = WebhookFieldErrors(job, nullptr, nullptr);
@@ -88,8 +88,7 @@ TEST_CASE("T7: elasticPolicy.nProcPerNode passes with the deprecation warning", 
                         "instead"});
 }
 
-TEST_CASE("T8: nprocPerNode with elasticPolicy.nProcPerNode is Forbidden and warned",
-          "[controller]") {
+TEST_CASE("T8: nprocPerNode with elasticPolicy.nProcPerNode is Forbidden and warned", "[controller]") {
   Json job = Valid().Set("/spec/elasticPolicy/nProcPerNode", 1).Set("/spec/nprocPerNode", "1")
                  .Build();
   std::vector<std::string> warnings;
@@ -116,14 +115,13 @@ TEST_CASE("T10: managedBy is immutable in the inner function", "[controller]") {
         decltype(TypesAndFields(errs)){{Type::kInvalid, "spec.runPolicy.managedBy"}});
 }
 
-TEST_CASE("T10 quirk: ValidateUpdate passes the new job as old, so managedBy changes pass",
-          "[controller]") {
+TEST_CASE("T10 quirk: ValidateUpdate passes the new job as old - so managedBy changes pass", "[controller]") {
   Json old = Valid().Set("/spec/runPolicy/managedBy", "kubeflow.org/training-operator").Build();
   Json now = Valid().Set("/spec/runPolicy/managedBy", "kueue.x-k8s.io/multikueue").Build();
   CHECK(ValidatePyTorchJob(now, &old, nullptr).ok());
 }
 
-TEST_CASE("T11: elasticPolicy without a Worker is Required on [Worker]", "[controller]") {
+TEST_CASE("T11: elasticPolicy without a Worker is Required on Worker", "[controller]") {
   Json job = JobBuilder("test").Master(1).Set("/spec/elasticPolicy", Json::object()).Build();
   auto errs = WebhookFieldErrors(job, nullptr, nullptr);
   REQUIRE(errs.size() == 1);
@@ -140,8 +138,7 @@ TEST_CASE("T12: Worker replicas 0 is Forbidden (must be at least 1)", "[controll
         "spec.pytorchReplicaSpecs[Worker].replicas: Forbidden: must be at least 1");
 }
 
-TEST_CASE("a Master without replicas is rejected because the webhook runs before defaulting",
-          "[controller]") {
+TEST_CASE("a Master without replicas is rejected because the webhook runs before defaulting", "[controller]") {
   Json job = JobBuilder("test").Master(std::nullopt).Build();
   auto errs = WebhookFieldErrors(job, nullptr, nullptr);
   REQUIRE(errs.size() == 1);
@@ -158,7 +155,7 @@ TEST_CASE("a lower-case replica key is NotSupported", "[controller]") {
         "\"Master\", \"Worker\"");
 }
 
-TEST_CASE("missing pytorchReplicaSpecs is Required; an empty map passes", "[controller]") {
+TEST_CASE("missing pytorchReplicaSpecs is Required - an empty map passes", "[controller]") {
   Json job = JobBuilder("test").Build();
   CHECK(WebhookFieldErrors(job, nullptr, nullptr).empty());
   job["spec"].erase("pytorchReplicaSpecs");
@@ -167,8 +164,7 @@ TEST_CASE("missing pytorchReplicaSpecs is Required; an empty map passes", "[cont
   CHECK(errs[0].ToString() == "spec.pytorchReplicaSpecs: Required value: must be required");
 }
 
-TEST_CASE("several errors are aggregated in brackets with causes naming each field",
-          "[controller]") {
+TEST_CASE("several errors are aggregated in brackets with causes naming each field", "[controller]") {
   Json job = JobBuilder("bad").Master(2).Worker(0).Build();
   Status s = ValidatePyTorchJob(job, nullptr, nullptr);
   REQUIRE(s.code() == Code::kForbidden);
@@ -186,8 +182,7 @@ TEST_CASE("several errors are aggregated in brackets with causes naming each fie
                                {"field", "spec.pytorchReplicaSpecs[Master].replicas"}});
 }
 
-TEST_CASE("T25: changing schedulingPolicy.queue is refused as Invalid by the CRD rule",
-          "[controller]") {
+TEST_CASE("T25: changing schedulingPolicy.queue is refused as Invalid by the CRD rule", "[controller]") {
   Json old = Valid("test-job").Set("/spec/runPolicy/schedulingPolicy/queue", "initial-queue")
                  .Build();
   Json now = Valid("test-job").Set("/spec/runPolicy/schedulingPolicy/queue", "test").Build();
