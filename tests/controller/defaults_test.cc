@@ -19,7 +19,7 @@ TEST_CASE("T13: elasticPolicy {} with one worker gets min=max=1", "[controller]"
   CHECK(job["spec"]["elasticPolicy"]["maxReplicas"] == 1);
 }
 
-TEST_CASE("T14: elastic min=1,max=1 is unchanged", "[controller]") {
+TEST_CASE("T14: elastic min=1 and max=1 are unchanged", "[controller]") {
   Json job = Elastic({{"minReplicas", 1}, {"maxReplicas", 1}});
   CHECK(job["spec"]["elasticPolicy"] == Json{{"minReplicas", 1}, {"maxReplicas", 1}});
   Json job2 = Elastic({{"minReplicas", 2}, {"maxReplicas", 5}});
