@@ -34,8 +34,19 @@ Result<api::ListOptions> ListOptionsFrom(const Query& query) {
 // The checks kube-apiserver makes between the decoded body and the URL.
 Status CheckIdentity(const api::ResourceType& type, Json& object, const ApiPath& path,
                      const std::string& body) {
-  if (!object.contains("kind") || !object["kind"].is_string() || object["kind"] == "") {
+  bool missing_kind = !object.contains("kind") || !object["kind"].is_string() || object["kind"] == "";
+  bool custom = type.group.find('.') != std::string::npos &&
+                type.group.find("k8s.io") == std::string::npos;
+  if (missing_kind && custom) {
+    // Custom resources decode as unstructured objects, which must name their kind.
     return BadRequestError("Object 'Kind' is missing in '" + body.substr(0, 1024) + "'");
+  }
+  if (missing_kind) {
+    // Built-in kinds decode with the URL's group/version/kind as the default.
+    object["kind"] = type.kind;
+    if (!object.contains("apiVersion") || object["apiVersion"] == "") {
+      object["apiVersion"] = type.ApiVersion();
+    }
   }
   std::string api_version = object.value("apiVersion", "");
   std::string kind = object["kind"].get<std::string>();

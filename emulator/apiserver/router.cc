@@ -1,5 +1,6 @@
 #include "emulator/apiserver/router.h"
 
+#include <array>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 

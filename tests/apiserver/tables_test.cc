@@ -1,0 +1,85 @@
+// Pod columns of the Table output: kubectl's STATUS logic, READY, RESTARTS and -o wide cells.
+#include <catch2/catch.hpp>
+
+#include "emulator/apiserver/tables.h"
+
+namespace pjemu::apiserver {
+namespace {
+
+Json Pod(Json status, Json meta_extra = Json::object()) {
+  Json meta = {{"name", "p"}, {"namespace", "default"},
+               {"creationTimestamp", "2024-01-01T00:00:00Z"}};
+  meta.update(meta_extra);
+  return {{"metadata", meta},
+          {"spec", {{"containers", {{{"name", "pytorch"}}}}, {"nodeName", "node-0"}}},
+          {"status", status}};
+}
+
+Json Terminated(const char* reason, int exit_code) {
+  return {{"name", "pytorch"}, {"ready", false}, {"restartCount", 0},
+          {"state", {{"terminated", {{"reason", reason}, {"exitCode", exit_code}}}}}};
+}
+
+TEST_CASE("pod STATUS follows kubectl's rules", "[apiserver]") {
+  auto [status, want] = GENERATE(table<Json, std::string>({
+      {Json{{"phase", "Pending"}}, "Pending"},
+      {Json{{"phase", "Succeeded"}, {"containerStatuses", {Terminated("Completed", 0)}}},
+       "Completed"},
+      {Json{{"phase", "Failed"}, {"containerStatuses", {Terminated("Error", 1)}}}, "Error"},
+      {Json{{"phase", "Failed"}, {"containerStatuses", {Terminated("", 137)}}}, "ExitCode:137"},
+      {Json{{"phase", "Running"},
+            {"containerStatuses",
+             {{{"name", "pytorch"}, {"ready", false}, {"restartCount", 3},
+               {"state", {{"waiting", {{"reason", "CrashLoopBackOff"}}}}}}}}},
+       "CrashLoopBackOff"},
+      {Json{{"phase", "Running"},
+            {"containerStatuses",
+             {{{"name", "pytorch"}, {"ready", true}, {"restartCount", 0},
+               {"state", {{"running", {{"startedAt", "2024-01-01T00:00:01Z"}}}}}}}}},
+       "Running"},
+      {Json{{"phase", "Pending"},
+            {"initContainerStatuses",
+             {{{"name", "init"}, {"state", {{"waiting", {{"reason", "PodInitializing"}}}}}}}}},
+       "Init:0/0"},
+  }));
+  CAPTURE(status);
+  CHECK(PodStatusReason(Pod(status)) == want);
+}
+
+TEST_CASE("a pod being deleted shows Terminating", "[apiserver]") {
+  Json pod = Pod(Json{{"phase", "Running"}}, Json{{"deletionTimestamp", "2024-01-01T00:00:09Z"}});
+  CHECK(PodStatusReason(pod) == "Terminating");
+}
+
+TEST_CASE("pod rows carry READY, RESTARTS, AGE and the wide columns", "[apiserver]") {
+  Json pod = Pod(Json{{"phase", "Running"},
+                      {"podIP", "10.0.0.5"},
+                      {"containerStatuses",
+                       {{{"name", "pytorch"}, {"ready", true}, {"restartCount", 2},
+                         {"lastState", {{"terminated", {{"exitCode", 1},
+                                                         {"finishedAt", "2024-01-01T00:00:30Z"}}}}},
+                         {"state", {{"running", {{"startedAt", "2024-01-01T00:00:31Z"}}}}}}}}});
+  Time now = Time(std::chrono::seconds(FakeClock::kEpochSeconds + 90));
+  Json table = ObjectToTable(api::Pods(), pod, now);
+  std::vector<std::string> columns;
+  for (const auto& c : table["columnDefinitions"]) columns.push_back(c["name"]);
+  CHECK(columns == std::vector<std::string>{"Name", "Ready", "Status", "Restarts", "Age", "IP",
+                                            "Node", "Nominated Node", "Readiness Gates"});
+  CHECK(table["columnDefinitions"][5]["priority"] == 1);
+  CHECK(table["rows"][0]["cells"] ==
+        Json({"p", "1/1", "Running", "2 (60s ago)", "90s", "10.0.0.5", "node-0", "<none>",
+              "<none>"}));
+}
+
+TEST_CASE("kinds without printer columns get NAME and AGE", "[apiserver]") {
+  const api::ResourceType* cm = api::FindResource("", "configmaps");
+  REQUIRE(cm != nullptr);
+  Json obj = {{"metadata", {{"name", "c"}, {"creationTimestamp", "2024-01-01T00:00:00Z"}}}};
+  Json table = ObjectToTable(*cm, obj, Time(std::chrono::seconds(FakeClock::kEpochSeconds + 5)));
+  CHECK(table["rows"][0]["cells"] == Json({"c", "5s"}));
+  CHECK(WantsTable("application/json;as=Table;v=v1;g=meta.k8s.io,application/json"));
+  CHECK_FALSE(WantsTable("application/json"));
+}
+
+}  // namespace
+}  // namespace pjemu::apiserver
