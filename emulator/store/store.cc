@@ -43,12 +43,57 @@ ObjectPtr Store::Impl::Find(TypeRef type, const Key& key) const {
   return it == t->second.end() ? nullptr : it->second;
 }
 
+namespace {
+
+std::vector<std::string> OwnerUids(const Json* object) {
+  std::vector<std::string> out;
+  if (!object || !object->contains("metadata")) return out;
+  const Json& meta = (*object)["metadata"];
+  if (!meta.contains("ownerReferences") || !meta["ownerReferences"].is_array()) return out;
+  for (const auto& ref : meta["ownerReferences"]) {
+    if (ref.is_object() && ref.contains("uid") && ref["uid"].is_string()) out.push_back(ref["uid"]);
+  }
+  return out;
+}
+
+std::string InvolvedUid(const Json* object) {
+  if (!object || !object->contains("involvedObject")) return "";
+  const Json& io = (*object)["involvedObject"];
+  return io.is_object() && io.contains("uid") && io["uid"].is_string()
+             ? io["uid"].get<std::string>()
+             : "";
+}
+
+}  // namespace
+
+void Store::Impl::Reindex(TypeRef type, const Key& key, const Json* before, const Json* after) {
+  std::pair<TypeRef, Key> entry{type, key};
+  for (const auto& uid : OwnerUids(before)) {
+    auto it = dependents.find(uid);
+    if (it == dependents.end()) continue;
+    it->second.erase(entry);
+    if (it->second.empty()) dependents.erase(it);
+  }
+  for (const auto& uid : OwnerUids(after)) dependents[uid].insert(entry);
+  if (type != &api::Events()) return;
+  if (std::string uid = InvolvedUid(before); !uid.empty()) {
+    auto it = events_about.find(uid);
+    if (it != events_about.end()) {
+      it->second.erase(key);
+      if (it->second.empty()) events_about.erase(it);
+    }
+  }
+  if (std::string uid = InvolvedUid(after); !uid.empty()) events_about[uid].insert(key);
+}
+
 ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, ObjectPtr old) {
   ++rv;
   MutableMeta(object)["resourceVersion"] = std::to_string(rv);
   auto ptr = std::make_shared<const Json>(std::move(object));
   Key key{MetaString(*ptr, "namespace"), MetaString(*ptr, "name")};
-  objects[type->PluralGroup()][key] = ptr;
+  ObjectPtr& slot = objects[type->PluralGroup()][key];
+  Reindex(type, key, slot.get(), ptr.get());
+  slot = ptr;
   by_uid[MetaString(*ptr, "uid")] = {type, key};
   hub.Record(rv, *type, event, ptr, std::move(old));
   return ptr;

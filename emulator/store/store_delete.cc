@@ -157,6 +157,7 @@ Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {
   if (it == by_key.end()) return nullptr;
   ObjectPtr last = it->second;
   Json removed = final_state.is_null() ? *last : std::move(final_state);
+  Reindex(type, key, last.get(), nullptr);
   by_key.erase(it);
   by_uid.erase(MetaString(removed, "uid"));
   ++rv;
@@ -167,23 +168,9 @@ Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {
 }
 
 std::vector<std::pair<TypeRef, Key>> Store::Impl::DependentsOf(const std::string& uid) const {
-  std::vector<std::pair<TypeRef, Key>> out;
-  if (uid.empty()) return out;
-  for (const auto& type : api::AllResources()) {
-    auto t = objects.find(type.PluralGroup());
-    if (t == objects.end()) continue;
-    for (const auto& [key, obj] : t->second) {
-      const Json& meta = (*obj)["metadata"];
-      if (!meta.contains("ownerReferences") || !meta["ownerReferences"].is_array()) continue;
-      for (const auto& ref : meta["ownerReferences"]) {
-        if (ref.is_object() && ref.value("uid", "") == uid) {
-          out.emplace_back(&type, key);
-          break;
-        }
-      }
-    }
-  }
-  return out;
+  auto it = dependents.find(uid);
+  if (it == dependents.end()) return {};
+  return {it->second.begin(), it->second.end()};
 }
 
 void Store::Impl::CollectGarbage(TypeRef type, const Json& removed) {
@@ -208,13 +195,10 @@ void Store::Impl::CollectGarbage(TypeRef type, const Json& removed) {
   }
   // Events about the removed object (a deviation: real Events expire after a TTL instead).
   if (type != &api::Events()) {
-    std::vector<Key> events;
-    if (auto t = objects.find(api::Events().PluralGroup()); t != objects.end()) {
-      for (const auto& [key, obj] : t->second) {
-        if (StringAt(*obj, "involvedObject", "uid") == uid) events.push_back(key);
-      }
+    if (auto it = events_about.find(uid); it != events_about.end()) {
+      std::vector<Key> events(it->second.begin(), it->second.end());
+      for (const auto& key : events) Remove(&api::Events(), key);
     }
-    for (const auto& key : events) Remove(&api::Events(), key);
   }
   FinishForegroundOwners(removed);
 }

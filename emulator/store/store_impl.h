@@ -7,6 +7,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -51,6 +52,8 @@ class Store::Impl {
   ObjectPtr Find(TypeRef type, const Key& key) const;
   // Commits `object` as the new state: next RV, maps, history and watches. Returns the snapshot.
   ObjectPtr Put(TypeRef type, Json object, api::WatchEvent::Type event, ObjectPtr old);
+  // Moves `key`'s entries in the GC indexes from `before` to `after` (either may be null).
+  void Reindex(TypeRef type, const Key& key, const Json* before, const Json* after);
   // Checks the namespace and apiVersion/kind of an incoming body against the request.
   Status CheckBody(TypeRef type, std::string_view ns, Json& object) const;
 
@@ -87,6 +90,9 @@ class Store::Impl {
   std::uint64_t rv = 0;
   std::map<std::string, std::map<Key, ObjectPtr>> objects;  // by ResourceType::PluralGroup()
   std::unordered_map<std::string, std::pair<TypeRef, Key>> by_uid;
+  // Indexes for garbage collection: owner uid -> dependents; involvedObject.uid -> Events.
+  std::unordered_map<std::string, std::set<std::pair<TypeRef, Key>>> dependents;
+  std::unordered_map<std::string, std::set<Key>> events_about;
   std::map<std::string, Validator> validators;
   WatchHub hub;
 
