@@ -159,12 +159,23 @@ Result<ImagePlan> ImageMap::Resolve(const std::string& image,
                                     const std::vector<std::string>& command,
                                     const std::vector<std::string>& args,
                                     const std::map<std::string, std::string>& vars) const {
-  ASSIGN_OR_RETURN(std::string normalized, NormalizeImage(image));
   const ImageEntry* entry = nullptr;
+  // An entry spelling the reference exactly maps it even when it does not parse, so that an
+  // image map can point a manifest's placeholder ("<training image>") at a local program.
   for (const auto& e : entries_) {
-    if (WildcardMatch(e.pattern, image) || WildcardMatch(e.pattern, normalized)) {
+    if (e.pattern == image) {
       entry = &e;
       break;
+    }
+  }
+  std::string normalized = image;
+  if (!entry) {
+    ASSIGN_OR_RETURN(normalized, NormalizeImage(image));
+    for (const auto& e : entries_) {
+      if (WildcardMatch(e.pattern, image) || WildcardMatch(e.pattern, normalized)) {
+        entry = &e;
+        break;
+      }
     }
   }
   if (!entry) {
