@@ -139,6 +139,39 @@ TEST_CASE("create drops the client's status for types with a status subresource"
   CHECK(Must(f.store.Create(api::Events(), "default", event))["count"] == 1);
 }
 
+TEST_CASE("cluster-scoped objects ignore the request namespace", "[store]") {
+  StoreFixture f;
+  Json node = Must(f.store.Create(api::Nodes(), "default",
+                                  {{"metadata", {{"name", "node-1"}, {"namespace", "x"}}}}));
+  CHECK_FALSE(node["metadata"].contains("namespace"));
+  CHECK(Must(f.store.Get(api::Nodes(), "whatever", "node-1")) == node);
+  CHECK(Must(f.store.List(api::Nodes(), "default"))["items"].size() == 1);
+  node["spec"] = {{"unschedulable", true}};
+  CHECK(Must(f.store.Update(api::Nodes(), "", node))["spec"]["unschedulable"] == true);
+  api::ListOptions opts;
+  opts.field_selector = "spec.unschedulable=true";
+  CHECK(Must(f.store.List(api::Nodes(), "", opts))["items"].size() == 1);
+  Must(f.store.Delete(api::Nodes(), "", "node-1"));
+  CHECK(f.store.Get(api::Nodes(), "", "node-1").status().message() == "nodes \"node-1\" not found");
+}
+
+TEST_CASE("dry-run update and patch answer without storing", "[store]") {
+  StoreFixture f;
+  Json job = Must(f.store.Create(api::PyTorchJobs(), "default", JobJson("j")));
+  api::WriteOptions dry;
+  dry.dry_run = true;
+  std::uint64_t rv = f.store.ResourceVersion();
+  Json changed = job;
+  changed["spec"]["x"] = 1;
+  CHECK(Must(f.store.Update(api::PyTorchJobs(), "default", changed, api::Subresource::kNone,
+                            dry))["spec"]["x"] == 1);
+  CHECK(Must(f.store.Patch(api::PyTorchJobs(), "default", "j", api::PatchType::kMerge,
+                           {{"spec", {{"y", 2}}}}, api::Subresource::kNone, dry))["spec"]["y"] ==
+        2);
+  CHECK(f.store.ResourceVersion() == rv);
+  CHECK(Must(f.store.Get(api::PyTorchJobs(), "default", "j")) == job);
+}
+
 TEST_CASE("dry-run create validates and answers without storing", "[store]") {
   StoreFixture f;
   std::uint64_t rv = f.store.ResourceVersion();

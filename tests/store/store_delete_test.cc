@@ -63,6 +63,19 @@ TEST_CASE("a dependent with another live owner only loses the dangling reference
   CHECK(left["metadata"]["ownerReferences"][0]["name"] == "b");
 }
 
+TEST_CASE("garbage collection follows ownerReferences as updates change them", "[store]") {
+  StoreFixture f;
+  Json job = Must(f.store.Create(api::PyTorchJobs(), "default", JobJson("mnist")));
+  Json adopted = Must(f.store.Create(api::Pods(), "default", PodJson("adopted")));
+  Json released = Must(f.store.Create(api::Pods(), "default", OwnedBy(PodJson("released"), job)));
+  Must(f.store.Update(api::Pods(), "default", OwnedBy(adopted, job)));
+  released["metadata"].erase("ownerReferences");
+  Must(f.store.Update(api::Pods(), "default", released));
+  Must(f.store.Delete(api::PyTorchJobs(), "default", "mnist"));
+  CHECK_FALSE(Exists(f.store, api::Pods(), "adopted"));
+  CHECK(Exists(f.store, api::Pods(), "released"));
+}
+
 TEST_CASE("orphan delete strips ownerReferences and keeps dependents", "[store]") {
   StoreFixture f;
   MakeFamily(f.store);
