@@ -39,6 +39,9 @@
 //  - A watch that leaves a label/field selector gets DELETED with its last matching state at the
 //    new RV; one that enters gets ADDED (the watch cache's behaviour).
 //  - A watch from an RV newer than the store's is 504 Timeout at once (the real server waits 3s).
+//  - PUT without metadata.resourceVersion is unconditional for every kind; the real server
+//    refuses it for custom resources (422 "metadata.resourceVersion: ... must be specified for
+//    an update").
 
 // Thread safety: every method is safe to call from any thread; one mutex guards the maps.
 // Watch notifications run on the writer's thread after the lock is released, so writers never
