@@ -11,6 +11,7 @@ SERVER is http://127.0.0.1:PORT (no token). The real controller and kubelet repl
 import datetime
 import json
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -41,7 +42,8 @@ def event(server, ns, job, reason, message, kind="PyTorchJob", api_version="kube
     obj_name = name or job["metadata"]["name"]
     call(server, "POST", "/api/v1/namespaces/%s/events" % ns, {
         "apiVersion": "v1", "kind": "Event",
-        "metadata": {"generateName": obj_name + ".", "namespace": ns},
+        # Named like client-go's recorder: <object>.<unix nanoseconds in hex>.
+        "metadata": {"name": "%s.%x" % (obj_name, time.time_ns()), "namespace": ns},
         "involvedObject": {"apiVersion": api_version, "kind": kind, "name": obj_name,
                            "namespace": ns, "uid": uid or job["metadata"]["uid"]},
         "reason": reason, "message": message, "type": "Normal", "count": 1,
