@@ -53,7 +53,7 @@ out=$("$K" --kubeconfig "$work/secure.kubeconfig" --cache-dir "$work/cache2" get
 grep -q '^No resources found in default namespace.$' <<<"$out" || fail "token over https: $out"
 sed 's/token: .*/token: "wrong"/' "$work/secure.kubeconfig" >"$work/wrong.kubeconfig"
 out=$("$K" --kubeconfig "$work/wrong.kubeconfig" --cache-dir "$work/cache3" get pods -n default 2>&1)
-grep -q 'error: You must be logged in to the server (Unauthorized)' <<<"$out" || fail "wrong token: $out"
+grep -q '^error: You must be logged in to the server (' <<<"$out" || fail "wrong token: $out"
 
 if [ "$failures" -ne 0 ]; then echo "kubectl 1.$minor: $failures failure(s)" >&2; exit 1; fi
 echo "kubectl 1.$minor: all client checks passed"
