@@ -146,26 +146,37 @@ std::vector<FieldError> ValidateObjectMeta(const api::ResourceType& type, const 
       if (auto e = api::ValidateQualifiedName(k); !e.empty()) {
         errs.push_back(InvalidField("metadata.annotations", k, Join(e, "; ")));
       }
+      if (!v.is_string()) {
+        errs.push_back(
+            InvalidField("metadata.annotations", v, "annotation values must be strings"));
+      }
+    }
+  }
+  // Wrongly typed fields that the code below (and the garbage collector) relies on.
+  for (const char* f : {"ownerReferences", "finalizers"}) {
+    if (meta.contains(f) && !meta[f].is_array() && !meta[f].is_null()) {
+      errs.push_back(InvalidField(std::string("metadata.") + f, meta[f], "must be a list"));
     }
   }
   if (meta.contains("ownerReferences") && meta["ownerReferences"].is_array()) {
     int controllers = 0;
     for (const auto& ref : meta["ownerReferences"]) {
-      auto str = [&](const char* f) { return ref.is_object() ? ref.value(f, "") : ""; };
-      if (str("apiVersion").empty()) {
-        errs.push_back(
-            InvalidField("metadata.ownerReferences.apiVersion", "", "version must not be empty"));
+      for (auto [f, what] : {std::pair<const char*, const char*>{"apiVersion", "version"},
+                             {"kind", "kind"},
+                             {"name", "name"},
+                             {"uid", "uid"}}) {
+        std::string field = std::string("metadata.ownerReferences.") + f;
+        const Json* v = ref.is_object() && ref.contains(f) ? &ref[f] : nullptr;
+        if (v && !v->is_string()) {
+          errs.push_back(InvalidField(field, *v, "must be a string"));
+        } else if (!v || v->get<std::string>().empty()) {
+          errs.push_back(InvalidField(field, "", std::string(what) + " must not be empty"));
+        }
       }
-      if (str("kind").empty()) {
-        errs.push_back(InvalidField("metadata.ownerReferences.kind", "", "kind must not be empty"));
+      if (ref.is_object() && ref.contains("controller") && ref["controller"].is_boolean() &&
+          ref["controller"].get<bool>()) {
+        ++controllers;
       }
-      if (str("name").empty()) {
-        errs.push_back(InvalidField("metadata.ownerReferences.name", "", "name must not be empty"));
-      }
-      if (str("uid").empty()) {
-        errs.push_back(InvalidField("metadata.ownerReferences.uid", "", "uid must not be empty"));
-      }
-      if (ref.is_object() && ref.value("controller", false)) ++controllers;
     }
     if (controllers > 1) {
       errs.push_back(InvalidField("metadata.ownerReferences", meta["ownerReferences"],

@@ -97,6 +97,33 @@ TEST_CASE("create errors carry the real server's codes and messages", "[store]")
   CHECK(r.status().message() == message);
 }
 
+TEST_CASE("wrongly typed metadata is Invalid, never a crash", "[store]") {
+  StoreFixture f;
+  auto bad = GENERATE(as<Json>{}, Json{{"ownerReferences", "x"}}, Json{{"ownerReferences", {1}}},
+                      Json{{"ownerReferences",
+                            {{{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", "a"}, {"uid", 7}}}}},
+                      Json{{"ownerReferences",
+                            {{{"apiVersion", "v1"},
+                              {"kind", "Pod"},
+                              {"name", "a"},
+                              {"uid", "u"},
+                              {"controller", "yes"}},
+                             5}}},
+                      Json{{"finalizers", "x"}}, Json{{"labels", {{"a", 1}}}},
+                      Json{{"labels", "a=b"}}, Json{{"annotations", {{"a", Json::object()}}}});
+  CAPTURE(bad.dump());
+  Json pod = PodJson("p");
+  pod["metadata"].update(bad);
+  auto r = f.store.Create(api::Pods(), "default", pod);
+  CHECK(r.status().code() == Code::kInvalid);
+  Json ok = Must(f.store.Create(api::Pods(), "default", PodJson("q")));
+  ok["metadata"].update(bad);
+  CHECK(f.store.Update(api::Pods(), "default", ok).status().code() == Code::kInvalid);
+  CHECK(f.store.Patch(api::Pods(), "default", "q", api::PatchType::kMerge, {{"metadata", bad}})
+            .status()
+            .code() == Code::kInvalid);
+}
+
 TEST_CASE("an Invalid status names the kind with its group and lists field causes", "[store]") {
   StoreFixture f;
   auto r = f.store.Create(api::PyTorchJobs(), "default", JobJson("Bad"));
