@@ -27,8 +27,8 @@ void UpdateJobConditions(Json& status, const std::string& type, const std::strin
     return;
   }
   const std::string ts = FormatTime(now);
-  Json cond = {{"type", type},           {"status", cond_status},    {"reason", reason},
-               {"message", message},     {"lastUpdateTime", ts},     {"lastTransitionTime", ts}};
+  Json cond = {{"type", type},       {"status", cond_status}, {"reason", reason},
+               {"message", message}, {"lastUpdateTime", ts},  {"lastTransitionTime", ts}};
   if (current && Str(*current, "status") == cond_status) {
     cond["lastTransitionTime"] = Field(*current, "lastTransitionTime");
   }

@@ -10,7 +10,8 @@ Controller::Controller(client::Client& client, EventLoop& loop, ControllerOption
       loop_(loop),
       options_(std::move(options)),
       reconciler_(client, loop.clock(), options_.init_container),
-      queue_(loop, [this](const Request& r) { ReconcileKey(r); }, options_.backoff) {}
+      queue_(
+          loop, [this](const Request& r) { ReconcileKey(r); }, options_.backoff) {}
 
 Controller::~Controller() { Stop(); }
 

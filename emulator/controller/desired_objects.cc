@@ -132,8 +132,8 @@ Json InitContainers(const Json& job, const std::string& rtype,
          {"requests", {{"cpu", "50m"}, {"memory", "10Mi"}}}}},
        {"command",
         {"sh", "-c",
-         "err=1;for i in $(seq " + std::to_string(options.max_tries) +
-             "); do if nslookup " + master +
+         "err=1;for i in $(seq " + std::to_string(options.max_tries) + "); do if nslookup " +
+             master +
              "; then err=0 && break; fi;echo waiting for master; sleep 2; done; exit $err"}}});
   return out;
 }
@@ -253,12 +253,11 @@ Json DesiredHpa(const Json& job) {
   const Json& elastic = Field(Field(job, "spec"), "elasticPolicy");
   if (!elastic.is_object() || Field(elastic, "metrics").is_null()) return nullptr;
   const Json& meta = Field(job, "metadata");
-  Json spec = {{"scaleTargetRef",
-                {{"kind", kKind},
-                 {"name", Str(meta, "name")},
-                 {"apiVersion", Str(job, "apiVersion")}}},
-               {"maxReplicas", Field(elastic, "maxReplicas")},
-               {"metrics", elastic["metrics"]}};
+  Json spec = {
+      {"scaleTargetRef",
+       {{"kind", kKind}, {"name", Str(meta, "name")}, {"apiVersion", Str(job, "apiVersion")}}},
+      {"maxReplicas", Field(elastic, "maxReplicas")},
+      {"metrics", elastic["metrics"]}};
   if (!Field(elastic, "minReplicas").is_null()) spec["minReplicas"] = elastic["minReplicas"];
   return {{"apiVersion", "autoscaling/v2"},
           {"kind", "HorizontalPodAutoscaler"},

@@ -7,8 +7,8 @@
 
 namespace pjemu::controller {
 
-Status EventRecorder::Record(const Json& object, const std::string& type,
-                             const std::string& reason, const std::string& message) {
+Status EventRecorder::Record(const Json& object, const std::string& type, const std::string& reason,
+                             const std::string& message) {
   const Json& meta = Field(object, "metadata");
   const std::string ns = Str(meta, "namespace");
   const Time now = clock_.Now();
@@ -27,30 +27,28 @@ Status EventRecorder::Record(const Json& object, const std::string& type,
     names_.erase(it);  // gone (TTL, deleted with its object): start a new one
   }
   const std::int64_t nanos =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() +
-      seq_++;
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() + seq_++;
   const std::string name = Str(meta, "name") + "." + fmt::format("{:x}", nanos);
-  Json event = {
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata", {{"name", name}, {"namespace", ns}}},
-      {"involvedObject",
-       {{"kind", Str(object, "kind")},
-        {"namespace", ns},
-        {"name", Str(meta, "name")},
-        {"uid", Str(meta, "uid")},
-        {"apiVersion", Str(object, "apiVersion")},
-        {"resourceVersion", Str(meta, "resourceVersion")}}},
-      {"reason", reason},
-      {"message", message},
-      {"source", {{"component", kControllerName}}},
-      {"firstTimestamp", ts},
-      {"lastTimestamp", ts},
-      {"count", 1},
-      {"type", type},
-      {"eventTime", nullptr},
-      {"reportingComponent", kControllerName},
-      {"reportingInstance", ""}};
+  Json event = {{"apiVersion", "v1"},
+                {"kind", "Event"},
+                {"metadata", {{"name", name}, {"namespace", ns}}},
+                {"involvedObject",
+                 {{"kind", Str(object, "kind")},
+                  {"namespace", ns},
+                  {"name", Str(meta, "name")},
+                  {"uid", Str(meta, "uid")},
+                  {"apiVersion", Str(object, "apiVersion")},
+                  {"resourceVersion", Str(meta, "resourceVersion")}}},
+                {"reason", reason},
+                {"message", message},
+                {"source", {{"component", kControllerName}}},
+                {"firstTimestamp", ts},
+                {"lastTimestamp", ts},
+                {"count", 1},
+                {"type", type},
+                {"eventTime", nullptr},
+                {"reportingComponent", kControllerName},
+                {"reportingInstance", ""}};
   Result<Json> created = client_.Create(api::Events(), ns, std::move(event));
   if (!created.ok()) return created.status();
   names_[key] = name;

@@ -25,7 +25,8 @@ class EventRecorder {
                 const std::string& message);
 
  private:
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;  // uid,type,reason,msg
+  using Key =
+      std::tuple<std::string, std::string, std::string, std::string>;  // uid,type,reason,msg
   client::Client& client_;
   const Clock& clock_;
   std::map<Key, std::string> names_;  // correlator cache: key -> event name

@@ -102,8 +102,8 @@ Json SetDefaults(Json job) {
   const Json* elastic = spec.contains("elasticPolicy") && spec["elasticPolicy"].is_object()
                             ? &spec["elasticPolicy"]
                             : nullptr;
-  bool elastic_nproc = elastic && elastic->contains("nProcPerNode") &&
-                       !(*elastic)["nProcPerNode"].is_null();
+  bool elastic_nproc =
+      elastic && elastic->contains("nProcPerNode") && !(*elastic)["nProcPerNode"].is_null();
   if (!elastic_nproc && (!spec.contains("nprocPerNode") || spec["nprocPerNode"].is_null())) {
     spec["nprocPerNode"] = "auto";
   }
@@ -136,9 +136,7 @@ std::int64_t TotalReplicas(const Json& job) {
   return total;
 }
 
-std::string RestartPolicy(const Json& spec) {
-  return Str(spec, "restartPolicy");
-}
+std::string RestartPolicy(const Json& spec) { return Str(spec, "restartPolicy"); }
 
 std::string GenGeneralName(const std::string& job, const std::string& rtype,
                            const std::string& index) {
@@ -161,9 +159,8 @@ std::string ReplicaSelector(const std::string& job_name, const std::string& rtyp
 
 Json OwnerReference(const Json& job) {
   const Json& meta = Field(job, "metadata");
-  return {{"apiVersion", kApiVersion},   {"kind", kKind},
-          {"name", Str(meta, "name")},   {"uid", Str(meta, "uid")},
-          {"controller", true},              {"blockOwnerDeletion", true}};
+  return {{"apiVersion", kApiVersion}, {"kind", kKind},      {"name", Str(meta, "name")},
+          {"uid", Str(meta, "uid")},   {"controller", true}, {"blockOwnerDeletion", true}};
 }
 
 Result<std::int64_t> PortFromJob(const Json& job, const std::string& rtype) {

@@ -15,9 +15,13 @@ using Kind = JobAction::Kind;
 
 class Pass {
  public:
-  Pass(const Json& job, const std::vector<Json>& pods, const std::vector<Json>& services,
-       Time now, const InitContainerOptions& init)
-      : job_(job), pods_(pods), services_(services), now_(now), init_(init),
+  Pass(const Json& job, const std::vector<Json>& pods, const std::vector<Json>& services, Time now,
+       const InitContainerOptions& init)
+      : job_(job),
+        pods_(pods),
+        services_(services),
+        now_(now),
+        init_(init),
         name_(Str(Field(job, "metadata"), "name")),
         ns_(Str(Field(job, "metadata"), "namespace")) {}
 
@@ -39,8 +43,7 @@ class Pass {
     a.object = std::move(object);
     out_.actions.push_back(std::move(a));
   }
-  void Condition(const char* type, const char* status, const char* reason,
-                 const std::string& msg) {
+  void Condition(const char* type, const char* status, const char* reason, const std::string& msg) {
     UpdateJobConditions(st(), type, status, JobReason(reason), msg, now_);
   }
   void SetCompletionTime() {
@@ -100,8 +103,8 @@ void Pass::RecordAbnormalPods() {
       const Json& term = Field(state, "terminated");
       if (term.is_object() && OptInt(term, "exitCode").value_or(0) != 0) {
         Event("Warning", Str(term, "reason"),
-              "Error pod " + pod_name + " container " + Str(cs, "name") + " exitCode: " +
-                  std::to_string(*OptInt(term, "exitCode")) +
+              "Error pod " + pod_name + " container " + Str(cs, "name") +
+                  " exitCode: " + std::to_string(*OptInt(term, "exitCode")) +
                   " terminated message: " + Str(term, "message"));
       }
       const Json& wait = Field(state, "waiting");
@@ -142,8 +145,7 @@ void Pass::ReconcilePods(const std::string& rtype) {
   ReplicaStatuses()[rtype] = Json::object();  // initializeReplicaStatuses
   std::map<std::int64_t, std::vector<const Json*>> slices;
   for (const Json& pod : pods) {
-    const std::string idx =
-        Str(Field(Field(pod, "metadata"), "labels"), kReplicaIndexLabel);
+    const std::string idx = Str(Field(Field(pod, "metadata"), "labels"), kReplicaIndexLabel);
     char* end = nullptr;
     long long i = std::strtoll(idx.c_str(), &end, 10);
     if (idx.empty() || *end != '\0' || i < 0) continue;  // logged upstream, then ignored
@@ -186,8 +188,8 @@ void Pass::ReconcilePods(const std::string& rtype) {
       Event("Warning", JobReason("Restarting"), msg);
       Condition(kRestarting, "True", "Restarting", msg);
     } else if (failed && policy == "ExitCode") {
-      const std::string msg = "job \"" + name_ + "\" is failing because \"" + rtype +
-                              "\" replica(s) failed.";
+      const std::string msg =
+          "job \"" + name_ + "\" is failing because \"" + rtype + "\" replica(s) failed.";
       Event("Warning", JobReason("Failed"), msg);
       Condition(kFailed, "True", "Failed", msg);
     }
@@ -346,8 +348,8 @@ JobSync Pass::Run() {
   if (auto limit = OptInt(Field(Field(job_, "spec"), "runPolicy"), "backoffLimit")) {
     // The work queue's requeue count is always 0 upstream (a no-op fake queue).
     const std::int64_t previous_retry = 0;
-    const bool exceeds = failed > prev_failed && active != TotalReplicas(job_) &&
-                         previous_retry + 1 > *limit;
+    const bool exceeds =
+        failed > prev_failed && active != TotalReplicas(job_) && previous_retry + 1 > *limit;
     if (exceeds || PastBackoffLimit(job_, pods_)) {
       failure = "Job " + name_ + " has failed because it has reached the specified backoff limit";
     }

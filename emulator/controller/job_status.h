@@ -20,16 +20,16 @@ namespace pjemu::controller {
 struct JobAction {
   enum class Kind { kEvent, kCreatePod, kDeletePod, kCreateService, kDeleteService, kDeleteJob };
   Kind kind = Kind::kEvent;
-  Json object;       // kCreatePod / kCreateService: the object to create
-  std::string name;  // kDeletePod / kDeleteService / kDeleteJob: the object's name
+  Json object;             // kCreatePod / kCreateService: the object to create
+  std::string name;        // kDeletePod / kDeleteService / kDeleteJob: the object's name
   std::string event_type;  // kEvent: "Normal" | "Warning"
   std::string reason;      // kEvent
   std::string message;     // kEvent
 };
 
 struct JobSync {
-  Json status;                   // the new JobStatus object
-  bool status_changed = false;   // write it through the status subresource
+  Json status;                     // the new JobStatus object
+  bool status_changed = false;     // write it through the status subresource
   std::vector<JobAction> actions;  // in the operator's order
   // Look again after this long (TTL expiry, activeDeadlineSeconds); nullopt: only on events.
   std::optional<Duration> requeue_after;

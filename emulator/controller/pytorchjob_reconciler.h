@@ -15,8 +15,7 @@ namespace pjemu::controller {
 
 class PyTorchJobReconciler : public Reconciler {
  public:
-  PyTorchJobReconciler(client::Client& client, const Clock& clock,
-                       InitContainerOptions init = {});
+  PyTorchJobReconciler(client::Client& client, const Clock& clock, InitContainerOptions init = {});
 
   // Errors: whatever the Client returns (kConflict on a stale status write, kUnavailable, ...)
   // and the job-level errors upstream returns (e.g. TTL with a nil completionTime); the caller

@@ -14,20 +14,28 @@ constexpr char kSpecs[] = "spec.pytorchReplicaSpecs";
 
 const char* TypeText(Type t) {
   switch (t) {
-    case Type::kRequired: return "Required value";
-    case Type::kForbidden: return "Forbidden";
-    case Type::kInvalid: return "Invalid value";
-    case Type::kNotSupported: return "Unsupported value";
+    case Type::kRequired:
+      return "Required value";
+    case Type::kForbidden:
+      return "Forbidden";
+    case Type::kInvalid:
+      return "Invalid value";
+    case Type::kNotSupported:
+      return "Unsupported value";
   }
   return "";
 }
 
 const char* CauseReason(Type t) {
   switch (t) {
-    case Type::kRequired: return "FieldValueRequired";
-    case Type::kForbidden: return "FieldValueForbidden";
-    case Type::kInvalid: return "FieldValueInvalid";
-    case Type::kNotSupported: return "FieldValueNotSupported";
+    case Type::kRequired:
+      return "FieldValueRequired";
+    case Type::kForbidden:
+      return "FieldValueForbidden";
+    case Type::kInvalid:
+      return "FieldValueInvalid";
+    case Type::kNotSupported:
+      return "FieldValueNotSupported";
   }
   return "";
 }
@@ -76,17 +84,16 @@ void ValidateReplicaSpecs(const Json& job, std::vector<FieldError>* errs) {
     if (containers.is_array()) {
       for (std::size_t i = 0; i < containers.size(); ++i) {
         if (Str(containers[i], "image").empty()) {
-          errs->push_back({Type::kRequired,
-                           containers_path + "[" + std::to_string(i) + "].image", "",
-                           "must be required"});
+          errs->push_back({Type::kRequired, containers_path + "[" + std::to_string(i) + "].image",
+                           "", "must be required"});
         }
         if (Str(containers[i], "name") == kDefaultContainerName) default_container = true;
       }
     }
     if (!default_container) {
-      errs->push_back({Type::kRequired, containers_path, "",
-                       std::string("must have at least one container with name ") +
-                           kDefaultContainerName});
+      errs->push_back(
+          {Type::kRequired, containers_path, "",
+           std::string("must have at least one container with name ") + kDefaultContainerName});
     }
     auto replicas = OptInt(rspec, "replicas");
     if (rtype == kMaster) {
@@ -158,8 +165,8 @@ std::vector<FieldError> WebhookFieldErrors(const Json& job, const Json* old,
     const Json& before = Field(Field(Field(*old, "spec"), "runPolicy"), "managedBy");
     const Json& now = Field(run_policy, "managedBy");
     if (before != now) {
-      errs.push_back({Type::kInvalid, "spec.runPolicy.managedBy", GoValue(now),
-                      "field is immutable"});
+      errs.push_back(
+          {Type::kInvalid, "spec.runPolicy.managedBy", GoValue(now), "field is immutable"});
     }
   }
   const Json& managed_by = Field(run_policy, "managedBy");
@@ -167,8 +174,8 @@ std::vector<FieldError> WebhookFieldErrors(const Json& job, const Json* old,
     std::string m = managed_by.is_string() ? managed_by.get<std::string>() : managed_by.dump();
     if (m != kManagedByTrainingOperator && m != kManagedByMultiKueue) {
       errs.push_back({Type::kNotSupported, "spec.runPolicy.managedBy", Quote(m),
-                      std::string("supported values: ") + Quote(kManagedByTrainingOperator) +
-                          ", " + Quote(kManagedByMultiKueue)});
+                      std::string("supported values: ") + Quote(kManagedByTrainingOperator) + ", " +
+                          Quote(kManagedByMultiKueue)});
     }
   }
   const Json& spec = Field(job, "spec");
@@ -198,10 +205,10 @@ Status ValidatePyTorchJob(const Json& job, const Json* old, std::vector<std::str
   const std::string name = Str(Field(job, "metadata"), "name");
   std::vector<FieldError> cel = CelErrors(job, old);
   if (!cel.empty()) {
-    return Status(Code::kInvalid,
-                  std::string(kKind) + ".kubeflow.org " + Quote(name) + " is invalid: " +
-                      Aggregate(cel),
-                  Details(job, cel));
+    return Status(
+        Code::kInvalid,
+        std::string(kKind) + ".kubeflow.org " + Quote(name) + " is invalid: " + Aggregate(cel),
+        Details(job, cel));
   }
   // ValidateUpdate passes the new object as the old one (spec 21), so the managedBy
   // immutability rule never fires on a real update.

@@ -2,7 +2,8 @@
 // the one CEL rule of the CRD schema (schedulingPolicy.queue is immutable). The cluster registers
 // it with store.SetValidator(api::PyTorchJobs(), ValidatePyTorchJob); it sees the object exactly
 // as submitted, before any defaulting.
-// Thread safety: a pure function of its arguments; safe from any thread (runs under the store lock).
+// Thread safety: a pure function of its arguments; safe from any thread (runs under the store
+// lock).
 #pragma once
 
 #include <string>

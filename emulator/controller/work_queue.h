@@ -14,7 +14,7 @@
 namespace pjemu::controller {
 
 struct BackoffOptions {
-  Duration base = 5ms;       // controller-runtime's default per-item limiter
+  Duration base = 5ms;  // controller-runtime's default per-item limiter
   Duration max = 1000s;
 };
 

@@ -1,7 +1,7 @@
 // Given condition updates, the status should follow pkg/util/status.go (T49, T50).
-#include <catch2/catch.hpp>
-
 #include "emulator/controller/conditions.h"
+
+#include <catch2/catch.hpp>
 
 namespace pjemu::controller {
 namespace {
@@ -20,7 +20,8 @@ TEST_CASE("T49: IsFinished/IsSucceeded/IsFailed/IsRunning/IsSuspended", "[contro
   CHECK_FALSE(IsSucceeded(s));
 }
 
-TEST_CASE("T50: Running/Restarting replace each other - Failed flips Running False in place", "[controller]") {
+TEST_CASE("T50: Running/Restarting replace each other - Failed flips Running False in place",
+          "[controller]") {
   Json s = Json::object();
   UpdateJobConditions(s, kCreated, "True", "PyTorchJobCreated", "c", kT0);
   UpdateJobConditions(s, kRunning, "True", "PyTorchJobRunning", "r", kT0);
@@ -38,7 +39,8 @@ TEST_CASE("T50: Running/Restarting replace each other - Failed flips Running Fal
   CHECK(s["conditions"][2]["type"] == kFailed);
 }
 
-TEST_CASE("same status and reason is a no-op - a new reason keeps lastTransitionTime", "[controller]") {
+TEST_CASE("same status and reason is a no-op - a new reason keeps lastTransitionTime",
+          "[controller]") {
   Json s = Json::object();
   UpdateJobConditions(s, kRunning, "True", "A", "m1", kT0);
   UpdateJobConditions(s, kRunning, "True", "A", "m2", kT0 + 5s);
@@ -48,7 +50,8 @@ TEST_CASE("same status and reason is a no-op - a new reason keeps lastTransition
   CHECK(s["conditions"][0]["lastUpdateTime"] == "2024-01-01T00:00:06Z");
 }
 
-TEST_CASE("quirk: Restarting stays True beside Succeeded (only Running is flipped)", "[controller]") {
+TEST_CASE("quirk: Restarting stays True beside Succeeded (only Running is flipped)",
+          "[controller]") {
   Json s = Json::object();
   UpdateJobConditions(s, kRestarting, "True", "PyTorchJobRestarting", "x", kT0);
   UpdateJobConditions(s, kSucceeded, "True", "PyTorchJobSucceeded", "y", kT0);

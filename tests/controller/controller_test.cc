@@ -3,80 +3,18 @@
 // create-time admission), with kubelet behaviour simulated by status patches.
 #include <catch2/catch.hpp>
 
-#include "emulator/api/resources.h"
-#include "emulator/client/local_client.h"
 #include "emulator/controller/conditions.h"
-#include "emulator/controller/controller.h"
-#include "emulator/controller/validation.h"
-#include "emulator/store/store.h"
 #include "tests/controller/job_builder.h"
+#include "tests/controller/test_cluster.h"
 
 namespace pjemu::controller {
 namespace {
 
+using testing::Cluster;
 using testing::JobBuilder;
 
-struct Cluster {
-  FakeClock clock;
-  EventLoop loop{clock};
-  store::Store store{clock};
-  std::unique_ptr<client::Client> client = client::MakeLocalClient(store);
-  Controller controller{*client, loop};
-
-  Cluster() {
-    store.SetValidator(api::PyTorchJobs(), ValidatePyTorchJob);
-    REQUIRE(controller.Start().ok());
-    loop.RunUntilIdle();
-  }
-  ~Cluster() { controller.Stop(); }
-
-  Status Submit(Json job) {
-    job["metadata"].erase("uid");
-    job["metadata"].erase("resourceVersion");
-    Status s = client->Create(api::PyTorchJobs(), "default", std::move(job)).status();
-    loop.RunUntilIdle();
-    return s;
-  }
-  Json Job(const std::string& name) {
-    auto r = client->Get(api::PyTorchJobs(), "default", name);
-    return r.ok() ? *r : Json(nullptr);
-  }
-  std::vector<std::string> Names(const api::ResourceType& type, const std::string& selector = "") {
-    api::ListOptions o;
-    o.label_selector = selector;
-    std::vector<std::string> out;
-    const Json list = *client->List(type, "default", o);
-    for (const Json& item : list["items"]) {
-      out.push_back(item["metadata"]["name"]);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-  void SetPhase(const std::string& pod, const std::string& phase) {
-    Json patch = {{"status", {{"phase", phase}}}};
-    REQUIRE(client->Patch(api::Pods(), "default", pod, api::PatchType::kMerge, patch,
-                          api::Subresource::kStatus).ok());
-    loop.RunUntilIdle();
-  }
-  void SetAllPhases(const std::string& phase) {
-    for (const auto& name : Names(api::Pods())) SetPhase(name, phase);
-  }
-  void Patch(const std::string& job, Json patch) {
-    REQUIRE(client->Patch(api::PyTorchJobs(), "default", job, api::PatchType::kMerge, patch).ok());
-    loop.RunUntilIdle();
-  }
-  std::vector<std::string> Conds(const std::string& job) {
-    std::vector<std::string> out;
-    const Json conds = Job(job).value("status", Json::object()).value("conditions", Json::array());
-    for (const Json& c : conds) {
-      out.push_back(c["type"].get<std::string>() + "/" + c["status"].get<std::string>() + "/" +
-                    c["reason"].get<std::string>());
-    }
-    return out;
-  }
-};
-
-TEST_CASE("T24: Master 1 + Worker 2 creates pods and services - master success succeeds the job", "[controller]") {
+TEST_CASE("T24: Master 1 + Worker 2 creates pods and services - master success succeeds the job",
+          "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("test-job").Master(1).Worker(2).Build()).ok());
   const std::vector<std::string> want = {"test-job-master-0", "test-job-worker-0",
@@ -97,7 +35,8 @@ TEST_CASE("T24: Master 1 + Worker 2 creates pods and services - master success s
   CHECK(IsSucceeded(job["status"]));
 }
 
-TEST_CASE("legacy selector: kubectl get pods -l pytorch_job_name=<job> lists the job's pods", "[controller]") {
+TEST_CASE("legacy selector: kubectl get pods -l pytorch_job_name=<job> lists the job's pods",
+          "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("mnist").Master(1).Worker(1).Build()).ok());
   CHECK(c.Names(api::Pods(), "pytorch_job_name=mnist") ==
@@ -117,8 +56,8 @@ TEST_CASE("an invalid job is refused at create time and nothing is created", "[c
 
 TEST_CASE("T26: created suspended: no pods or services - no startTime", "[controller]") {
   Cluster c;
-  REQUIRE(c.Submit(JobBuilder("test-job").Worker(1).Set("/spec/runPolicy/suspend", true).Build())
-              .ok());
+  REQUIRE(
+      c.Submit(JobBuilder("test-job").Worker(1).Set("/spec/runPolicy/suspend", true).Build()).ok());
   c.loop.RunFor(3s);
   CHECK(c.Names(api::Pods()).empty());
   CHECK(c.Names(api::Services()).empty());
@@ -155,34 +94,51 @@ TEST_CASE("T27: run - suspend - resume through the API", "[controller]") {
 
 TEST_CASE("T28: managedBy multikueue: the controller leaves the job alone", "[controller]") {
   Cluster c;
-  REQUIRE(c.Submit(JobBuilder("test-job").Master(1).Worker(1)
+  REQUIRE(c.Submit(JobBuilder("test-job")
+                       .Master(1)
+                       .Worker(1)
                        .Set("/spec/runPolicy/managedBy", "kueue.x-k8s.io/multikueue")
-                       .Set("/spec/runPolicy/suspend", true).Build()).ok());
+                       .Set("/spec/runPolicy/suspend", true)
+                       .Build())
+              .ok());
   CHECK(c.Names(api::Pods()).empty());
-  CHECK(c.Job("test-job").value("status", Json::object()).value("conditions", Json(nullptr))
+  CHECK(c.Job("test-job")
+            .value("status", Json::object())
+            .value("conditions", Json(nullptr))
             .is_null());
   c.Patch("test-job", {{"spec", {{"runPolicy", {{"suspend", false}}}}}});
   CHECK(c.Names(api::Pods()).empty());
-  CHECK(c.Job("test-job").value("status", Json::object()).value("conditions", Json(nullptr))
+  CHECK(c.Job("test-job")
+            .value("status", Json::object())
+            .value("conditions", Json(nullptr))
             .is_null());
 }
 
 Json ElasticWithMetrics() {
-  return JobBuilder("elastic-job").Worker(1)
+  return JobBuilder("elastic-job")
+      .Worker(1)
       .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/ports",
            Json::array({{{"name", "pytorchjob-port"}, {"containerPort", 8080}}}))
       .Set("/spec/elasticPolicy",
-           {{"rdzvBackend", "c10d"}, {"minReplicas", 1}, {"maxReplicas", 3}, {"maxRestarts", 3},
-            {"metrics", Json::array({{{"type", "Resource"},
-                                      {"resource", {{"name", "cpu"},
-                                                    {"target", {{"type", "Utilization"},
-                                                                {"averageUtilization", 80}}}}}}})}})
+           {{"rdzvBackend", "c10d"},
+            {"minReplicas", 1},
+            {"maxReplicas", 3},
+            {"maxRestarts", 3},
+            {"metrics",
+             Json::array(
+                 {{{"type", "Resource"},
+                   {"resource",
+                    {{"name", "cpu"},
+                     {"target", {{"type", "Utilization"}, {"averageUtilization", 80}}}}}}})}})
       .Build();
 }
 
-const api::ResourceType& Hpas() { return *api::FindResource("autoscaling", "horizontalpodautoscalers"); }
+const api::ResourceType& Hpas() {
+  return *api::FindResource("autoscaling", "horizontalpodautoscalers");
+}
 
-TEST_CASE("T29: elastic job: worker pod and service - HPA - success on the worker", "[controller]") {
+TEST_CASE("T29: elastic job: worker pod and service - HPA - success on the worker",
+          "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(ElasticWithMetrics()).ok());
   CHECK(c.Names(api::Pods()) == std::vector<std::string>{"elastic-job-worker-0"});
@@ -207,8 +163,10 @@ TEST_CASE("T30: suspending an elastic job deletes its HPA", "[controller]") {
   CHECK(c.Names(api::Pods()).empty());
 }
 
-TEST_CASE("scaling Worker.replicas (the scale subresource's specReplicasPath) adds and removes "
-          "workers - existing pods keep their env", "[controller]") {
+TEST_CASE(
+    "scaling Worker.replicas (the scale subresource's specReplicasPath) adds and removes "
+    "workers - existing pods keep their env",
+    "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("s").Master(1).Worker(1).Build()).ok());
   c.Patch("s", {{"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", 3}}}}}}}});
@@ -224,7 +182,8 @@ TEST_CASE("scaling Worker.replicas (the scale subresource's specReplicasPath) ad
         "pytorchjob-controller,training.kubeflow.org/replica-type=worker");
 }
 
-TEST_CASE("OnFailure restart through the API: failed pod deleted - then re-created", "[controller]") {
+TEST_CASE("OnFailure restart through the API: failed pod deleted - then re-created",
+          "[controller]") {
   Cluster c;
   REQUIRE(c.Submit(JobBuilder("r").Master(1).Worker(1).Build()).ok());
   c.SetAllPhases("Running");
@@ -255,11 +214,16 @@ TEST_CASE("repeated events are merged: count grows", "[controller]") {
   CHECK(suspended == 1);
 }
 
-TEST_CASE("T55 deviation: activeDeadlineSeconds fires at the deadline without other events", "[controller]") {
+TEST_CASE("T55 deviation: activeDeadlineSeconds fires at the deadline without other events",
+          "[controller]") {
   Cluster c;
-  REQUIRE(c.Submit(JobBuilder("j").Master(1).Worker(1)
+  REQUIRE(c.Submit(JobBuilder("j")
+                       .Master(1)
+                       .Worker(1)
                        .Set("/spec/runPolicy/activeDeadlineSeconds", 10)
-                       .Set("/spec/runPolicy/cleanPodPolicy", "All").Build()).ok());
+                       .Set("/spec/runPolicy/cleanPodPolicy", "All")
+                       .Build())
+              .ok());
   c.SetAllPhases("Running");
   c.loop.RunFor(9s);
   CHECK_FALSE(IsFailed(c.Job("j")["status"]));
@@ -272,8 +236,9 @@ TEST_CASE("T55 deviation: activeDeadlineSeconds fires at the deadline without ot
 
 TEST_CASE("T57: TTL 3 s deletes the finished job at the expiry", "[controller]") {
   Cluster c;
-  REQUIRE(c.Submit(JobBuilder("j").Worker(1).Set("/spec/runPolicy/ttlSecondsAfterFinished", 3)
-                       .Build()).ok());
+  REQUIRE(
+      c.Submit(JobBuilder("j").Worker(1).Set("/spec/runPolicy/ttlSecondsAfterFinished", 3).Build())
+          .ok());
   c.SetPhase("j-worker-0", "Succeeded");
   REQUIRE(IsSucceeded(c.Job("j")["status"]));
   c.loop.RunFor(2s);

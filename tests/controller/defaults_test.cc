@@ -42,11 +42,14 @@ TEST_CASE("T17: elastic without nProcPerNode gets spec.nprocPerNode auto", "[con
 
 TEST_CASE("T18: no elasticPolicy gets spec.nprocPerNode auto", "[controller]") {
   CHECK(JobBuilder("t").Worker(1).Defaulted()["spec"]["nprocPerNode"] == "auto");
-  CHECK(JobBuilder("t").Worker(1).Set("/spec/nprocPerNode", "4").Defaulted()["spec"]
-            ["nprocPerNode"] == "4");
+  CHECK(JobBuilder("t")
+            .Worker(1)
+            .Set("/spec/nprocPerNode", "4")
+            .Defaulted()["spec"]["nprocPerNode"] == "4");
 }
 
-TEST_CASE("defaults: replicas 1 - restartPolicy OnFailure - cleanPodPolicy None - port 23456", "[controller]") {
+TEST_CASE("defaults: replicas 1 - restartPolicy OnFailure - cleanPodPolicy None - port 23456",
+          "[controller]") {
   Json job = JobBuilder("t").Worker(std::nullopt, "").Defaulted();
   const Json& w = job["spec"]["pytorchReplicaSpecs"]["Worker"];
   CHECK(w["replicas"] == 1);
@@ -57,17 +60,19 @@ TEST_CASE("defaults: replicas 1 - restartPolicy OnFailure - cleanPodPolicy None 
 }
 
 TEST_CASE("defaults: a user pytorchjob-port with another number is kept", "[controller]") {
-  Json job = JobBuilder("t").Worker(1)
+  Json job = JobBuilder("t")
+                 .Worker(1)
                  .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/ports",
                       Json::array({{{"name", "pytorchjob-port"}, {"containerPort", 8080}}}))
                  .Defaulted();
-  CHECK(job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
-            ["ports"].size() == 1);
+  CHECK(job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["ports"]
+            .size() == 1);
   CHECK(*PortFromJob(job, "Worker") == 8080);
 }
 
 TEST_CASE("defaults: the port goes on the pytorch container - not container 0", "[controller]") {
-  Json job = JobBuilder("t").Worker(1)
+  Json job = JobBuilder("t")
+                 .Worker(1)
                  .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers",
                       Json::array({testing::Container("sidecar"), testing::Container()}))
                  .Defaulted();

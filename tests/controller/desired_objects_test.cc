@@ -26,28 +26,33 @@ TEST_CASE("T19: no elasticPolicy gives no elastic env", "[controller]") {
 }
 
 TEST_CASE("T20: the elastic generator's exact variables", "[controller]") {
-  Json job = JobBuilder("t").Worker(1)
-                 .Set("/spec/elasticPolicy",
-                      {{"minReplicas", 1}, {"maxReplicas", 3}, {"rdzvBackend", "c10d"},
-                       {"rdzvPort", 1234}, {"rdzvHost", "localhost"}, {"rdzvId", "rdzv-id"},
-                       {"maxRestarts", 3},
-                       {"rdzvConf", Json::array({{{"key", "rdzv-conf-name"},
-                                                  {"value", "rdzv-conf-value"}},
-                                                 {{"key", "rdzv-conf-name-1"},
-                                                  {"value", "rdzv-conf-value-1"}}})}})
-                 .Defaulted();
+  Json job =
+      JobBuilder("t")
+          .Worker(1)
+          .Set("/spec/elasticPolicy",
+               {{"minReplicas", 1},
+                {"maxReplicas", 3},
+                {"rdzvBackend", "c10d"},
+                {"rdzvPort", 1234},
+                {"rdzvHost", "localhost"},
+                {"rdzvId", "rdzv-id"},
+                {"maxRestarts", 3},
+                {"rdzvConf",
+                 Json::array({{{"key", "rdzv-conf-name"}, {"value", "rdzv-conf-value"}},
+                              {{"key", "rdzv-conf-name-1"}, {"value", "rdzv-conf-value-1"}}})}})
+          .Defaulted();
   Json env = *ElasticEnv(job);
-  CHECK(EnvMap(env) == std::map<std::string, std::string>{
-                           {"PET_MAX_RESTARTS", "3"},
-                           {"PET_RDZV_BACKEND", "c10d"},
-                           {"PET_RDZV_ENDPOINT", "localhost:1234"},
-                           {"PET_RDZV_ID", "rdzv-id"},
-                           {"PET_RDZV_CONF",
-                            "rdzv-conf-name=rdzv-conf-value,rdzv-conf-name-1=rdzv-conf-value-1"},
-                           {"PET_NNODES", "1:3"}});
+  CHECK(EnvMap(env) ==
+        std::map<std::string, std::string>{
+            {"PET_MAX_RESTARTS", "3"},
+            {"PET_RDZV_BACKEND", "c10d"},
+            {"PET_RDZV_ENDPOINT", "localhost:1234"},
+            {"PET_RDZV_ID", "rdzv-id"},
+            {"PET_RDZV_CONF", "rdzv-conf-name=rdzv-conf-value,rdzv-conf-name-1=rdzv-conf-value-1"},
+            {"PET_NNODES", "1:3"}});
   CHECK(EnvNames(env) == std::vector<std::string>{"PET_RDZV_ENDPOINT", "PET_RDZV_BACKEND",
-                                                   "PET_NNODES", "PET_MAX_RESTARTS",
-                                                   "PET_RDZV_ID", "PET_RDZV_CONF"});
+                                                  "PET_NNODES", "PET_MAX_RESTARTS", "PET_RDZV_ID",
+                                                  "PET_RDZV_CONF"});
 }
 
 TEST_CASE("T21: a worker-only job's worker-0 gets no init container", "[controller]") {
@@ -76,9 +81,12 @@ TEST_CASE("T23: Master+Worker: master-0 gets no init container", "[controller]")
   CHECK_FALSE((*DesiredPod(job, "Master", 0))["spec"].contains("initContainers"));
 }
 
-TEST_CASE("T24: user port 8080 is kept and becomes MASTER_PORT and the service port", "[controller]") {
+TEST_CASE("T24: user port 8080 is kept and becomes MASTER_PORT and the service port",
+          "[controller]") {
   Json ports = Json::array({{{"name", "pytorchjob-port"}, {"containerPort", 8080}}});
-  Json job = JobBuilder("test-job").Master(1).Worker(2)
+  Json job = JobBuilder("test-job")
+                 .Master(1)
+                 .Worker(2)
                  .Set("/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/ports", ports)
                  .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/ports", ports)
                  .Defaulted();
@@ -92,22 +100,28 @@ TEST_CASE("T24: user port 8080 is kept and becomes MASTER_PORT and the service p
   Json svc = *DesiredService(job, "Master", 0);
   CHECK(svc["metadata"]["name"] == "test-job-master-0");
   CHECK(svc["spec"]["ports"] == Json::array({{{"name", "pytorchjob-port"}, {"port", 8080}}}));
-  Json owner = {{"apiVersion", "kubeflow.org/v1"}, {"kind", "PyTorchJob"}, {"name", "test-job"},
-                {"uid", "uid-test-job"}, {"controller", true}, {"blockOwnerDeletion", true}};
+  Json owner = {
+      {"apiVersion", "kubeflow.org/v1"}, {"kind", "PyTorchJob"}, {"name", "test-job"},
+      {"uid", "uid-test-job"},           {"controller", true},   {"blockOwnerDeletion", true}};
   CHECK(pod["metadata"]["ownerReferences"] == Json::array({owner}));
   CHECK(svc["metadata"]["ownerReferences"] == Json::array({owner}));
 }
 
-TEST_CASE("T29: elastic worker-only job: rendezvous on worker-0 with the worker port", "[controller]") {
-  Json job = JobBuilder("elastic-job").Worker(1)
-                 .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/ports",
-                      Json::array({{{"name", "pytorchjob-port"}, {"containerPort", 8080}}}))
-                 .Set("/spec/elasticPolicy",
-                      {{"rdzvBackend", "c10d"}, {"minReplicas", 1}, {"maxReplicas", 3},
-                       {"maxRestarts", 3},
-                       {"metrics", Json::array({{{"type", "Resource"},
-                                                 {"resource", {{"name", "cpu"}}}}})}})
-                 .Defaulted();
+TEST_CASE("T29: elastic worker-only job: rendezvous on worker-0 with the worker port",
+          "[controller]") {
+  Json job =
+      JobBuilder("elastic-job")
+          .Worker(1)
+          .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/ports",
+               Json::array({{{"name", "pytorchjob-port"}, {"containerPort", 8080}}}))
+          .Set(
+              "/spec/elasticPolicy",
+              {{"rdzvBackend", "c10d"},
+               {"minReplicas", 1},
+               {"maxReplicas", 3},
+               {"maxRestarts", 3},
+               {"metrics", Json::array({{{"type", "Resource"}, {"resource", {{"name", "cpu"}}}}})}})
+          .Defaulted();
   Json pod = *DesiredPod(job, "Worker", 0);
   auto env = EnvMap(pod["spec"]["containers"][0]["env"]);
   CHECK(env["PET_RDZV_BACKEND"] == "c10d");
@@ -123,7 +137,8 @@ TEST_CASE("T29: elastic worker-only job: rendezvous on worker-0 with the worker 
         Json{{"kind", "PyTorchJob"}, {"name", "elastic-job"}, {"apiVersion", "kubeflow.org/v1"}});
 }
 
-TEST_CASE("env: MASTER_ADDR is the service name on the master too - worker RANK is index+1", "[controller]") {
+TEST_CASE("env: MASTER_ADDR is the service name on the master too - worker RANK is index+1",
+          "[controller]") {
   Json job = JobBuilder("mnist").Master(1).Worker(2).Defaulted();
   auto master = EnvMap(*PodEnv(job, "Master", 0));
   CHECK(master["MASTER_ADDR"] == "mnist-master-0");
@@ -149,16 +164,20 @@ TEST_CASE("env: WORLD_SIZE multiplies by an integer nprocPerNode only", "[contro
   CHECK(world("gpu") == "3");
 }
 
-TEST_CASE("env: a worker-only non-elastic job gets no MASTER_* - WORLD_SIZE or RANK", "[controller]") {
+TEST_CASE("env: a worker-only non-elastic job gets no MASTER_* - WORLD_SIZE or RANK",
+          "[controller]") {
   Json job = JobBuilder("w").Worker(3).Defaulted();
   CHECK(EnvNames(*PodEnv(job, "Worker", 1)) ==
         std::vector<std::string>{"PYTHONUNBUFFERED", "PET_NPROC_PER_NODE", "PET_NNODES"});
 }
 
-TEST_CASE("env: appended after the user's env on every container - duplicates kept", "[controller]") {
-  Json job = JobBuilder("m").Master(1)
+TEST_CASE("env: appended after the user's env on every container - duplicates kept",
+          "[controller]") {
+  Json job = JobBuilder("m")
+                 .Master(1)
                  .Set("/spec/pytorchReplicaSpecs/Master/template/spec/containers",
-                      Json::array({{{"name", "pytorch"}, {"image", "i"},
+                      Json::array({{{"name", "pytorch"},
+                                    {"image", "i"},
                                     {"env", Json::array({{{"name", "RANK"}, {"value", "9"}}})}},
                                    {{"name", "sidecar"}, {"image", "i"}}}))
                  .Defaulted();
@@ -183,7 +202,8 @@ TEST_CASE("T48: GenGeneralName replaces slashes and lower-cases the type", "[con
   CHECK(GenGeneralName("1/2/3/4/5", "WORKER", "1") == "1-2-3-4-5-worker-1");
 }
 
-TEST_CASE("T59: CreateNewService: headless - four labels - owner - error without pytorch container", "[controller]") {
+TEST_CASE("T59: CreateNewService: headless - four labels - owner - error without pytorch container",
+          "[controller]") {
   Json job = JobBuilder("j").Worker(1).Defaulted();
   Json svc = *DesiredService(job, "Worker", 0);
   CHECK(svc["metadata"]["name"] == "j-worker-0");
@@ -199,21 +219,23 @@ TEST_CASE("T59: CreateNewService: headless - four labels - owner - error without
   CHECK(DesiredService(job, "Worker", 0).status().code() == Code::kNotFound);
 }
 
-TEST_CASE("pod labels: five operator labels - template labels kept - legacy pytorch_job_name", "[controller]") {
-  Json job = JobBuilder("w").Worker(2)
-                 .Set("/spec/pytorchReplicaSpecs/Worker/template/metadata",
-                      {{"labels", {{"app", "x"}}}, {"annotations", {{"a", "b"}}},
-                       {"name", "ignored"}})
-                 .Defaulted();
+TEST_CASE("pod labels: five operator labels - template labels kept - legacy pytorch_job_name",
+          "[controller]") {
+  Json job =
+      JobBuilder("w")
+          .Worker(2)
+          .Set("/spec/pytorchReplicaSpecs/Worker/template/metadata",
+               {{"labels", {{"app", "x"}}}, {"annotations", {{"a", "b"}}}, {"name", "ignored"}})
+          .Defaulted();
   Json p0 = *DesiredPod(job, "Worker", 0);
-  CHECK(p0["metadata"]["labels"] == Json{{"app", "x"},
-                                         {"training.kubeflow.org/job-name", "w"},
-                                         {"training.kubeflow.org/operator-name",
-                                          "pytorchjob-controller"},
-                                         {"training.kubeflow.org/replica-type", "worker"},
-                                         {"training.kubeflow.org/replica-index", "0"},
-                                         {"training.kubeflow.org/job-role", "master"},
-                                         {"pytorch_job_name", "w"}});
+  CHECK(p0["metadata"]["labels"] ==
+        Json{{"app", "x"},
+             {"training.kubeflow.org/job-name", "w"},
+             {"training.kubeflow.org/operator-name", "pytorchjob-controller"},
+             {"training.kubeflow.org/replica-type", "worker"},
+             {"training.kubeflow.org/replica-index", "0"},
+             {"training.kubeflow.org/job-role", "master"},
+             {"pytorch_job_name", "w"}});
   CHECK(p0["metadata"]["annotations"] == Json{{"a", "b"}});
   CHECK(p0["metadata"]["name"] == "w-worker-0");
   // job-role goes on worker-0 only when there is no Master.

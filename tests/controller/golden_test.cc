@@ -112,7 +112,8 @@ Json Run(const Json& submitted) {
 }
 
 TEST_CASE("golden: controller Master 1 + Worker 2", "[controller][golden]") {
-  const std::string base = std::string(PJEMU_SOURCE_DIR) + "/fixtures/golden/controller-master-1-worker-2";
+  const std::string base =
+      std::string(PJEMU_SOURCE_DIR) + "/fixtures/golden/controller-master-1-worker-2";
   YAML::Node input = YAML::LoadFile(base + ".input.yaml");
   YAML::Emitter emitter;
   emitter.SetIndent(2);

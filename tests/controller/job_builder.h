@@ -27,7 +27,9 @@ class JobBuilder {
     job_ = {{"apiVersion", "kubeflow.org/v1"},
             {"kind", "PyTorchJob"},
             {"metadata",
-             {{"name", name}, {"namespace", "default"}, {"uid", "uid-" + name},
+             {{"name", name},
+              {"namespace", "default"},
+              {"uid", "uid-" + name},
               {"resourceVersion", "1"}}},
             {"spec", {{"pytorchReplicaSpecs", Json::object()}}}};
   }

@@ -1,9 +1,10 @@
 // Given a job, its pods and services and a fake `now`, ComputeJobStatus and its pieces should
 // decide as the Training Operator v1.9.4 does (T26-T28, T31-T42, T45-T47, T51-T58, T60, T61).
+#include "emulator/controller/job_status.h"
+
 #include <catch2/catch.hpp>
 
 #include "emulator/controller/conditions.h"
-#include "emulator/controller/job_status.h"
 #include "tests/controller/job_builder.h"
 
 namespace pjemu::controller {
@@ -49,16 +50,16 @@ Json WithCondition(Json job, const char* type) {
 }
 
 Json WithRestarts(Json pod, int restarts) {
-  pod["status"]["containerStatuses"] =
-      Json::array({{{"name", "pytorch"}, {"restartCount", restarts},
-                    {"state", {{"running", Json::object()}}}}});
+  pod["status"]["containerStatuses"] = Json::array({{{"name", "pytorch"},
+                                                     {"restartCount", restarts},
+                                                     {"state", {{"running", Json::object()}}}}});
   return pod;
 }
 
 Json Terminated(Json pod, int exit_code) {
-  pod["status"]["containerStatuses"] = Json::array(
-      {{{"name", "pytorch"},
-        {"state", {{"terminated", {{"exitCode", exit_code}, {"reason", "Error"}}}}}}});
+  pod["status"]["containerStatuses"] =
+      Json::array({{{"name", "pytorch"},
+                    {"state", {{"terminated", {{"exitCode", exit_code}, {"reason", "Error"}}}}}}});
   return pod;
 }
 
@@ -80,7 +81,8 @@ World MakeWorld(JobBuilder b, int workers, const std::string& phase) {
   return w;
 }
 
-TEST_CASE("a new job creates every pod and service in one pass and sets startTime", "[controller]") {
+TEST_CASE("a new job creates every pod and service in one pass and sets startTime",
+          "[controller]") {
   Json job = JobBuilder("mnist").Master(1).Worker(2).Defaulted();
   JobSync s = ComputeJobStatus(job, {}, {}, kT0);
   CHECK(Names(s, Kind::kCreatePod) ==
@@ -96,20 +98,20 @@ TEST_CASE("a new job creates every pod and service in one pass and sets startTim
   CHECK(s.status_changed);
 }
 
-TEST_CASE("running master: Running condition - master success: Succeeded - Running flips False", "[controller]") {
+TEST_CASE("running master: Running condition - master success: Succeeded - Running flips False",
+          "[controller]") {
   World w = MakeWorld(JobBuilder("j").Master(1).Worker(1), 1, "Running");
   JobSync run = ComputeJobStatus(w.job, w.pods, w.services, kT0);
-  CHECK(Conds(run.status) ==
-        std::vector<std::string>{"Created/True/PyTorchJobCreated", "Running/True/PyTorchJobRunning"});
+  CHECK(Conds(run.status) == std::vector<std::string>{"Created/True/PyTorchJobCreated",
+                                                      "Running/True/PyTorchJobRunning"});
   CHECK(run.status["conditions"][1]["message"] == "PyTorchJob j is running.");
   CHECK(run.status["replicaStatuses"]["Master"]["active"] == 1);
   w.job["status"] = run.status;
   w.pods[0]["status"]["phase"] = "Succeeded";
   JobSync done = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 10s);
-  CHECK(Conds(done.status) ==
-        std::vector<std::string>{"Created/True/PyTorchJobCreated",
-                                 "Running/False/PyTorchJobRunning",
-                                 "Succeeded/True/PyTorchJobSucceeded"});
+  CHECK(Conds(done.status) == std::vector<std::string>{"Created/True/PyTorchJobCreated",
+                                                       "Running/False/PyTorchJobRunning",
+                                                       "Succeeded/True/PyTorchJobSucceeded"});
   CHECK(done.status["completionTime"] == "2024-01-01T00:00:10Z");
   CHECK(done.status["conditions"][2]["message"] == "PyTorchJob j is successfully completed.");
   // Worker still running is ignored (issue #1982) and left alone with cleanPodPolicy None.
@@ -134,8 +136,8 @@ TEST_CASE("worker-only messages carry the namespace", "[controller]") {
 
 TEST_CASE("elastic success rule: any worker success succeeds the job (#1752)", "[controller]") {
   Json job = JobBuilder("e").Worker(3).Set("/spec/elasticPolicy", Json::object()).Defaulted();
-  std::vector<Json> pods = {PodIn(job, "Worker", 0, "Succeeded"), PodIn(job, "Worker", 1, "Running"),
-                            PodIn(job, "Worker", 2, "Running")};
+  std::vector<Json> pods = {PodIn(job, "Worker", 0, "Succeeded"),
+                            PodIn(job, "Worker", 1, "Running"), PodIn(job, "Worker", 2, "Running")};
   CHECK(IsSucceeded(ComputeJobStatus(job, pods, {}, kT0).status));
   Json plain = JobBuilder("e").Worker(3).Defaulted();
   CHECK_FALSE(IsSucceeded(ComputeJobStatus(plain, pods, {}, kT0).status));
@@ -167,13 +169,14 @@ TEST_CASE("OnFailure: a Failed pod is deleted - Restarting set - then re-created
   CHECK(Names(again, Kind::kCreatePod) == std::vector<std::string>{"j-worker-0"});
 }
 
-TEST_CASE("Never: a failed worker fails the whole job while the master runs (#1579)", "[controller]") {
+TEST_CASE("Never: a failed worker fails the whole job while the master runs (#1579)",
+          "[controller]") {
   World w = MakeWorld(JobBuilder("j").Master(1, "Never").Worker(1, "Never"), 1, "Running");
   w.pods[1]["status"]["phase"] = "Failed";
   JobSync s = ComputeJobStatus(w.job, w.pods, w.services, kT0);
-  CHECK(Conds(s.status) ==
-        std::vector<std::string>{"Created/True/PyTorchJobCreated",
-                                 "Running/False/PyTorchJobRunning", "Failed/True/PyTorchJobFailed"});
+  CHECK(Conds(s.status) == std::vector<std::string>{"Created/True/PyTorchJobCreated",
+                                                    "Running/False/PyTorchJobRunning",
+                                                    "Failed/True/PyTorchJobFailed"});
   CHECK(s.status["conditions"][2]["message"] ==
         "PyTorchJob j is failed because 1 Worker replica(s) failed.");
   CHECK(Names(s, Kind::kDeletePod).empty());
@@ -187,7 +190,8 @@ TEST_CASE("Failed is terminal: no later condition changes", "[controller]") {
   CHECK(job["status"] == before);
 }
 
-TEST_CASE("T26: created suspended gives no pods - no startTime - conditions Created then Suspended", "[controller]") {
+TEST_CASE("T26: created suspended gives no pods - no startTime - conditions Created then Suspended",
+          "[controller]") {
   Json job = JobBuilder("test-job").Worker(1).Set("/spec/runPolicy/suspend", true).Defaulted();
   JobSync s = ComputeJobStatus(job, {}, {}, kT0);
   CHECK(s.actions.size() == 1);  // the PyTorchJobSuspended event only
@@ -199,7 +203,8 @@ TEST_CASE("T26: created suspended gives no pods - no startTime - conditions Crea
   CHECK(s.status["conditions"][1]["message"] == "PyTorchJob test-job is suspended.");
 }
 
-TEST_CASE("T27: run - suspend (pods deleted - Running False) - resume (new startTime)", "[controller]") {
+TEST_CASE("T27: run - suspend (pods deleted - Running False) - resume (new startTime)",
+          "[controller]") {
   World w = MakeWorld(JobBuilder("test-job").Master(1).Worker(1), 1, "Running");
   JobSync run = ComputeJobStatus(w.job, w.pods, w.services, kT0);
   w.job["status"] = run.status;
@@ -227,7 +232,8 @@ TEST_CASE("T27: run - suspend (pods deleted - Running False) - resume (new start
                                                           "Running/True/PyTorchJobRunning"});
 }
 
-TEST_CASE("T31: Succeeded + cleanPodPolicy Running deletes only the running pod and its service", "[controller]") {
+TEST_CASE("T31: Succeeded + cleanPodPolicy Running deletes only the running pod and its service",
+          "[controller]") {
   Json job = WithCondition(
       JobBuilder("j").Worker(2).Set("/spec/runPolicy/cleanPodPolicy", "Running").Defaulted(),
       kSucceeded);
@@ -273,12 +279,14 @@ TEST_CASE("T37: PastBackoffLimit with limit 0 - no restarts is false", "[control
                                      PodIn(job, "Worker", 1, "Succeeded")}));
 }
 
-TEST_CASE("T38: PastBackoffLimit with limit 3 and a running pod restarted 3 times is true", "[controller]") {
+TEST_CASE("T38: PastBackoffLimit with limit 3 and a running pod restarted 3 times is true",
+          "[controller]") {
   Json job = JobBuilder("j").Worker(2).Set("/spec/runPolicy/backoffLimit", 3).Defaulted();
   CHECK(PastBackoffLimit(job, {WithRestarts(PodIn(job, "Worker", 0, "Running"), 3),
                                PodIn(job, "Worker", 1, "Succeeded")}));
   // Never replicas are not counted.
-  Json never = JobBuilder("j").Worker(2, "Never").Set("/spec/runPolicy/backoffLimit", 3).Defaulted();
+  Json never =
+      JobBuilder("j").Worker(2, "Never").Set("/spec/runPolicy/backoffLimit", 3).Defaulted();
   CHECK_FALSE(PastBackoffLimit(never, {WithRestarts(PodIn(never, "Worker", 0, "Running"), 3)}));
 }
 
@@ -302,14 +310,18 @@ TEST_CASE("T41: ManagedByExternalController", "[controller]") {
   CHECK(managed(nullptr) == std::nullopt);
   CHECK(managed("") == std::optional<std::string>(""));
   CHECK(managed("kubeflow.org/training-operator") == std::nullopt);
-  CHECK(managed("kueue.x-k8s.io/multikueue") == std::optional<std::string>("kueue.x-k8s.io/multikueue"));
+  CHECK(managed("kueue.x-k8s.io/multikueue") ==
+        std::optional<std::string>("kueue.x-k8s.io/multikueue"));
   CHECK(managed("other") == std::optional<std::string>("other"));
 }
 
 TEST_CASE("T42: backoff-limit failure respects cleanPodPolicy (v1.9.4 #3420)", "[controller]") {
   auto deleted = [](const char* policy) {
-    Json job = JobBuilder("j").Worker(2).Set("/spec/runPolicy/backoffLimit", 0)
-                   .Set("/spec/runPolicy/cleanPodPolicy", policy).Defaulted();
+    Json job = JobBuilder("j")
+                   .Worker(2)
+                   .Set("/spec/runPolicy/backoffLimit", 0)
+                   .Set("/spec/runPolicy/cleanPodPolicy", policy)
+                   .Defaulted();
     std::vector<Json> pods = {WithRestarts(PodIn(job, "Worker", 0, "Running"), 1),
                               PodIn(job, "Worker", 1, "Running")};
     JobSync s = ComputeJobStatus(job, pods, {}, kT0);
@@ -323,8 +335,9 @@ TEST_CASE("T42: backoff-limit failure respects cleanPodPolicy (v1.9.4 #3420)", "
   CHECK(deleted("Running") == 2);
   // Not finished yet (e.g. suspended) + None: everything is deleted.
   Json job = JobBuilder("j").Worker(2).Defaulted();
-  CHECK(PodsToCleanUp(job, Json::object(), {PodIn(job, "Worker", 0, "Running"),
-                                            PodIn(job, "Worker", 1, "Running")}).size() == 2);
+  CHECK(PodsToCleanUp(job, Json::object(),
+                      {PodIn(job, "Worker", 0, "Running"), PodIn(job, "Worker", 1, "Running")})
+            .size() == 2);
 }
 
 TEST_CASE("T45: slice size is max(replicas - highest index + 1)", "[controller]") {
@@ -341,8 +354,8 @@ TEST_CASE("T45: slice size is max(replicas - highest index + 1)", "[controller]"
 
 TEST_CASE("T46: FilterForReplicaType matches the replica-type label only", "[controller]") {
   auto obj = [](const char* name, const char* type) {
-    return Json{{"metadata",
-                 {{"name", name}, {"labels", {{"training.kubeflow.org/replica-type", type}}}}}};
+    return Json{
+        {"metadata", {{"name", name}, {"labels", {{"training.kubeflow.org/replica-type", type}}}}}};
   };
   std::vector<Json> objs = {obj("a", "foo"), obj("b", "bar"), obj("c", "foo"), obj("d", "bar"),
                             obj("e", "foo")};
@@ -381,11 +394,13 @@ TEST_CASE("T52: IsSuspended", "[controller]") {
   CHECK(IsSuspended(job));
 }
 
-TEST_CASE("T53: succeeded job with running pods: All and Running delete every pod", "[controller]") {
+TEST_CASE("T53: succeeded job with running pods: All and Running delete every pod",
+          "[controller]") {
   for (const char* policy : {"All", "Running"}) {
     CAPTURE(policy);
-    World w = MakeWorld(JobBuilder("j").Master(1).Worker(5)
-                            .Set("/spec/runPolicy/cleanPodPolicy", policy), 5, "Running");
+    World w =
+        MakeWorld(JobBuilder("j").Master(1).Worker(5).Set("/spec/runPolicy/cleanPodPolicy", policy),
+                  5, "Running");
     w.job = WithCondition(w.job, kSucceeded);
     JobSync s = ComputeJobStatus(w.job, w.pods, w.services, kT0);
     CHECK(Names(s, Kind::kDeletePod).size() == 6);
@@ -393,19 +408,22 @@ TEST_CASE("T53: succeeded job with running pods: All and Running delete every po
   }
 }
 
-TEST_CASE("T54: succeeded job with succeeded pods: Running and None keep every pod", "[controller]") {
+TEST_CASE("T54: succeeded job with succeeded pods: Running and None keep every pod",
+          "[controller]") {
   for (const char* policy : {"Running", "None"}) {
     CAPTURE(policy);
-    World w = MakeWorld(JobBuilder("j").Master(1).Worker(5)
-                            .Set("/spec/runPolicy/cleanPodPolicy", policy), 5, "Succeeded");
+    World w =
+        MakeWorld(JobBuilder("j").Master(1).Worker(5).Set("/spec/runPolicy/cleanPodPolicy", policy),
+                  5, "Succeeded");
     w.job = WithCondition(w.job, kSucceeded);
     CHECK(Names(ComputeJobStatus(w.job, w.pods, w.services, kT0), Kind::kDeletePod).empty());
   }
 }
 
 TEST_CASE("T55: activeDeadlineSeconds 2 after 2 s fails the job and deletes pods", "[controller]") {
-  World w = MakeWorld(JobBuilder("j").Master(1).Worker(5)
-                          .Set("/spec/runPolicy/cleanPodPolicy", "Running"), 5, "Running");
+  World w = MakeWorld(
+      JobBuilder("j").Master(1).Worker(5).Set("/spec/runPolicy/cleanPodPolicy", "Running"), 5,
+      "Running");
   w.job["status"] = ComputeJobStatus(w.job, w.pods, w.services, kT0).status;
   CHECK(Names(ComputeJobStatus(w.job, w.pods, w.services, kT0 + 2s), Kind::kDeletePod).empty());
   w.job["spec"]["runPolicy"]["activeDeadlineSeconds"] = 2;
@@ -421,9 +439,13 @@ TEST_CASE("T55: activeDeadlineSeconds 2 after 2 s fails the job and deletes pods
   CHECK(s.status["completionTime"] == "2024-01-01T00:00:02Z");
 }
 
-TEST_CASE("T56: backoffLimit 4 with four workers restarted once each fails and cleans up", "[controller]") {
-  Json job = JobBuilder("j").Worker(4).Set("/spec/runPolicy/backoffLimit", 4)
-                 .Set("/spec/runPolicy/cleanPodPolicy", "Running").Defaulted();
+TEST_CASE("T56: backoffLimit 4 with four workers restarted once each fails and cleans up",
+          "[controller]") {
+  Json job = JobBuilder("j")
+                 .Worker(4)
+                 .Set("/spec/runPolicy/backoffLimit", 4)
+                 .Set("/spec/runPolicy/cleanPodPolicy", "Running")
+                 .Defaulted();
   std::vector<Json> pods;
   std::vector<Json> svcs;
   for (int i = 0; i < 4; ++i) {
@@ -439,8 +461,8 @@ TEST_CASE("T56: backoffLimit 4 with four workers restarted once each fails and c
 TEST_CASE("T57: TTL 3 s deletes a succeeded or failed job after expiry", "[controller]") {
   for (const char* cond : {kSucceeded, kFailed}) {
     CAPTURE(cond);
-    Json job = JobBuilder("j").Worker(1).Set("/spec/runPolicy/ttlSecondsAfterFinished", 3)
-                   .Defaulted();
+    Json job =
+        JobBuilder("j").Worker(1).Set("/spec/runPolicy/ttlSecondsAfterFinished", 3).Defaulted();
     job = WithCondition(job, cond);
     job["status"]["completionTime"] = FormatTime(kT0);
     JobSync early = ComputeJobStatus(job, {}, {}, kT0 + 1s);
@@ -501,9 +523,12 @@ TEST_CASE("T61: ExitCode policy - exit 1 fails the job without completionTime", 
         std::vector<std::string>{"ExitedWithCode", "PyTorchJobFailed", "PyTorchJobRestarting"});
 }
 
-TEST_CASE("quirk: ExitCode failure with a TTL never TTL-deletes (nil completionTime error)", "[controller]") {
-  Json job = WithCondition(JobBuilder("j").Worker(1, "ExitCode")
-                               .Set("/spec/runPolicy/ttlSecondsAfterFinished", 0).Defaulted(),
+TEST_CASE("quirk: ExitCode failure with a TTL never TTL-deletes (nil completionTime error)",
+          "[controller]") {
+  Json job = WithCondition(JobBuilder("j")
+                               .Worker(1, "ExitCode")
+                               .Set("/spec/runPolicy/ttlSecondsAfterFinished", 0)
+                               .Defaulted(),
                            kFailed);
   JobSync s = ComputeJobStatus(job, {}, {}, kT0 + 1h);
   CHECK(Names(s, Kind::kDeleteJob).empty());
@@ -530,16 +555,19 @@ TEST_CASE("scale down: pods and services with index >= replicas are deleted", "[
   CHECK(Names(s, Kind::kCreatePod).empty());
 }
 
-TEST_CASE("abnormal pod events: waiting message - terminated non-zero - unschedulable", "[controller]") {
+TEST_CASE("abnormal pod events: waiting message - terminated non-zero - unschedulable",
+          "[controller]") {
   Json job = JobBuilder("j").Worker(3).Defaulted();
   Json waiting = PodIn(job, "Worker", 0, "Pending");
   waiting["status"]["containerStatuses"] = Json::array(
       {{{"name", "pytorch"},
         {"state", {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "no image"}}}}}}});
   Json unsched = PodIn(job, "Worker", 1, "Pending");
-  unsched["status"]["conditions"] = Json::array(
-      {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"},
-        {"message", "0/1 nodes"}, {"lastTransitionTime", FormatTime(kT0)}}});
+  unsched["status"]["conditions"] = Json::array({{{"type", "PodScheduled"},
+                                                  {"status", "False"},
+                                                  {"reason", "Unschedulable"},
+                                                  {"message", "0/1 nodes"},
+                                                  {"lastTransitionTime", FormatTime(kT0)}}});
   Json crashed = Terminated(PodIn(job, "Worker", 2, "Running"), 2);
   JobSync s = ComputeJobStatus(job, {waiting, unsched, crashed}, {}, kT0);
   std::vector<std::string> messages;
@@ -555,8 +583,10 @@ TEST_CASE("abnormal pod events: waiting message - terminated non-zero - unschedu
                         "Normal ExitedWithCode Pod: default.j-worker-2 exited with code 2"});
 }
 
-TEST_CASE("a template restartPolicy is overwritten with a SetPodTemplateRestartPolicy warning", "[controller]") {
-  Json job = JobBuilder("j").Worker(1, "Never")
+TEST_CASE("a template restartPolicy is overwritten with a SetPodTemplateRestartPolicy warning",
+          "[controller]") {
+  Json job = JobBuilder("j")
+                 .Worker(1, "Never")
                  .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/restartPolicy", "Always")
                  .Defaulted();
   JobSync s = ComputeJobStatus(job, {}, {}, kT0);

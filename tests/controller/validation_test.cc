@@ -1,8 +1,9 @@
 // Given PyTorchJobs as submitted, ValidatePyTorchJob should answer as the v1.9.4 webhook does
 // (upstream TestValidateV1PyTorchJob: T1-T12), compared by error type and field.
+#include "emulator/controller/validation.h"
+
 #include <catch2/catch.hpp>
 
-#include "emulator/controller/validation.h"
 #include "tests/controller/job_builder.h"
 
 namespace pjemu::controller {
@@ -35,7 +36,8 @@ TEST_CASE("T1: a valid Master+Worker job with managedBy and elasticPolicy passes
 TEST_CASE("T2: name 0-test is Invalid on metadata.name", "[controller]") {
   Json job = Valid("0-test").Build();
   auto errs = WebhookFieldErrors(job, nullptr, nullptr);
-  REQUIRE(TypesAndFields(errs) == decltype(TypesAndFields(errs)){{Type::kInvalid, "metadata.name"}});
+  REQUIRE(TypesAndFields(errs) ==
+          decltype(TypesAndFields(errs)){{Type::kInvalid, "metadata.name"}});
   CHECK(errs[0].ToString() ==
         "metadata.name: Invalid value: \"0-test\": should match: a DNS-1035 label must consist of "
         "lower case alphanumeric characters or '-', start with an alphabetic character, and end "
@@ -44,8 +46,9 @@ TEST_CASE("T2: name 0-test is Invalid on metadata.name", "[controller]") {
 }
 
 TEST_CASE("T3: a Worker with no containers gives two Required errors", "[controller]") {
-  Json job = Valid().Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers",
-                         Json::array()).Build();
+  Json job = Valid()
+                 .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers", Json::array())
+                 .Build();
   auto errs = WebhookFieldErrors(job, nullptr, nullptr);
   const std::string f = "spec.pytorchReplicaSpecs[Worker].template.spec.containers";
   CHECK(TypesAndFields(errs) ==
@@ -53,8 +56,8 @@ TEST_CASE("T3: a Worker with no containers gives two Required errors", "[control
 }
 
 TEST_CASE("T4: an empty image is Required on the first container image", "[controller]") {
-  Json job = Valid().Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/image", "")
-                 .Build();
+  Json job =
+      Valid().Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/image", "").Build();
   auto errs = WebhookFieldErrors(job, nullptr, nullptr);
   REQUIRE(errs.size() == 1);
   CHECK(errs[0].ToString() ==
@@ -63,8 +66,8 @@ TEST_CASE("T4: an empty image is Required on the first container image", "[contr
 }
 
 TEST_CASE("T5: no container named pytorch is Required on containers", "[controller]") {
-  Json job = Valid().Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/name", "")
-                 .Build();
+  Json job =
+      Valid().Set("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/name", "").Build();
   auto errs = WebhookFieldErrors(job, nullptr, nullptr);
   REQUIRE(errs.size() == 1);
   CHECK(errs[0].ToString() ==
@@ -88,9 +91,10 @@ TEST_CASE("T7: elasticPolicy.nProcPerNode passes with the deprecation warning", 
                         "instead"});
 }
 
-TEST_CASE("T8: nprocPerNode with elasticPolicy.nProcPerNode is Forbidden and warned", "[controller]") {
-  Json job = Valid().Set("/spec/elasticPolicy/nProcPerNode", 1).Set("/spec/nprocPerNode", "1")
-                 .Build();
+TEST_CASE("T8: nprocPerNode with elasticPolicy.nProcPerNode is Forbidden and warned",
+          "[controller]") {
+  Json job =
+      Valid().Set("/spec/elasticPolicy/nProcPerNode", 1).Set("/spec/nprocPerNode", "1").Build();
   std::vector<std::string> warnings;
   auto errs = WebhookFieldErrors(job, nullptr, &warnings);
   CHECK(TypesAndFields(errs) ==
@@ -115,7 +119,8 @@ TEST_CASE("T10: managedBy is immutable in the inner function", "[controller]") {
         decltype(TypesAndFields(errs)){{Type::kInvalid, "spec.runPolicy.managedBy"}});
 }
 
-TEST_CASE("T10 quirk: ValidateUpdate passes the new job as old - so managedBy changes pass", "[controller]") {
+TEST_CASE("T10 quirk: ValidateUpdate passes the new job as old - so managedBy changes pass",
+          "[controller]") {
   Json old = Valid().Set("/spec/runPolicy/managedBy", "kubeflow.org/training-operator").Build();
   Json now = Valid().Set("/spec/runPolicy/managedBy", "kueue.x-k8s.io/multikueue").Build();
   CHECK(ValidatePyTorchJob(now, &old, nullptr).ok());
@@ -138,7 +143,8 @@ TEST_CASE("T12: Worker replicas 0 is Forbidden (must be at least 1)", "[controll
         "spec.pytorchReplicaSpecs[Worker].replicas: Forbidden: must be at least 1");
 }
 
-TEST_CASE("a Master without replicas is rejected because the webhook runs before defaulting", "[controller]") {
+TEST_CASE("a Master without replicas is rejected because the webhook runs before defaulting",
+          "[controller]") {
   Json job = JobBuilder("test").Master(std::nullopt).Build();
   auto errs = WebhookFieldErrors(job, nullptr, nullptr);
   REQUIRE(errs.size() == 1);
@@ -164,7 +170,8 @@ TEST_CASE("missing pytorchReplicaSpecs is Required - an empty map passes", "[con
   CHECK(errs[0].ToString() == "spec.pytorchReplicaSpecs: Required value: must be required");
 }
 
-TEST_CASE("several errors are aggregated in brackets with causes naming each field", "[controller]") {
+TEST_CASE("several errors are aggregated in brackets with causes naming each field",
+          "[controller]") {
   Json job = JobBuilder("bad").Master(2).Worker(0).Build();
   Status s = ValidatePyTorchJob(job, nullptr, nullptr);
   REQUIRE(s.code() == Code::kForbidden);
@@ -182,9 +189,10 @@ TEST_CASE("several errors are aggregated in brackets with causes naming each fie
                                {"field", "spec.pytorchReplicaSpecs[Master].replicas"}});
 }
 
-TEST_CASE("T25: changing schedulingPolicy.queue is refused as Invalid by the CRD rule", "[controller]") {
-  Json old = Valid("test-job").Set("/spec/runPolicy/schedulingPolicy/queue", "initial-queue")
-                 .Build();
+TEST_CASE("T25: changing schedulingPolicy.queue is refused as Invalid by the CRD rule",
+          "[controller]") {
+  Json old =
+      Valid("test-job").Set("/spec/runPolicy/schedulingPolicy/queue", "initial-queue").Build();
   Json now = Valid("test-job").Set("/spec/runPolicy/schedulingPolicy/queue", "test").Build();
   Status s = ValidatePyTorchJob(now, &old, nullptr);
   REQUIRE(s.code() == Code::kInvalid);

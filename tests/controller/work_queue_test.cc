@@ -1,8 +1,8 @@
 // Given a WorkQueue on a virtual-time EventLoop, keys should be de-duplicated, delayed adds keep
 // the earliest time, and failures back off exponentially until Forget.
-#include <catch2/catch.hpp>
-
 #include "emulator/controller/work_queue.h"
+
+#include <catch2/catch.hpp>
 
 namespace pjemu::controller {
 namespace {
