@@ -1,0 +1,31 @@
+// The commands of the pjemu CLI (private to emulator/cli): each *_command.cc defines one Setup
+// function that declares the command's flags on its CLI11 subcommand and installs a callback
+// which runs the command and stores its exit code. cli.cc lists them in kCommands[].
+// Thread safety: called on the main thread during parsing.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace pjemu::cli {
+
+using CommandSetup = void (*)(CLI::App& command, int& exit_code);
+
+struct Command {
+  const char* name;
+  const char* summary;
+  CommandSetup setup;
+};
+
+void SetupRun(CLI::App& command, int& exit_code);
+void SetupServe(CLI::App& command, int& exit_code);
+void SetupValidate(CLI::App& command, int& exit_code);
+void SetupVersion(CLI::App& command, int& exit_code);
+void SetupCreate(CLI::App& command, int& exit_code);
+void SetupApply(CLI::App& command, int& exit_code);
+void SetupGet(CLI::App& command, int& exit_code);
+void SetupDescribe(CLI::App& command, int& exit_code);
+void SetupLogs(CLI::App& command, int& exit_code);
+void SetupWait(CLI::App& command, int& exit_code);
+void SetupDelete(CLI::App& command, int& exit_code);
+
+}  // namespace pjemu::cli

@@ -1,0 +1,163 @@
+#include "emulator/cli/remote.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace pjemu::cli {
+namespace {
+
+std::string Home() {
+  const char* home = std::getenv("HOME");
+  return home ? home : "";
+}
+
+// The kubeconfig to read, or "" when none exists.
+std::string FindKubeconfig(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* env = std::getenv("KUBECONFIG"); env && *env) {
+    std::string list = env;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      std::size_t end = list.find(':', start);
+      std::string path = list.substr(start, end == std::string::npos ? end : end - start);
+      if (!path.empty() && std::filesystem::exists(path)) return path;
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  std::string home_config = Home() + "/.kube/config";
+  if (!Home().empty() && std::filesystem::exists(home_config)) return home_config;
+  std::string serve = DefaultServeKubeconfig();
+  if (std::filesystem::exists(serve)) return serve;
+  return "";
+}
+
+YAML::Node Named(const YAML::Node& list, const std::string& name, const char* field) {
+  if (!list || !list.IsSequence()) return YAML::Node();
+  for (const auto& item : list) {
+    if (item["name"] && item["name"].as<std::string>() == name) return item[field];
+  }
+  return YAML::Node();
+}
+
+}  // namespace
+
+std::string DefaultServeKubeconfig() { return Home() + "/.pjemu/kubeconfig"; }
+
+void AddRemoteFlags(CLI::App& command, RemoteFlags* flags, bool with_all_namespaces) {
+  command.add_option("--kubeconfig", flags->kubeconfig,
+                     "kubeconfig of the server (default: $KUBECONFIG, ~/.kube/config, or the "
+                     "one `pjemu serve` wrote in ~/.pjemu/kubeconfig)");
+  command.add_option("-s,--server", flags->server, "API server address, e.g. http://127.0.0.1:6443");
+  command.add_option("--token", flags->token, "bearer token for the API server");
+  command.add_option("-n,--namespace", flags->ns, "namespace (default: the context's, or default)");
+  if (with_all_namespaces) {
+    command.add_flag("-A,--all-namespaces", flags->all_namespaces, "list across all namespaces");
+  }
+}
+
+Result<Remote> Connect(const RemoteFlags& flags) {
+  client::HttpClientOptions options;
+  std::string ns;
+  if (!flags.server.empty()) {
+    options.server = flags.server;
+  } else {
+    std::string path = FindKubeconfig(flags.kubeconfig);
+    if (path.empty()) {
+      return Status(Code::kInvalid,
+                    "no server to talk to: pass --server or --kubeconfig, set $KUBECONFIG, or "
+                    "start `pjemu serve` (it writes " + DefaultServeKubeconfig() + ")");
+    }
+    try {
+      YAML::Node config = YAML::LoadFile(path);
+      std::string context_name = config["current-context"].as<std::string>("");
+      YAML::Node context = Named(config["contexts"], context_name, "context");
+      if (!context) {
+        return Status(Code::kInvalid, path + ": current-context \"" + context_name +
+                                          "\" not found in contexts");
+      }
+      std::string cluster_name = context["cluster"].as<std::string>("");
+      YAML::Node cluster = Named(config["clusters"], cluster_name, "cluster");
+      if (!cluster || !cluster["server"]) {
+        return Status(Code::kInvalid, path + ": cluster \"" + cluster_name + "\" has no server");
+      }
+      options.server = cluster["server"].as<std::string>();
+      YAML::Node user = Named(config["users"], context["user"].as<std::string>(""), "user");
+      if (user && user["token"]) options.token = user["token"].as<std::string>();
+      ns = context["namespace"].as<std::string>("");
+    } catch (const std::exception& e) {
+      return Status(Code::kInvalid, path + ": cannot read kubeconfig: " + e.what());
+    }
+  }
+  if (!flags.token.empty()) options.token = flags.token;
+  if (!flags.ns.empty()) ns = flags.ns;
+  if (ns.empty()) ns = "default";
+  return Remote{client::MakeHttpClient(std::move(options)), ns};
+}
+
+Result<const api::ResourceType*> ResolveResource(std::string_view word) {
+  std::string w(word);
+  for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const api::ResourceType& t : api::AllResources()) {
+    std::string dotted = t.group.empty() ? "" : "." + t.group;
+    if (w == t.plural || w == t.singular || w == t.plural + dotted || w == t.singular + dotted) {
+      return &t;
+    }
+    std::string kind = t.kind;
+    for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (w == kind) return &t;
+    for (const std::string& s : t.short_names) {
+      if (w == s) return &t;
+    }
+  }
+  return Status(Code::kNotFound,
+                "the server doesn't have a resource type \"" + std::string(word) + "\"");
+}
+
+Result<std::vector<ObjectRef>> ParseObjectArgs(const std::vector<std::string>& args) {
+  std::vector<ObjectRef> refs;
+  if (args.empty()) return Status(Code::kBadRequest, "you must specify the resource, e.g. pytorchjob/NAME");
+  if (args[0].find('/') != std::string::npos) {
+    for (const std::string& a : args) {
+      auto slash = a.find('/');
+      if (slash == std::string::npos) {
+        return Status(Code::kBadRequest, "there is no need to specify a resource type as a "
+                                         "separate argument when passing arguments in "
+                                         "resource/name form (e.g. 'pjemu get resource/<resource_name>' "
+                                         "instead of 'pjemu get resource resource/<resource_name>'");
+      }
+      ASSIGN_OR_RETURN(const api::ResourceType* t, ResolveResource(a.substr(0, slash)));
+      refs.push_back({t, a.substr(slash + 1)});
+    }
+    return refs;
+  }
+  ASSIGN_OR_RETURN(const api::ResourceType* t, ResolveResource(args[0]));
+  if (args.size() < 2) {
+    return Status(Code::kBadRequest, "resource(s) were provided, but no name was specified");
+  }
+  for (std::size_t i = 1; i < args.size(); ++i) refs.push_back({t, args[i]});
+  return refs;
+}
+
+std::string KindName(const api::ResourceType& type) {
+  return type.group.empty() ? type.singular : type.singular + "." + type.group;
+}
+
+std::string ErrorLine(const Status& status) {
+  switch (status.code()) {
+    case Code::kUnavailable:
+    case Code::kBadRequest:
+      if (status.message().rfind("the connection", 0) == 0 ||
+          status.message().rfind("server ", 0) == 0) {
+        return "error: " + status.message();
+      }
+      break;
+    default:
+      break;
+  }
+  return std::string("Error from server (") + ReasonOf(status.code()) + "): " + status.message();
+}
+
+}  // namespace pjemu::cli

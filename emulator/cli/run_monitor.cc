@@ -1,0 +1,201 @@
+#include "emulator/cli/run_monitor.h"
+
+#include <fmt/format.h>
+
+#include "emulator/cli/job_view.h"
+
+namespace pjemu::cli {
+namespace {
+
+constexpr char kJobNameLabel[] = "training.kubeflow.org/job-name";
+constexpr char kReplicaTypeLabel[] = "training.kubeflow.org/replica-type";
+
+std::string Label(const Json& obj, const char* key) {
+  const Json& meta = obj.value("metadata", Json::object());
+  if (!meta.contains("labels") || !meta["labels"].contains(key)) return "";
+  return meta["labels"].value(key, "");
+}
+
+std::string FirstContainer(const Json& pod) {
+  if (pod.contains("spec") && pod["spec"].contains("containers") &&
+      pod["spec"]["containers"].is_array() && !pod["spec"]["containers"].empty()) {
+    return pod["spec"]["containers"][0].value("name", "");
+  }
+  return "";
+}
+
+std::string ConditionsKey(const Json& job) {
+  std::string key;
+  if (!job.contains("status") || !job["status"].contains("conditions")) return key;
+  for (const Json& c : job["status"]["conditions"]) {
+    key += c.value("type", "") + "=" + c.value("status", "") + ";";
+  }
+  return key;
+}
+
+// The master's container of a job spec (for --epochs), or null.
+Json MasterContainer(const Json& job) {
+  const Json& specs = job.value("spec", Json::object()).value("pytorchReplicaSpecs", Json::object());
+  for (const char* rtype : {"Master", "Worker"}) {
+    if (!specs.contains(rtype)) continue;
+    const Json& tmpl = specs[rtype].value("template", Json::object());
+    const Json& containers = tmpl.value("spec", Json::object()).value("containers", Json::array());
+    for (const Json& c : containers) {
+      if (c.value("name", "") == "pytorch") return c;
+    }
+    if (!containers.empty()) return containers[0];
+  }
+  return Json();
+}
+
+}  // namespace
+
+RunMonitor::RunMonitor(client::Client& client, api::PodLogs& logs, Terminal& term,
+                       MonitorOptions options)
+    : client_(client), logs_(logs), term_(term), options_(std::move(options)) {}
+
+void RunMonitor::AddJob(const Json& job) {
+  auto js = std::make_unique<TrackedJob>();
+  js->ns = job["metadata"].value("namespace", "default");
+  js->name = job["metadata"].value("name", "");
+  js->job = job;
+  Json master = MasterContainer(job);
+  js->progress.epochs = master.is_null() ? 0 : EpochsFromArgs(master);
+  jobs_.push_back(std::move(js));
+}
+
+Status RunMonitor::Poll(Time now) {
+  Status image_error;
+  for (auto& js : jobs_) PollJob(*js, now, &image_error);
+  UpdateLive();
+  return image_error;
+}
+
+void RunMonitor::PollJob(TrackedJob& js, Time now, Status* image_error) {
+  (void)now;
+  auto job = client_.Get(api::PyTorchJobs(), js.ns, js.name);
+  if (job.ok()) js.job = *job;
+  api::ListOptions lo;
+  lo.label_selector = std::string(kJobNameLabel) + "=" + js.name;
+  auto pods = client_.List(api::Pods(), js.ns, lo);
+  if (pods.ok()) {
+    bool has_master = false;
+    for (const Json& pod : (*pods)["items"]) has_master |= Label(pod, kReplicaTypeLabel) == "master";
+    std::int64_t restarts = 0;
+    for (const Json& pod : (*pods)["items"]) {
+      std::string name = pod["metadata"].value("name", "");
+      PodState& ps = js.pods[name];
+      std::string rtype = Label(pod, kReplicaTypeLabel);
+      ps.stream_log = options_.all_logs || rtype == "master" ||
+                      (!has_master && name == js.name + "-worker-0");
+      std::string status = PodStatusText(pod);
+      std::int64_t pod_restarts = PodRestarts(pod);
+      restarts += pod_restarts;
+      if (status != ps.status || pod_restarts != ps.restarts) {
+        ps.status = status;
+        ps.restarts = pod_restarts;
+        if (!options_.quiet) {
+          term_.Line(fmt::format("  {:<32} {:<18} restarts {}", name,
+                                 term_.Paint(status, ColorFor(status)), pod_restarts));
+        }
+      }
+      if (auto w = PodWaiting(pod);
+          w && (w->reason == "ErrImagePull" || w->reason == "InvalidImageName" ||
+                w->reason == "ImagePullBackOff")) {
+        *image_error = Status(Code::kInvalid, fmt::format("pod {}/{} container {}: {}: {}", js.ns,
+                                                          name, w->container, w->reason,
+                                                          w->message));
+      }
+      if (ps.stream_log) {
+        auto file = logs_.Find({js.ns, name, FirstContainer(pod), false});
+        if (file.ok()) ps.log.Follow(file->path);
+        PrintLogs(js, ps, name);
+      }
+      if (rtype == "master" || (!has_master && name == js.name + "-worker-0")) {
+        std::string metrics = options_.metrics_path ? options_.metrics_path(pod) : "";
+        if (!metrics.empty()) {
+          ps.metrics.Follow(metrics);
+          for (const std::string& line : ps.metrics.ReadNew()) ApplyMetricsLine(line, &js.progress);
+        }
+      }
+    }
+    js.restarts = restarts;
+  }
+  std::string key = ConditionsKey(js.job);
+  if (key != js.last_conditions) {
+    js.last_conditions = key;
+    std::string state = JobState(js.job);
+    if (!options_.quiet && !state.empty()) {
+      term_.Line(fmt::format("{} {}: {}", term_.Paint("pytorchjob/" + js.name, Color::kBold),
+                             term_.Paint(state, ColorFor(state)),
+                             ConditionMessage(js.job, state)));
+    }
+  }
+}
+
+void RunMonitor::PrintLogs(TrackedJob& js, PodState& ps, const std::string& pod_name) {
+  int last_decile = static_cast<int>(js.progress.epoch_fraction * 10);
+  std::int64_t last_epoch = js.progress.epoch;
+  for (const std::string& line : ps.log.ReadNew()) {
+    ApplyLogLine(line, &js.progress);
+    if (!options_.quiet) term_.Line(term_.Paint("[" + pod_name + "] ", Color::kDim) + line);
+  }
+  // Without a live line (not a TTY), print the bar at every tenth of an epoch.
+  int decile = static_cast<int>(js.progress.epoch_fraction * 10);
+  if (!term_.tty() && !options_.quiet &&
+      (decile != last_decile || js.progress.epoch != last_epoch)) {
+    std::string bar = RenderProgress(js.progress);
+    if (!bar.empty()) term_.Line(js.name + " " + bar);
+  }
+}
+
+void RunMonitor::UpdateLive() {
+  if (options_.quiet || !term_.tty()) return;
+  std::string live;
+  for (const auto& js : jobs_) {
+    std::string bar = RenderProgress(js->progress);
+    if (bar.empty()) continue;
+    if (!live.empty()) live += "  |  ";
+    live += js->name + " " + bar;
+  }
+  if (!live.empty()) term_.Live(live);
+}
+
+void RunMonitor::Flush() {
+  for (auto& js : jobs_) {
+    for (auto& [name, ps] : js->pods) {
+      if (ps.stream_log) PrintLogs(*js, ps, name);
+      for (const std::string& line : ps.metrics.ReadNew()) ApplyMetricsLine(line, &js->progress);
+    }
+  }
+  term_.ClearLive();
+}
+
+bool RunMonitor::AllFinished() const {
+  for (const auto& js : jobs_) {
+    if (!JobOutcome(js->job)) return false;
+  }
+  return true;
+}
+
+std::vector<JobSummary> RunMonitor::Summaries(Time now) const {
+  std::vector<JobSummary> out;
+  for (const auto& js : jobs_) {
+    JobSummary s;
+    s.ns = js->ns;
+    s.name = js->name;
+    s.condition = JobOutcome(js->job).value_or(JobState(js->job));
+    s.message = ConditionMessage(js->job, s.condition);
+    s.duration = JobDuration(js->job, now);
+    s.restarts = js->restarts;
+    s.accuracy = js->progress.accuracy;
+    s.loss = js->progress.loss;
+    if (js->job.contains("status") && js->job["status"].contains("conditions")) {
+      s.conditions = js->job["status"]["conditions"];
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace pjemu::cli

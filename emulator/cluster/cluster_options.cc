@@ -1,0 +1,18 @@
+#include "emulator/cluster/cluster_options.h"
+
+namespace pjemu::cluster {
+
+Status ClusterOptions::Validate() const {
+  auto invalid = [](const std::string& msg) { return Status(Code::kInvalid, msg); };
+  if (node_name.empty()) return invalid("node_name: must not be empty");
+  if (gpus < -1) return invalid("gpus: must be >= 0 (or -1 to detect), got " + std::to_string(gpus));
+  if (!(backoff_scale > 0)) return invalid("backoff_scale: must be > 0");
+  if (port < 0 || port > 65535) {
+    return invalid("port: must be in 0..65535, got " + std::to_string(port));
+  }
+  if (!api_server && !token.empty()) return invalid("token: needs the API server (serve)");
+  if (api_server && address.empty()) return invalid("address: must not be empty");
+  return Status::Ok();
+}
+
+}  // namespace pjemu::cluster

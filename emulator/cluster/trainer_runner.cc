@@ -1,0 +1,39 @@
+#include "emulator/cluster/trainer_runner.h"
+
+#include <filesystem>
+
+namespace pjemu::cluster {
+
+std::string PodWorkDir(const std::string& state_dir, const std::string& ns,
+                       const std::string& pod) {
+  return state_dir + "/work/" + ns + "_" + pod;
+}
+
+TrainerRunner::TrainerRunner(process::ProcessRunner& inner, std::string trainer_path,
+                             std::string state_dir, std::string data_dir)
+    : inner_(inner),
+      trainer_path_(std::move(trainer_path)),
+      state_dir_(std::move(state_dir)),
+      data_dir_(std::move(data_dir)) {}
+
+Result<process::Pid> TrainerRunner::Start(const process::ProcessSpec& spec,
+                                          process::ExitCallback on_exit) {
+  if (spec.argv.empty() || spec.argv[0] != trainer_path_) {
+    return inner_.Start(spec, std::move(on_exit));
+  }
+  process::ProcessSpec s = spec;
+  if (s.working_dir.empty()) {
+    // spec.name is "<ns>/<pod>/<container>".
+    std::string ns = s.name.substr(0, s.name.find('/'));
+    std::string rest = s.name.substr(ns.size() + 1);
+    std::string pod = rest.substr(0, rest.find('/'));
+    s.working_dir = PodWorkDir(state_dir_, ns, pod);
+    std::error_code ec;
+    std::filesystem::create_directories(s.working_dir, ec);
+    if (ec) return InternalError("cannot create " + s.working_dir + ": " + ec.message());
+  }
+  if (!data_dir_.empty()) s.argv.insert(s.argv.begin() + 1, "--data-dir=" + data_dir_);
+  return inner_.Start(s, std::move(on_exit));
+}
+
+}  // namespace pjemu::cluster

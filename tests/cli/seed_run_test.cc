@@ -1,0 +1,43 @@
+// Slow: `pjemu run` of the seed jobs with the real trainer (FashionMNIST, world size 2): seed 003
+// unmodified must end Succeeded with the true test accuracy (about 0.69) in the summary, and the
+// nccl seed must run on CPU through the documented image map.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_process.h"
+
+namespace pjemu::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST_CASE("run of seed 003 ends Succeeded with the true test accuracy", "[cli][slow]") {
+  std::string out_dir = TempDir("seed-003");
+  CliResult r = RunPjemu({"run", "-f", "fixtures/seeds/pytorch-simple.yaml", "--output", "json",
+                          "--output-dir", out_dir, "--timeout", "8m"},
+                         9min);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["jobs"].size() == 1);
+  CHECK(j["jobs"][0]["name"] == "pytorch-simple");
+  CHECK(j["jobs"][0]["condition"] == "Succeeded");
+  REQUIRE(j["jobs"][0]["accuracy"].is_number());
+  double accuracy = j["jobs"][0]["accuracy"].get<double>();
+  CHECK(accuracy > 0.6);
+  CHECK(accuracy < 0.8);
+}
+
+TEST_CASE("run of the nccl seed on CPU through seed-nccl-on-cpu.yaml Succeeds", "[cli][slow]") {
+  CliResult r = RunPjemu({"run", "-f", "fixtures/seeds/pytorch_job_mnist_nccl.yaml",
+                          "--image-map", "fixtures/image-maps/seed-nccl-on-cpu.yaml", "--gpus",
+                          "2", "--timeout", "8m"},
+                         9min);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("gloo") != std::string::npos);
+  CHECK(r.out.find("Succeeded") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace pjemu::testing
