@@ -185,6 +185,17 @@ TEST_CASE("a watch its consumer released is not kept alive by the store", "[stor
   CHECK(weak.expired());
 }
 
+TEST_CASE("watch notifications run after the store lock is released", "[store]") {
+  StoreFixture f;
+  auto w = Must(f.store.Watch(api::Pods(), "default"));
+  std::vector<std::size_t> seen;
+  // Reading the store from the callback would deadlock if the writer still held its lock.
+  w->SetNotify([&] { seen.push_back(Must(f.store.List(api::Pods(), "default"))["items"].size()); });
+  Must(f.store.Create(api::Pods(), "default", PodJson("a")));
+  Must(f.store.Create(api::Pods(), "default", PodJson("b")));
+  CHECK(seen == std::vector<std::size_t>{1, 2});
+}
+
 TEST_CASE("SetNotify fires at once when events are already queued", "[store]") {
   StoreFixture f;
   Must(f.store.Create(api::Pods(), "default", PodJson("p")));
