@@ -1,11 +1,14 @@
 // Checkpoints round-trip, are replaced atomically, and a damaged one is an error.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "trainer/checkpoint.h"
+
+// LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
+#undef CHECK
+#include <catch2/catch.hpp>
 
 namespace pjemu::trainer {
 namespace {

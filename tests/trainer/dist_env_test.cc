@@ -1,10 +1,13 @@
 // The operator-injected env: validation names the variable; no env means one process.
-#include <catch2/catch.hpp>
 
 #include <map>
 
 #include "trainer/dist_env.h"
 #include "trainer/exit_codes.h"
+
+// LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
+#undef CHECK
+#include <catch2/catch.hpp>
 
 namespace pjemu::trainer {
 namespace {

@@ -1,6 +1,5 @@
 // idx reading (gzip and plain, corrupt files) and the DistributedSampler order, checked against
 // indices recorded from torch 1.13's DistributedSampler (python3-torch, see the comment below).
-#include <catch2/catch.hpp>
 #include <zlib.h>
 
 #include <cstdlib>
@@ -8,6 +7,10 @@
 #include <fstream>
 
 #include "trainer/fashion_mnist.h"
+
+// LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
+#undef CHECK
+#include <catch2/catch.hpp>
 
 namespace pjemu::trainer {
 namespace {

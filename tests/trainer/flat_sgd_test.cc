@@ -1,9 +1,12 @@
 // FlatSgd must reproduce torch's SGD with momentum bit for bit (the loss lines depend on it).
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
 #include "trainer/flat_sgd.h"
 #include "trainer/model.h"
+
+// LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
+#undef CHECK
+#include <catch2/catch.hpp>
 
 namespace pjemu::trainer {
 namespace {

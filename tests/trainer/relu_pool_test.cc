@@ -1,9 +1,12 @@
 // The fused relu + max-pool must equal torch's relu + max_pool2d bit for bit, forward and
 // backward, including ties and windows with no positive value.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
 #include "trainer/relu_pool.h"
+
+// LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
+#undef CHECK
+#include <catch2/catch.hpp>
 
 namespace pjemu::trainer {
 namespace {
