@@ -1,6 +1,8 @@
 #include "emulator/scheduler/scheduler.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <set>
 
 #include "emulator/scheduler/fit.h"
@@ -10,6 +12,15 @@ namespace {
 
 std::string Key(const Json& pod) {
   return pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "");
+}
+
+// client-go's event name: "<object>.<unix nanoseconds in hex>" (+ a counter for same-ns events).
+std::string EventName(const std::string& object, Time now) {
+  static std::atomic<std::uint64_t> counter{0};
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(ns) + counter++);
+  return object + "." + buf;
 }
 
 bool Terminal(const Json& pod) {
@@ -217,7 +228,7 @@ void Scheduler::Event(const Json& pod, const std::string& type, const std::strin
   std::string now = FormatTime(loop_.Now());
   Json event = {{"apiVersion", "v1"},
                 {"kind", "Event"},
-                {"metadata", {{"generateName", meta.value("name", "") + "."},
+                {"metadata", {{"name", EventName(meta.value("name", ""), loop_.Now())},
                               {"namespace", meta.value("namespace", "")}}},
                 {"involvedObject",
                  {{"apiVersion", "v1"},

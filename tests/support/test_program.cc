@@ -10,9 +10,13 @@
 //   --alloc-mb N        allocate and touch N MiB
 //   --fork-child        fork a child that sleeps forever (same process group); print its pid
 //   --pid-file PATH     append this process's pid to PATH
+//   --append PATH TEXT  append TEXT and a newline to PATH
+//   --listen-env NAME   bind a TCP socket on 0.0.0.0:$NAME (kept open); exit 98 if in use
 //   --exit N            exit with code N now
 // With no --exit the program exits 0 after the last action.
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -63,6 +67,25 @@ int main(int argc, char** argv) {
       std::printf("child %d\n", pid);
     } else if (flag == "--pid-file") {
       if (FILE* f = std::fopen(value, "a")) std::fprintf(f, "%d\n", getpid()), std::fclose(f);
+      ++i;
+    } else if (flag == "--append") {
+      const char* text = i + 2 < argc ? argv[i + 2] : "";
+      if (FILE* f = std::fopen(value, "a")) std::fprintf(f, "%s\n", text), std::fclose(f);
+      i += 2;
+    } else if (flag == "--listen-env") {
+      const char* port = std::getenv(value);
+      int fd = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_addr.s_addr = htonl(INADDR_ANY);
+      addr.sin_port = htons(static_cast<uint16_t>(port ? std::atoi(port) : 0));
+      if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+          listen(fd, 1) != 0) {
+        std::printf("bind %s failed\n", port ? port : "?");
+        std::fflush(nullptr);
+        return 98;
+      }
+      std::printf("listening on %s\n", port ? port : "?");
       ++i;
     } else if (flag == "--exit") {
       std::fflush(nullptr);

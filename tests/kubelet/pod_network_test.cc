@@ -1,0 +1,61 @@
+// Given env values that name Services, launch-time rewriting should point them at the target
+// pod's IP and the service's host port, leaving everything else alone.
+#include "emulator/kubelet/pod_network.h"
+
+#include <catch2/catch.hpp>
+
+namespace pjemu::kubelet {
+namespace {
+
+TEST_CASE("service host names parse in all DNS forms", "[kubelet]") {
+  using P = std::pair<std::string, std::string>;
+  CHECK(ParseServiceHost("mnist-master-0", "ns1") == P{"mnist-master-0", "ns1"});
+  CHECK(ParseServiceHost("svc.ns2", "ns1") == P{"svc", "ns2"});
+  CHECK(ParseServiceHost("svc.ns2.svc", "ns1") == P{"svc", "ns2"});
+  CHECK(ParseServiceHost("svc.ns2.svc.cluster.local", "ns1") == P{"svc", "ns2"});
+  CHECK_FALSE(ParseServiceHost("example.com.au.org", "ns1"));
+  CHECK_FALSE(ParseServiceHost("Upper", "ns1"));
+  CHECK_FALSE(ParseServiceHost("/path", "ns1"));
+}
+
+TEST_CASE("env naming a service is rewritten to its pod IP and host port", "[kubelet]") {
+  ServiceResolver resolve = [](const std::string& host) -> std::optional<ServiceTarget> {
+    if (host == "job-master-0" || host == "job-master-0.team.svc.cluster.local") {
+      return ServiceTarget{"127.42.0.7", {{23456, 40001}}};
+    }
+    return std::nullopt;
+  };
+  EnvList env = {{"MASTER_ADDR", "job-master-0"},     {"MASTER_PORT", "23456"},
+                 {"PET_MASTER_PORT", "23456"},         {"WORLD_SIZE", "23456"},
+                 {"RDZV", "job-master-0.team.svc.cluster.local:23456"},
+                 {"OTHER_PORT", "8080"},               {"NAME", "unrelated"}};
+  EnvList out = RewriteServiceEnv(env, resolve);
+  EnvList want = {{"MASTER_ADDR", "127.42.0.7"},  {"MASTER_PORT", "40001"},
+                  {"PET_MASTER_PORT", "40001"},   {"WORLD_SIZE", "23456"},
+                  {"RDZV", "127.42.0.7:40001"},   {"OTHER_PORT", "8080"},
+                  {"NAME", "unrelated"}};
+  CHECK(out == want);
+  // Without any service reference, ports are left alone.
+  EnvList plain = {{"MASTER_PORT", "23456"}};
+  CHECK(RewriteServiceEnv(plain, resolve) == plain);
+}
+
+TEST_CASE("cluster network gives stable, distinct pod IPs and service host ports", "[kubelet]") {
+  ClusterNetwork net;
+  std::string a = net.PodIp("uid-a");
+  std::string b = net.PodIp("uid-b");
+  CHECK(a != b);
+  CHECK(a.rfind("127.42.", 0) == 0);
+  CHECK(net.PodIp("uid-a") == a);
+  auto p1 = net.HostPort("ns1", "job-master-0", 23456);
+  auto p2 = net.HostPort("ns2", "job-master-0", 23456);
+  REQUIRE(p1.ok());
+  REQUIRE(p2.ok());
+  CHECK(*p1 != *p2);
+  CHECK(*net.HostPort("ns1", "job-master-0", 23456) == *p1);
+  net.ReleasePodIp("uid-a");
+  CHECK(net.PodIp("uid-c") != b);
+}
+
+}  // namespace
+}  // namespace pjemu::kubelet
