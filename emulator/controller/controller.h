@@ -1,10 +1,9 @@
-// Controller: runs the PyTorchJob reconciler. It watches pytorchjobs (own key) and the pods and
-// services the operator labels (mapped to the owning job through the controller ownerReference,
-// like EnqueueRequestForOwner(OnlyControllerOwner)), posts watch notifications onto the
-// EventLoop, drains them there into a de-duplicating WorkQueue and reconciles each key.
-// Watches that end are resumed from the last resourceVersion; Expired ones re-list from "".
-// Thread safety: Start/Stop and all work run on the EventLoop thread; watch notifications may
-// arrive on any thread and only Post onto the loop.
+// Controller: watches pytorchjobs (own key) and the operator's pods and services (owner key via
+// the controller ownerReference), posts watch notifications onto the EventLoop, drains them into
+// a de-duplicating WorkQueue there and runs the PyTorchJobReconciler per key. Ended watches
+// resume from the last resourceVersion; Expired ones re-list from "".
+// Thread safety: Start/Stop and all work on the EventLoop thread; watch notifications may arrive
+// on any thread and only Post onto the loop.
 #pragma once
 
 #include <atomic>

@@ -31,6 +31,12 @@ inline constexpr char kJobRoleLabel[] = "training.kubeflow.org/job-role";
 // `kubectl get pods -l pytorch_job_name=<job>` keeps working; v1.9.4 itself does not set it.
 inline constexpr char kLegacyJobNameLabel[] = "pytorch_job_name";
 
+// The CRD's scale subresource (spec 1.1 item 2): what /scale reads and writes on a PyTorchJob.
+// The API server implements /scale; the controller only keeps the status fields filled.
+inline constexpr char kScaleSpecReplicasPath[] = ".spec.pytorchReplicaSpecs.Worker.replicas";
+inline constexpr char kScaleStatusReplicasPath[] = ".status.replicaStatuses.Worker.active";
+inline constexpr char kScaleLabelSelectorPath[] = ".status.replicaStatuses.Worker.selector";
+
 inline constexpr char kManagedByTrainingOperator[] = "kubeflow.org/training-operator";
 inline constexpr char kManagedByMultiKueue[] = "kueue.x-k8s.io/multikueue";
 

@@ -340,6 +340,21 @@ TEST_CASE("T42: backoff-limit failure respects cleanPodPolicy (v1.9.4 #3420)", "
             .size() == 2);
 }
 
+TEST_CASE(
+    "backoffLimit 0: a new Failed pod while others are active fails the job "
+    "(exceedsBackoffLimit)",
+    "[controller]") {
+  Json job = JobBuilder("j").Worker(2).Set("/spec/runPolicy/backoffLimit", 0).Defaulted();
+  std::vector<Json> pods = {PodIn(job, "Worker", 0, "Failed"), PodIn(job, "Worker", 1, "Running")};
+  JobSync s = ComputeJobStatus(job, pods, {}, kT0);
+  REQUIRE(IsFailed(s.status));
+  CHECK(s.status["conditions"].back()["message"] ==
+        "Job j has failed because it has reached the specified backoff limit");
+  // With backoffLimit 1 the same history only restarts the pod (the fake queue's count is 0).
+  Json one = JobBuilder("j").Worker(2).Set("/spec/runPolicy/backoffLimit", 1).Defaulted();
+  CHECK_FALSE(IsFailed(ComputeJobStatus(one, pods, {}, kT0).status));
+}
+
 TEST_CASE("T45: slice size is max(replicas - highest index + 1)", "[controller]") {
   Json job = JobBuilder("j").Worker(5).Defaulted();
   std::vector<Json> three = {PodIn(job, "Worker", 0, ""), PodIn(job, "Worker", 1, ""),
