@@ -37,6 +37,7 @@ struct ContainerState {
   std::string builtin_service;          // wait-for-service: the name looked up
   int builtin_tries = 0;                // wait-for-service attempts so far
   int builtin_max_tries = 0;
+  int address_waits = 0;                // launches held for MASTER_ADDR to resolve
 };
 
 struct PodState {

@@ -15,6 +15,9 @@ namespace {
 
 using Phase = ContainerState::Phase;
 
+constexpr int kMaxAddressWaits = 300;
+constexpr Duration kAddressWaitInterval = 200ms;
+
 std::string FormatSeconds(Duration d) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
   if (ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
@@ -151,6 +154,19 @@ std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& e
   return out;
 }
 
+bool PodWorker::MasterAddressReady(const EnvList& env) {
+  bool from_operator = false;
+  for (const Json& ref : pod_["metadata"].value("ownerReferences", Json::array())) {
+    from_operator = from_operator || ref.value("kind", "") == "PyTorchJob";
+  }
+  if (!from_operator) return true;
+  for (const char* name : {"MASTER_ADDR", "PET_MASTER_ADDR"}) {
+    auto value = LookupEnv(env, name);
+    if (value && ParseServiceHost(*value, ns_) && !Resolve(*value, false)) return false;
+  }
+  return true;
+}
+
 void PodWorker::StartContainer(bool init, std::size_t i) {
   ContainerState& c = Container(init, i);
   const Json& spec = Spec(init, i);
@@ -187,6 +203,16 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
       w.Container(init, i).timer = 0;
       w.ctx_.pulled.insert(image);
       w.Event("Normal", "Pulled", "Successfully pulled image \"" + w.Container(init, i).image + "\"");
+      w.Advance();
+    });
+    return;
+  }
+  if (plan->kind == ImagePlan::Kind::kExec && !MasterAddressReady(env) &&
+      ++c.address_waits <= kMaxAddressWaits) {
+    // The operator creates a job's pods and Services in one pass, in no fixed order; hold the
+    // container (ContainerCreating) until the Service it must reach exists, as DNS would.
+    c.timer = After(kAddressWaitInterval, [init, i](PodWorker& w) {
+      w.Container(init, i).timer = 0;
       w.Advance();
     });
     return;

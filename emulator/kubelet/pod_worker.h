@@ -89,6 +89,8 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   void Event(const std::string& type, const std::string& reason, const std::string& message);
   std::string LogPath(const std::string& container, int restart_count) const;
   std::optional<ServiceTarget> Resolve(const std::string& host, bool need_ready);
+  // False while a PyTorchJob pod's MASTER_ADDR names a Service that does not resolve yet.
+  bool MasterAddressReady(const EnvList& env);
   std::vector<std::string> KubeletEnv(const Json& container, EnvList& env);
   bool AnyRunning() const;
   template <typename Fn>
