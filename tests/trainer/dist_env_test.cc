@@ -77,7 +77,7 @@ TEST_CASE("peer failures map to a retryable exit code, bad input to a permanent 
   CHECK(kExitError < 128);
 }
 
-TEST_CASE("world size 1 without env needs no rendezvous; mpi is refused", "[trainer]") {
+TEST_CASE("world size 1 without env needs no rendezvous, and mpi is refused", "[trainer]") {
   DistEnv d;
   auto c = ConnectComm(d, "gloo", std::chrono::milliseconds(1000));
   REQUIRE(c.ok());

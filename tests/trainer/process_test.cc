@@ -154,7 +154,7 @@ TEST_CASE("a hung peer makes the others exit within --collective-timeout", "[tra
   fs::remove_all(dir);
 }
 
-TEST_CASE("SIGTERM saves a checkpoint; the resumed run equals an undisturbed one",
+TEST_CASE("SIGTERM saves a checkpoint and the resumed run equals an undisturbed one",
           "[trainer][slow]") {
   if (!HaveData()) return;
   const std::string dir = TempDir();
