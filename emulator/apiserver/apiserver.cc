@@ -31,8 +31,8 @@ class ApiServer::Impl {
                        net::ssl::context::no_tlsv1_1);
       boost::system::error_code ec;
       ctx->use_certificate_chain(net::buffer(material.certificate_pem), ec);
-      if (!ec) ctx->use_private_key(net::buffer(material.private_key_pem),
-                                    net::ssl::context::pem, ec);
+      if (!ec)
+        ctx->use_private_key(net::buffer(material.private_key_pem), net::ssl::context::pem, ec);
       if (ec) return InternalError("apiserver: cannot load the TLS certificate: " + ec.message());
       shared_->ssl = ctx;
     }
@@ -67,7 +67,9 @@ class ApiServer::Impl {
   }
   const std::string& certificate_pem() const { return certificate_pem_; }
   const ApiServerOptions& options() const { return options_; }
-  void RememberPort() { if (listener_) last_port_ = listener_->port(); }
+  void RememberPort() {
+    if (listener_) last_port_ = listener_->port();
+  }
 
  private:
   store::Store& store_;

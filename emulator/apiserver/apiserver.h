@@ -4,6 +4,13 @@
 // follows) -> Router (pure) -> Store / PodLogs. The only public header of emulator/apiserver.
 // Thread safety: Start/Stop/port from one owning thread; requests are served on the server's
 // own io threads, which touch only the thread-safe Store and PodLogs.
+//
+// Known deviations from kube-apiserver: no protobuf (JSON is answered to every Accept); no
+// HTTP/2 (TLS selects no ALPN protocol, so clients speak HTTP/1.1); `limit`/`continue` are
+// ignored (one page); server-side apply is an upsert with merge-patch semantics (no
+// managedFields); fieldValidation checks the schema levels listed in field_validation.h;
+// without `timeoutSeconds` a watch stays open until the client leaves (the real server closes
+// it after 30-60 minutes).
 #pragma once
 
 #include <cstddef>
@@ -19,22 +26,22 @@
 namespace pjemu::apiserver {
 
 struct ApiServerLimits {
-  std::size_t max_body_bytes = 3 * 1024 * 1024;  // larger request bodies get 413
-  std::size_t max_header_bytes = 64 * 1024;      // request line + headers; larger gets 431
-  Duration idle_timeout = std::chrono::minutes(5);    // a keep-alive connection left silent
+  std::size_t max_body_bytes = 3 * 1024 * 1024;     // larger request bodies get 413
+  std::size_t max_header_bytes = 64 * 1024;         // request line + headers; larger gets 431
+  Duration idle_timeout = std::chrono::minutes(5);  // a keep-alive connection left silent
   Duration write_stall_timeout = std::chrono::seconds(60);  // a stream the client stops reading
-  std::size_t max_connections = 10000;           // further connections are closed at accept
-  std::size_t max_watches = 8000;                // further watches get 429 TooManyRequests
+  std::size_t max_connections = 10000;  // further connections are closed at accept
+  std::size_t max_watches = 8000;       // further watches get 429 TooManyRequests
 };
 
 struct ApiServerOptions {
   std::string address = "127.0.0.1";
-  std::uint16_t port = 0;        // 0 = an ephemeral port (see port())
-  std::string token;             // "" = no authentication; else Bearer token, and TLS is on
-  bool tls = false;              // serve https with a self-signed certificate
+  std::uint16_t port = 0;               // 0 = an ephemeral port (see port())
+  std::string token;                    // "" = no authentication; else Bearer token, and TLS is on
+  bool tls = false;                     // serve https with a self-signed certificate
   std::string git_version = "v1.30.0";  // /version (full semver)
-  const Clock* clock = nullptr;  // Table ages and log sinceSeconds; nullptr = real time
-  int threads = 1;               // io threads
+  const Clock* clock = nullptr;         // Table ages and log sinceSeconds; nullptr = real time
+  int threads = 1;                      // io threads
   ApiServerLimits limits;
 };
 

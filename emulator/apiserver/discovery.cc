@@ -44,8 +44,10 @@ Json ResourceList(const std::string& group, const std::string& version) {
     resources.push_back(res);
     auto sub = [&](const std::string& name, const std::string& kind, const std::string& g,
                    const std::string& v, std::vector<std::string> verbs) {
-      Json s = {{"name", r.plural + "/" + name}, {"singularName", ""},
-                {"namespaced", r.namespaced},    {"kind", kind},
+      Json s = {{"name", r.plural + "/" + name},
+                {"singularName", ""},
+                {"namespaced", r.namespaced},
+                {"kind", kind},
                 {"verbs", verbs}};
       if (!g.empty()) s["group"] = g;
       if (!v.empty()) s["version"] = v;
@@ -147,15 +149,15 @@ std::optional<HttpResponse> ServeDiscovery(const std::string& path, const std::s
     bool core = path == "/api";
     std::string aggregated = AggregatedVersion(accept);
     if (!aggregated.empty()) {
-      return JsonAnswer(AggregatedList(core, "apidiscovery.k8s.io/" + aggregated),
-                        "application/json;g=apidiscovery.k8s.io;v=" + aggregated +
-                            ";as=APIGroupDiscoveryList");
+      return JsonAnswer(
+          AggregatedList(core, "apidiscovery.k8s.io/" + aggregated),
+          "application/json;g=apidiscovery.k8s.io;v=" + aggregated + ";as=APIGroupDiscoveryList");
     }
     if (core) {
-      return JsonAnswer({{"kind", "APIVersions"},
-                         {"versions", {"v1"}},
-                         {"serverAddressByClientCIDRs",
-                          {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", ""}}}}});
+      return JsonAnswer(
+          {{"kind", "APIVersions"},
+           {"versions", {"v1"}},
+           {"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", ""}}}}});
     }
     Json groups = Json::array();
     std::set<std::string> seen;

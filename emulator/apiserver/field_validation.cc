@@ -35,20 +35,35 @@ Schema* ArrayOf(const Schema* item) {
 }
 
 const Schema* ObjectMeta() {
-  static const Schema* s = Obj({"name", "generateName", "namespace", "selfLink", "uid",
-                                "resourceVersion", "generation", "creationTimestamp",
-                                "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-                                "annotations", "ownerReferences", "finalizers", "managedFields"});
+  static const Schema* s =
+      Obj({"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+           "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+           "annotations", "ownerReferences", "finalizers", "managedFields"});
   return s;
 }
 
 const Schema* Container() {
   static const Schema* s = [] {
-    Schema* c = Obj({"args", "command", "envFrom", "image", "imagePullPolicy", "lifecycle",
-                     "livenessProbe", "name", "readinessProbe", "resizePolicy", "restartPolicy",
-                     "securityContext", "startupProbe", "stdin", "stdinOnce",
-                     "terminationMessagePath", "terminationMessagePolicy", "tty",
-                     "volumeDevices", "workingDir"});
+    Schema* c = Obj({"args",
+                     "command",
+                     "envFrom",
+                     "image",
+                     "imagePullPolicy",
+                     "lifecycle",
+                     "livenessProbe",
+                     "name",
+                     "readinessProbe",
+                     "resizePolicy",
+                     "restartPolicy",
+                     "securityContext",
+                     "startupProbe",
+                     "stdin",
+                     "stdinOnce",
+                     "terminationMessagePath",
+                     "terminationMessagePolicy",
+                     "tty",
+                     "volumeDevices",
+                     "workingDir"});
     c->fields["env"] = ArrayOf(Obj({"name", "value", "valueFrom"}));
     c->fields["ports"] = ArrayOf(Obj({"containerPort", "hostIP", "hostPort", "name", "protocol"}));
     c->fields["resources"] = Obj({"claims", "limits", "requests"});
@@ -61,15 +76,41 @@ const Schema* Container() {
 
 const Schema* PodSpec() {
   static const Schema* s = [] {
-    Schema* p = Obj({"activeDeadlineSeconds", "affinity", "automountServiceAccountToken",
-                     "dnsConfig", "dnsPolicy", "enableServiceLinks", "ephemeralContainers",
-                     "hostAliases", "hostIPC", "hostNetwork", "hostPID", "hostUsers", "hostname",
-                     "imagePullSecrets", "nodeName", "nodeSelector", "os", "overhead",
-                     "preemptionPolicy", "priority", "priorityClassName", "readinessGates",
-                     "resourceClaims", "restartPolicy", "runtimeClassName", "schedulerName",
-                     "schedulingGates", "securityContext", "serviceAccount",
-                     "serviceAccountName", "setHostnameAsFQDN", "shareProcessNamespace",
-                     "subdomain", "terminationGracePeriodSeconds", "tolerations",
+    Schema* p = Obj({"activeDeadlineSeconds",
+                     "affinity",
+                     "automountServiceAccountToken",
+                     "dnsConfig",
+                     "dnsPolicy",
+                     "enableServiceLinks",
+                     "ephemeralContainers",
+                     "hostAliases",
+                     "hostIPC",
+                     "hostNetwork",
+                     "hostPID",
+                     "hostUsers",
+                     "hostname",
+                     "imagePullSecrets",
+                     "nodeName",
+                     "nodeSelector",
+                     "os",
+                     "overhead",
+                     "preemptionPolicy",
+                     "priority",
+                     "priorityClassName",
+                     "readinessGates",
+                     "resourceClaims",
+                     "restartPolicy",
+                     "runtimeClassName",
+                     "schedulerName",
+                     "schedulingGates",
+                     "securityContext",
+                     "serviceAccount",
+                     "serviceAccountName",
+                     "setHostnameAsFQDN",
+                     "shareProcessNamespace",
+                     "subdomain",
+                     "terminationGracePeriodSeconds",
+                     "tolerations",
                      "topologySpreadConstraints"});
     p->fields["containers"] = ArrayOf(Container());
     p->fields["initContainers"] = ArrayOf(Container());
@@ -93,10 +134,10 @@ const Schema* PyTorchJob() {
     auto* replicas = new Schema;  // NOLINT: as above
     replicas->open = false;
     replicas->values = replica;
-    Schema* run_policy = Obj({"cleanPodPolicy", "ttlSecondsAfterFinished",
-                              "activeDeadlineSeconds", "backoffLimit", "suspend", "managedBy"});
-    run_policy->fields["schedulingPolicy"] = Obj(
-        {"minAvailable", "queue", "minResources", "priorityClass", "scheduleTimeoutSeconds"});
+    Schema* run_policy = Obj({"cleanPodPolicy", "ttlSecondsAfterFinished", "activeDeadlineSeconds",
+                              "backoffLimit", "suspend", "managedBy"});
+    run_policy->fields["schedulingPolicy"] =
+        Obj({"minAvailable", "queue", "minResources", "priorityClass", "scheduleTimeoutSeconds"});
     Schema* elastic = Obj({"minReplicas", "maxReplicas", "rdzvBackend", "rdzvPort", "rdzvHost",
                            "rdzvId", "standalone", "nProcPerNode", "maxRestarts", "metrics"});
     elastic->fields["rdzvConf"] = ArrayOf(Obj({"key", "value"}));

@@ -34,9 +34,10 @@ Result<api::ListOptions> ListOptionsFrom(const Query& query) {
 // The checks kube-apiserver makes between the decoded body and the URL.
 Status CheckIdentity(const api::ResourceType& type, Json& object, const ApiPath& path,
                      const std::string& body) {
-  bool missing_kind = !object.contains("kind") || !object["kind"].is_string() || object["kind"] == "";
-  bool custom = type.group.find('.') != std::string::npos &&
-                type.group.find("k8s.io") == std::string::npos;
+  bool missing_kind =
+      !object.contains("kind") || !object["kind"].is_string() || object["kind"] == "";
+  bool custom =
+      type.group.find('.') != std::string::npos && type.group.find("k8s.io") == std::string::npos;
   if (missing_kind && custom) {
     // Custom resources decode as unstructured objects, which must name their kind.
     return BadRequestError("Object 'Kind' is missing in '" + body.substr(0, 1024) + "'");
@@ -129,10 +130,12 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
                     "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
                     Json{{"kind", "ListOptions"},
                          {"group", "meta.k8s.io"},
-                         {"causes", {{{"reason", "FieldValueForbidden"},
-                                      {"message", "Forbidden: sendInitialEvents requires setting "
-                                                  "resourceVersionMatch to NotOlderThan"},
-                                      {"field", "resourceVersionMatch"}}}}});
+                         {"causes",
+                          {{{"reason", "FieldValueForbidden"},
+                            {"message",
+                             "Forbidden: sendInitialEvents requires setting "
+                             "resourceVersionMatch to NotOlderThan"},
+                            {"field", "resourceVersionMatch"}}}}});
     }
     ASSIGN_OR_RETURN(Json list, store_.List(type, path.ns, list_options));
     bool first = true;
@@ -142,10 +145,11 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
     }
     std::string rv = list["metadata"].value("resourceVersion", "");
     prelude += WatchLine(
-        "BOOKMARK", {{"kind", type.kind},
-                     {"apiVersion", type.ApiVersion()},
-                     {"metadata", {{"resourceVersion", rv},
-                                   {"annotations", {{"k8s.io/initial-events-end", "true"}}}}}});
+        "BOOKMARK",
+        {{"kind", type.kind},
+         {"apiVersion", type.ApiVersion()},
+         {"metadata",
+          {{"resourceVersion", rv}, {"annotations", {{"k8s.io/initial-events-end", "true"}}}}}});
     options.resource_version = rv;
   }
   auto watch = store_.Watch(type, path.ns, options);
@@ -159,9 +163,8 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
                                                     prelude + WatchLine("ERROR", status));
     return response;
   }
-  response.stream =
-      std::make_shared<WatchStream>(std::move(watch).value(), type, table, clock_, timeout,
-                                    std::move(prelude));
+  response.stream = std::make_shared<WatchStream>(std::move(watch).value(), type, table, clock_,
+                                                  timeout, std::move(prelude));
   return response;
 }
 
@@ -245,8 +248,7 @@ Result<HttpResponse> Router::Patch(const HttpRequest& request, const ApiPath& pa
     }
     patch["metadata"]["name"] = path.name;
     auto existing = store_.Get(type, path.ns, path.name);
-    if (!existing.ok() && existing.status().code() == Code::kNotFound &&
-        path.subresource.empty()) {
+    if (!existing.ok() && existing.status().code() == Code::kNotFound && path.subresource.empty()) {
       RETURN_IF_ERROR(CheckIdentity(type, patch, path, request.body));
       ASSIGN_OR_RETURN(Json created, store_.Create(type, path.ns, std::move(patch), options));
       return JsonResponse(201, created, warnings);
@@ -280,12 +282,14 @@ Result<HttpResponse> Router::Delete(const HttpRequest& request, const ApiPath& p
   if (!policy.empty() && policy != "Foreground" && policy != "Background" && policy != "Orphan") {
     std::string detail = "Unsupported value: \"" + policy +
                          "\": supported values: \"Foreground\", \"Background\", \"Orphan\"";
-    return Status(Code::kInvalid, "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: " + detail,
+    return Status(Code::kInvalid,
+                  "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: " + detail,
                   Json{{"kind", "DeleteOptions"},
                        {"group", "meta.k8s.io"},
-                       {"causes", {{{"reason", "FieldValueNotSupported"},
-                                    {"message", detail},
-                                    {"field", "propagationPolicy"}}}}});
+                       {"causes",
+                        {{{"reason", "FieldValueNotSupported"},
+                          {"message", detail},
+                          {"field", "propagationPolicy"}}}}});
   }
   if (body.contains("gracePeriodSeconds") && body["gracePeriodSeconds"].is_number_integer()) {
     options.grace_period_seconds = body["gracePeriodSeconds"].get<std::int64_t>();

@@ -17,8 +17,8 @@
 namespace pjemu::apiserver {
 
 struct HttpRequest {
-  std::string method;  // "GET"
-  std::string target;  // "/api/v1/pods?watch=true" (raw, percent-encoded)
+  std::string method;                          // "GET"
+  std::string target;                          // "/api/v1/pods?watch=true" (raw, percent-encoded)
   std::map<std::string, std::string> headers;  // lower-case names
   std::string body;
   std::string Header(const std::string& lower_name) const {

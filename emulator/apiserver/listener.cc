@@ -36,11 +36,11 @@ void Listener::Close() {
 }
 
 void Listener::DoAccept() {
-  acceptor_.async_accept(net::make_strand(ioc_),
-                         [self = shared_from_this()](boost::system::error_code ec,
-                                                     tcp::socket socket) {
-                           self->OnAccept(ec, std::move(socket));
-                         });
+  acceptor_.async_accept(
+      net::make_strand(ioc_),
+      [self = shared_from_this()](boost::system::error_code ec, tcp::socket socket) {
+        self->OnAccept(ec, std::move(socket));
+      });
 }
 
 void Listener::OnAccept(boost::system::error_code ec, tcp::socket socket) {

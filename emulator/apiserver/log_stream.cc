@@ -27,7 +27,8 @@ CriLine ParseCri(const std::string& line) {
     return out;
   }
   out.timestamp = line.substr(0, s1);
-  std::string tag = s3 == std::string::npos ? line.substr(s2 + 1) : line.substr(s2 + 1, s3 - s2 - 1);
+  std::string tag =
+      s3 == std::string::npos ? line.substr(s2 + 1) : line.substr(s2 + 1, s3 - s2 - 1);
   out.partial = tag.rfind("P", 0) == 0;
   out.content = s3 == std::string::npos ? "" : line.substr(s3 + 1);
   out.valid = true;
@@ -38,10 +39,7 @@ CriLine ParseCri(const std::string& line) {
 
 LogStream::LogStream(api::PodLogs* logs, api::LogRequest request, api::LogFile file,
                      LogOptions options)
-    : logs_(logs),
-      request_(std::move(request)),
-      file_(std::move(file)),
-      options_(options) {}
+    : logs_(logs), request_(std::move(request)), file_(std::move(file)), options_(options) {}
 
 bool LogStream::ReadMore(std::string* raw) {
   std::ifstream in(file_.path, std::ios::binary);

@@ -60,8 +60,8 @@ Json OpenApiV3Document(const std::string& key, const std::string& git_version) {
     Json patch = {
         {"x-kubernetes-group-version-kind",
          {{"group", r.group}, {"version", r.version}, {"kind", r.kind}}},
-        {"parameters", {{{"name", "fieldValidation"}, {"in", "query"},
-                         {"schema", {{"type", "string"}}}}}},
+        {"parameters",
+         {{{"name", "fieldValidation"}, {"in", "query"}, {"schema", {{"type", "string"}}}}}},
         {"requestBody", {{"content", content}}},
         {"responses", {{"200", {{"description", "OK"}}}}}};
     paths[prefix + r.plural + "/{name}"] = {{"patch", patch}};
@@ -74,8 +74,8 @@ Json OpenApiV3Document(const std::string& key, const std::string& git_version) {
 }  // namespace
 
 std::string MinimalOpenApiV2(const std::string& git_version) {
-  return ProtoField(1, "2.0") + ProtoField(2, ProtoField(1, "Kubernetes") +
-                                                  ProtoField(2, git_version.substr(0, 100)));
+  return ProtoField(1, "2.0") +
+         ProtoField(2, ProtoField(1, "Kubernetes") + ProtoField(2, git_version.substr(0, 100)));
 }
 
 std::optional<HttpResponse> ServeNonResource(const std::string& path,

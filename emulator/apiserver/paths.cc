@@ -56,8 +56,8 @@ Result<std::optional<long long>> Query::GetInt(const std::string& key) const {
   long long value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    return BadRequestError("invalid value for query parameter " + key + ": strconv.ParseInt: " +
-                           "parsing \"" + text + "\": invalid syntax");
+    return BadRequestError("invalid value for query parameter " + key +
+                           ": strconv.ParseInt: " + "parsing \"" + text + "\": invalid syntax");
   }
   return std::optional<long long>(value);
 }
@@ -169,8 +169,8 @@ Result<ApiPath> ParseTarget(std::string_view target, Query* query) {
   std::string plural;
   // namespaces/{ns}/{plural}[/{name}[/{sub}]] unless it names the Namespace object itself.
   bool namespace_object =
-      r[0] == "namespaces" && (r.size() <= 2 || (r.size() == 3 && (r[2] == "status" ||
-                                                                   r[2] == "finalize")));
+      r[0] == "namespaces" &&
+      (r.size() <= 2 || (r.size() == 3 && (r[2] == "status" || r[2] == "finalize")));
   if (r[0] == "namespaces" && !namespace_object) {
     out.ns = r[1];
     r.erase(r.begin(), r.begin() + 2);

@@ -1,8 +1,9 @@
 #include "emulator/apiserver/router.h"
 
-#include <array>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
+
+#include <array>
 
 #include "emulator/apiserver/discovery.h"
 #include "emulator/apiserver/nonresource.h"
@@ -85,7 +86,9 @@ Result<HttpResponse> Router::RouteResource(const HttpRequest& request, const Api
                                            const Query& query) const {
   const std::string& m = request.method;
   if (path.subresource == "log") {
-    if (m != "GET") return Status(Code::kMethodNotAllowed, "the server does not allow this method on the requested resource");
+    if (m != "GET")
+      return Status(Code::kMethodNotAllowed,
+                    "the server does not allow this method on the requested resource");
     return Logs(path, query);
   }
   if (path.subresource == "scale") return Scale(request, path, query);

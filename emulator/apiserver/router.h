@@ -20,7 +20,7 @@
 namespace pjemu::apiserver {
 
 struct RouterOptions {
-  std::string token;                   // "" = no authentication
+  std::string token;                    // "" = no authentication
   std::string git_version = "v1.30.0";  // /version, OpenAPI info; must be full semver
   const Clock* clock = nullptr;         // Table ages and sinceSeconds; nullptr = real time
 };

@@ -39,9 +39,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                     beast::bind_front_handler(&Session::DoRead, this->shared_from_this()));
     } else {
       Lowest().expires_after(kHandshakeTimeout);
-      stream_.async_handshake(net::ssl::stream_base::server,
-                              beast::bind_front_handler(&Session::OnHandshake,
-                                                        this->shared_from_this()));
+      stream_.async_handshake(
+          net::ssl::stream_base::server,
+          beast::bind_front_handler(&Session::OnHandshake, this->shared_from_this()));
     }
   }
 
@@ -100,12 +100,12 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     res->keep_alive(keep_alive);
     res->body() = std::move(response.body);
     res->prepare_payload();
-    http::async_write(stream_, *res,
-                      [self = this->shared_from_this(), res, keep_alive](beast::error_code ec,
-                                                                          std::size_t) {
-                        if (ec || !keep_alive) return self->DoClose();
-                        self->DoRead();
-                      });
+    http::async_write(
+        stream_, *res,
+        [self = this->shared_from_this(), res, keep_alive](beast::error_code ec, std::size_t) {
+          if (ec || !keep_alive) return self->DoClose();
+          self->DoRead();
+        });
   }
 
   void StartStream(HttpResponse response, unsigned version) {
@@ -132,9 +132,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     ArmStall();
     http::async_write_header(stream_, *serializer,
                              [self = this->shared_from_this(), res, serializer](
-                                 beast::error_code ec, std::size_t) {
-                               self->OnStreamHeader(ec);
-                             });
+                                 beast::error_code ec, std::size_t) { self->OnStreamHeader(ec); });
   }
 
   void OnStreamHeader(beast::error_code ec) {

@@ -46,12 +46,11 @@ HttpResponse JsonOk(const Json& body) {
 
 Status InvalidLogOption(const std::string& name, const std::string& field,
                         const std::string& detail) {
-  return Status(Code::kInvalid, "PodLogOptions \"" + name + "\" is invalid: " + field + ": " + detail,
-                Json{{"name", name},
-                     {"kind", "PodLogOptions"},
-                     {"causes", {{{"reason", "FieldValueInvalid"},
-                                  {"message", detail},
-                                  {"field", field}}}}});
+  return Status(
+      Code::kInvalid, "PodLogOptions \"" + name + "\" is invalid: " + field + ": " + detail,
+      Json{{"name", name},
+           {"kind", "PodLogOptions"},
+           {"causes", {{{"reason", "FieldValueInvalid"}, {"message", detail}, {"field", field}}}}});
 }
 
 }  // namespace
@@ -96,14 +95,17 @@ Result<HttpResponse> Router::Scale(const HttpRequest& request, const ApiPath& pa
   }
   const Json& replicas = At(wanted, {"spec", "replicas"});
   if (!replicas.is_number_integer() || replicas.get<std::int64_t>() < 0) {
-    std::string detail = "Invalid value: " + replicas.dump() + ": must be greater than or equal to 0";
-    return Status(Code::kInvalid, "Scale.autoscaling \"" + path.name + "\" is invalid: spec.replicas: " + detail,
+    std::string detail =
+        "Invalid value: " + replicas.dump() + ": must be greater than or equal to 0";
+    return Status(Code::kInvalid,
+                  "Scale.autoscaling \"" + path.name + "\" is invalid: spec.replicas: " + detail,
                   Json{{"name", path.name},
                        {"group", "autoscaling"},
                        {"kind", "Scale"},
-                       {"causes", {{{"reason", "FieldValueInvalid"},
-                                    {"message", detail},
-                                    {"field", "spec.replicas"}}}}});
+                       {"causes",
+                        {{{"reason", "FieldValueInvalid"},
+                          {"message", detail},
+                          {"field", "spec.replicas"}}}}});
   }
   api::WriteOptions options;
   options.dry_run = query.Get("dryRun") == "All";
@@ -128,21 +130,24 @@ Result<HttpResponse> Router::Logs(const ApiPath& path, const Query& query) const
   ASSIGN_OR_RETURN(std::optional<long long> since_seconds, query.GetInt("sinceSeconds"));
   ASSIGN_OR_RETURN(std::optional<long long> limit, query.GetInt("limitBytes"));
   if (tail && *tail < 0) {
-    return InvalidLogOption(path.name, "tailLines", "Invalid value: " + std::to_string(*tail) +
-                                                        ": must be greater than or equal to 0");
+    return InvalidLogOption(
+        path.name, "tailLines",
+        "Invalid value: " + std::to_string(*tail) + ": must be greater than or equal to 0");
   }
   if (limit && *limit < 1) {
-    return InvalidLogOption(path.name, "limitBytes",
-                            "Invalid value: " + std::to_string(*limit) + ": must be greater than 0");
+    return InvalidLogOption(
+        path.name, "limitBytes",
+        "Invalid value: " + std::to_string(*limit) + ": must be greater than 0");
   }
   if (since_seconds && *since_seconds < 1) {
-    return InvalidLogOption(path.name, "sinceSeconds", "Invalid value: " +
-                                                           std::to_string(*since_seconds) +
-                                                           ": must be greater than 0");
+    return InvalidLogOption(
+        path.name, "sinceSeconds",
+        "Invalid value: " + std::to_string(*since_seconds) + ": must be greater than 0");
   }
   if (since_seconds && query.Has("sinceTime")) {
-    return InvalidLogOption(path.name, "sinceSeconds",
-                            "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified");
+    return InvalidLogOption(
+        path.name, "sinceSeconds",
+        "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified");
   }
   options.tail_lines = tail;
   options.limit_bytes = limit;

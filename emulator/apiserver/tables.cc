@@ -21,31 +21,47 @@ const std::vector<Column>& ColumnsOf(const api::ResourceType& type) {
       {"Age", "date", "", 0, ""}};
   static const std::vector<Column> kPod = {
       {"Name", "string", "name", 0, "Name must be unique within a namespace."},
-      {"Ready", "string", "", 0, "The aggregate readiness state of this pod for accepting traffic."},
+      {"Ready", "string", "", 0,
+       "The aggregate readiness state of this pod for accepting traffic."},
       {"Status", "string", "", 0, "The aggregate status of the containers in this pod."},
-      {"Restarts", "string", "", 0, "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."},
-      {"Age", "string", "", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."},
-      {"IP", "string", "", 1, "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated."},
+      {"Restarts", "string", "", 0,
+       "The number of times the containers in this pod have been restarted and when the last "
+       "container in this pod has restarted."},
+      {"Age", "string", "", 0,
+       "CreationTimestamp is a timestamp representing the server time when this object was "
+       "created."},
+      {"IP", "string", "", 1,
+       "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet "
+       "allocated."},
       {"Node", "string", "", 1, "NodeName is a request to schedule this pod onto a specific node."},
-      {"Nominated Node", "string", "", 1, "nominatedNodeName is set only when this pod preempts other pods on the node."},
-      {"Readiness Gates", "string", "", 1, "If specified, all readiness gates will be evaluated for pod readiness."}};
+      {"Nominated Node", "string", "", 1,
+       "nominatedNodeName is set only when this pod preempts other pods on the node."},
+      {"Readiness Gates", "string", "", 1,
+       "If specified, all readiness gates will be evaluated for pod readiness."}};
   static const std::vector<Column> kService = {
       {"Name", "string", "name", 0, "Name must be unique within a namespace."},
       {"Type", "string", "", 0, "type determines how the Service is exposed."},
       {"Cluster-IP", "string", "", 0, "clusterIP is the IP address of the service."},
       {"External-IP", "string", "", 0, "externalIPs is a list of IP addresses."},
       {"Port(s)", "string", "", 0, "The list of ports that are exposed by this service."},
-      {"Age", "string", "", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."},
-      {"Selector", "string", "", 1, "Route service traffic to pods with label keys and values matching this selector."}};
+      {"Age", "string", "", 0,
+       "CreationTimestamp is a timestamp representing the server time when this object was "
+       "created."},
+      {"Selector", "string", "", 1,
+       "Route service traffic to pods with label keys and values matching this selector."}};
   static const std::vector<Column> kNamespace = {
       {"Name", "string", "name", 0, "Name must be unique within a namespace."},
       {"Status", "string", "", 0, "The status of the namespace"},
-      {"Age", "string", "", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."}};
+      {"Age", "string", "", 0,
+       "CreationTimestamp is a timestamp representing the server time when this object was "
+       "created."}};
   static const std::vector<Column> kNode = {
       {"Name", "string", "name", 0, "Name must be unique within a namespace."},
       {"Status", "string", "", 0, "The status of the node"},
       {"Roles", "string", "", 0, "The roles of the node"},
-      {"Age", "string", "", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."},
+      {"Age", "string", "", 0,
+       "CreationTimestamp is a timestamp representing the server time when this object was "
+       "created."},
       {"Version", "string", "", 0, "Kubelet Version reported by the node."},
       {"Internal-IP", "string", "", 1, "List of addresses reachable to the node."},
       {"External-IP", "string", "", 1, "List of addresses reachable to the node."}};
@@ -54,10 +70,13 @@ const std::vector<Column>& ColumnsOf(const api::ResourceType& type) {
       {"Type", "string", "", 0, "Type of this event (Normal, Warning)."},
       {"Reason", "string", "", 0, "The reason this event is generated."},
       {"Object", "string", "", 0, "The object that this event is about."},
-      {"Message", "string", "", 0, "A human-readable description of the status of this operation."}};
+      {"Message", "string", "", 0,
+       "A human-readable description of the status of this operation."}};
   static const std::vector<Column> kDefault = {
       {"Name", "string", "name", 0, "Name must be unique within a namespace."},
-      {"Age", "date", "", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."}};
+      {"Age", "date", "", 0,
+       "CreationTimestamp is a timestamp representing the server time when this object was "
+       "created."}};
   if (type.plural == "pytorchjobs") return kPyTorchJob;
   if (type.group.empty()) {
     if (type.plural == "pods") return kPod;
@@ -108,7 +127,8 @@ std::vector<Json> PodCells(const Json& pod, Time now) {
   long long restarts = 0;
   std::string last_restart;
   for (const auto& cs : ArrayOr(Field(status, "containerStatuses"))) {
-    restarts += Field(cs, "restartCount").is_number() ? Field(cs, "restartCount").get<long long>() : 0;
+    restarts +=
+        Field(cs, "restartCount").is_number() ? Field(cs, "restartCount").get<long long>() : 0;
     if (Field(cs, "ready").is_boolean() && Field(cs, "ready").get<bool>() &&
         Field(Field(cs, "state"), "running").is_object()) {
       ++ready;
@@ -160,11 +180,16 @@ std::vector<Json> ServiceCells(const Json& svc, Time now) {
   }
   std::string selector;
   for (const auto& [k, v] : ObjectOr(Field(spec, "selector")).items()) {
-    selector += (selector.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : "");
+    selector +=
+        (selector.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : "");
   }
   std::string type = Str(spec, "type").empty() ? "ClusterIP" : Str(spec, "type");
-  return {type, OrNone(Str(spec, "clusterIP")), external, OrNone(ports),
-          Age(Str(Field(svc, "metadata"), "creationTimestamp"), now), OrNone(selector)};
+  return {type,
+          OrNone(Str(spec, "clusterIP")),
+          external,
+          OrNone(ports),
+          Age(Str(Field(svc, "metadata"), "creationTimestamp"), now),
+          OrNone(selector)};
 }
 
 std::vector<Json> NodeCells(const Json& node, Time now) {
@@ -187,8 +212,12 @@ std::vector<Json> NodeCells(const Json& node, Time now) {
     if (Str(a, "type") == "InternalIP" && internal.empty()) internal = Str(a, "address");
     if (Str(a, "type") == "ExternalIP" && external.empty()) external = Str(a, "address");
   }
-  return {ready, OrNone(roles), Age(Str(Field(node, "metadata"), "creationTimestamp"), now),
-          Str(Field(status, "nodeInfo"), "kubeletVersion"), OrNone(internal), OrNone(external)};
+  return {ready,
+          OrNone(roles),
+          Age(Str(Field(node, "metadata"), "creationTimestamp"), now),
+          Str(Field(status, "nodeInfo"), "kubeletVersion"),
+          OrNone(internal),
+          OrNone(external)};
 }
 
 std::vector<Json> EventCells(const Json& ev, Time now) {
@@ -267,7 +296,8 @@ std::string PodStatusReason(const Json& pod) {
   if (!Str(status, "reason").empty()) reason = Str(status, "reason");
   bool initializing = false;
   const Json& init = Field(status, "initContainerStatuses");
-  int init_total = Field(spec, "initContainers").is_array() ? Field(spec, "initContainers").size() : 0;
+  int init_total =
+      Field(spec, "initContainers").is_array() ? Field(spec, "initContainers").size() : 0;
   for (std::size_t i = 0; init.is_array() && i < init.size(); ++i) {
     const Json& state = Field(init[i], "state");
     const Json& term = Field(state, "terminated");
@@ -344,8 +374,7 @@ Json ListToTable(const api::ResourceType& type, const Json& list, Time now) {
           {"rows", rows}};
 }
 
-Json ObjectToTable(const api::ResourceType& type, const Json& object, Time now,
-                   bool with_columns) {
+Json ObjectToTable(const api::ResourceType& type, const Json& object, Time now, bool with_columns) {
   Json meta = Json::object();
   std::string rv = Str(Field(object, "metadata"), "resourceVersion");
   if (!rv.empty()) meta["resourceVersion"] = rv;

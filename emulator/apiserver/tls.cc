@@ -77,8 +77,7 @@ Result<TlsMaterial> GenerateSelfSigned(const std::string& host) {
   BioPtr cert_bio(BIO_new(BIO_s_mem()));
   BioPtr key_bio(BIO_new(BIO_s_mem()));
   if (!PEM_write_bio_X509(cert_bio.get(), cert.get()) ||
-      !PEM_write_bio_PrivateKey(key_bio.get(), key.get(), nullptr, nullptr, 0, nullptr,
-                                nullptr)) {
+      !PEM_write_bio_PrivateKey(key_bio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr)) {
     return InternalError("tls: cannot write PEM");
   }
   return TlsMaterial{BioText(cert_bio.get()), BioText(key_bio.get())};

@@ -39,8 +39,8 @@ bool WatchStream::Poll(std::string* out) {
     bool convert = table_ && event->type != api::WatchEvent::Type::kError &&
                    event->type != api::WatchEvent::Type::kBookmark;
     if (convert) {
-      out->append(WatchLine(name, ObjectToTable(type_, event->object, clock_.Now(),
-                                                !columns_sent_)));
+      out->append(
+          WatchLine(name, ObjectToTable(type_, event->object, clock_.Now(), !columns_sent_)));
       columns_sent_ = true;
     } else {
       out->append(WatchLine(name, event->object));

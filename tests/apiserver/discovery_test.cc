@@ -1,9 +1,9 @@
 // Discovery, OpenAPI, /version, health, authentication and path handling of the Router.
 #include <catch2/catch.hpp>
 
-#include "tests/apiserver/router_fixture.h"
 #include "emulator/apiserver/nonresource.h"
 #include "emulator/apiserver/paths.h"
+#include "tests/apiserver/router_fixture.h"
 
 namespace pjemu::apiserver {
 namespace {
@@ -55,9 +55,10 @@ TEST_CASE("aggregated discovery is served only when asked for, with its paramete
           "[apiserver]") {
   RouterFixture f;
   auto v2 = f.Do("GET", "/apis", "",
-                 {{"accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
-                             "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
-                             "application/json"}});
+                 {{"accept",
+                   "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+                   "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+                   "application/json"}});
   CHECK(v2.content_type == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
   Json body = RouterFixture::Body(v2);
   CHECK(body["apiVersion"] == "apidiscovery.k8s.io/v2");
@@ -74,8 +75,11 @@ TEST_CASE("aggregated discovery is served only when asked for, with its paramete
   }
   CHECK(found);
 
-  auto beta = f.Do("GET", "/api", "",
-                   {{"accept", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"}});
+  auto beta =
+      f.Do("GET", "/api", "",
+           {{"accept",
+             "application/"
+             "json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"}});
   CHECK(beta.content_type ==
         "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList");
   Json core = RouterFixture::Body(beta);
@@ -114,8 +118,9 @@ TEST_CASE("openapi v3 declares fieldValidation on the PATCH of every resource", 
   CHECK(patch["parameters"][0]["name"] == "fieldValidation");
   CHECK_FALSE(patch["requestBody"]["content"].contains("application/strategic-merge-patch+json"));
   Json core = RouterFixture::Body(f.Do("GET", "/openapi/v3/api/v1"));
-  CHECK(core["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]["patch"]["requestBody"]
-            ["content"].contains("application/strategic-merge-patch+json"));
+  CHECK(
+      core["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]["patch"]["requestBody"]["content"]
+          .contains("application/strategic-merge-patch+json"));
   CHECK(f.Do("GET", "/openapi/v3/apis/nosuch.io/v1").status == 404);
 }
 
@@ -149,10 +154,10 @@ TEST_CASE("unknown paths and resources are NotFound Status objects", "[apiserver
 
 TEST_CASE("path traversal and encoded slashes are refused before the store", "[apiserver]") {
   RouterFixture f;
-  for (const char* path : {"/api/v1/namespaces/default/pods/..",
-                           "/api/v1/namespaces/default/pods/a%2Fb",
-                           "/api/v1/namespaces/%2E%2E/pods/x",
-                           "/api/v1/namespaces/default/pods/a%2", "/api/../version"}) {
+  for (const char* path :
+       {"/api/v1/namespaces/default/pods/..", "/api/v1/namespaces/default/pods/a%2Fb",
+        "/api/v1/namespaces/%2E%2E/pods/x", "/api/v1/namespaces/default/pods/a%2",
+        "/api/../version"}) {
     CAPTURE(path);
     auto r = f.Do("GET", path);
     CHECK(r.status == 400);
@@ -162,7 +167,8 @@ TEST_CASE("path traversal and encoded slashes are refused before the store", "[a
 }
 
 TEST_CASE("query strings decode plus as space and booleans parse like Go", "[apiserver]") {
-  auto q = ParseQuery("labelSelector=training.kubeflow.org%2Fjob-name+in+%28mnist%2Cfoo%29&watch=True");
+  auto q =
+      ParseQuery("labelSelector=training.kubeflow.org%2Fjob-name+in+%28mnist%2Cfoo%29&watch=True");
   REQUIRE(q.ok());
   CHECK(q->Get("labelSelector") == "training.kubeflow.org/job-name in (mnist,foo)");
   CHECK(q->GetBool("watch").value() == true);
@@ -187,7 +193,8 @@ TEST_CASE("a bearer token is required and compared exactly when configured", "[a
   Json body = Json::parse(denied.body);
   CHECK(body["reason"] == "Unauthorized");
   CHECK(body["message"] == "Unauthorized");
-  for (const char* wrong : {"Bearer s3cre", "Bearer s3cretX", "Basic s3cret", "Bearer ", "s3cret"}) {
+  for (const char* wrong :
+       {"Bearer s3cre", "Bearer s3cretX", "Basic s3cret", "Bearer ", "s3cret"}) {
     request.headers["authorization"] = wrong;
     CHECK(router.Route(request).status == 401);
   }

@@ -42,9 +42,10 @@ class FakeLogs : public api::PodLogs {
 };
 
 inline Json JobJson(const std::string& name, const std::string& ns = "default") {
-  Json container = {{"name", "pytorch"}, {"image", "pytorch-mnist:1"},
-                    {"command", {"python3", "mnist.py"}}};
-  Json replica = {{"replicas", 1}, {"restartPolicy", "OnFailure"},
+  Json container = {
+      {"name", "pytorch"}, {"image", "pytorch-mnist:1"}, {"command", {"python3", "mnist.py"}}};
+  Json replica = {{"replicas", 1},
+                  {"restartPolicy", "OnFailure"},
                   {"template", {{"spec", {{"containers", {container}}}}}}};
   return {{"apiVersion", "kubeflow.org/v1"},
           {"kind", "PyTorchJob"},
@@ -55,8 +56,10 @@ inline Json JobJson(const std::string& name, const std::string& ns = "default") 
 inline Json PodJson(const std::string& name, const std::string& ns = "default") {
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
-          {"metadata", {{"name", name}, {"namespace", ns},
-                        {"labels", {{"training.kubeflow.org/job-name", "mnist"}}}}},
+          {"metadata",
+           {{"name", name},
+            {"namespace", ns},
+            {"labels", {{"training.kubeflow.org/job-name", "mnist"}}}}},
           {"spec", {{"containers", {{{"name", "pytorch"}, {"image", "pytorch-mnist:1"}}}}}}};
 }
 
@@ -65,8 +68,7 @@ class RouterFixture {
   RouterFixture()
       : store(clock), logs(store), router(store, &logs, RouterOptions{"", "v1.30.0", &clock}) {
     dir = std::filesystem::temp_directory_path() /
-          ("pjemu-apiserver-test-" + std::to_string(::getpid()) + "-" +
-           std::to_string(counter++));
+          ("pjemu-apiserver-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     std::filesystem::create_directories(dir);
   }
   ~RouterFixture() {
@@ -75,8 +77,7 @@ class RouterFixture {
   }
 
   HttpResponse Do(const std::string& method, const std::string& target,
-                  const std::string& body = "",
-                  std::map<std::string, std::string> headers = {}) {
+                  const std::string& body = "", std::map<std::string, std::string> headers = {}) {
     HttpRequest request;
     request.method = method;
     request.target = target;

@@ -104,8 +104,7 @@ TEST_CASE("errors carry the real server's reason, code and message", "[apiserver
   CHECK(RouterFixture::Body(pod_r)["kind"] == "Pod");
 }
 
-TEST_CASE("update with the current resourceVersion succeeds and bumps generation",
-          "[apiserver]") {
+TEST_CASE("update with the current resourceVersion succeeds and bumps generation", "[apiserver]") {
   RouterFixture f;
   REQUIRE(f.Do("POST", kJobs, JobJson("mnist").dump()).status == 201);
   Json job = RouterFixture::Body(f.Do("GET", kJobs + "/mnist"));
@@ -124,18 +123,21 @@ TEST_CASE("merge and JSON patches apply; strategic merge on a custom resource is
           "[apiserver]") {
   RouterFixture f;
   REQUIRE(f.Do("POST", kJobs, JobJson("mnist").dump()).status == 201);
-  auto merged = f.Do("PATCH", kJobs + "/mnist",
-                     R"({"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}\n"}}})",
-                     {{"content-type", "application/merge-patch+json"}});
+  auto merged = f.Do(
+      "PATCH", kJobs + "/mnist",
+      R"({"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}\n"}}})",
+      {{"content-type", "application/merge-patch+json"}});
   REQUIRE(merged.status == 200);
   Json merged_body = RouterFixture::Body(merged);
-  CHECK(merged_body["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] ==
-        "{}\n");
+  CHECK(
+      merged_body["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] ==
+      "{}\n");
   CHECK(merged_body["metadata"]["generation"] == 1);
 
-  auto json_patch = f.Do("PATCH", kJobs + "/mnist",
-                         R"([{"op":"replace","path":"/spec/pytorchReplicaSpecs/Worker/replicas","value":3}])",
-                         {{"content-type", "application/json-patch+json"}});
+  auto json_patch =
+      f.Do("PATCH", kJobs + "/mnist",
+           R"([{"op":"replace","path":"/spec/pytorchReplicaSpecs/Worker/replicas","value":3}])",
+           {{"content-type", "application/json-patch+json"}});
   REQUIRE(json_patch.status == 200);
   Json jp = RouterFixture::Body(json_patch);
   CHECK(jp["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == 3);
@@ -168,21 +170,24 @@ TEST_CASE("fieldValidation Strict rejects unknown and duplicate fields with the 
   RouterFixture f;
   Json typo = JobJson("typo");
   typo["spec"]["pytorchReplicaSpec"] = Json::object();
-  auto strict = f.Do("POST", kJobs + "?fieldManager=kubectl-create&fieldValidation=Strict",
-                     typo.dump());
+  auto strict =
+      f.Do("POST", kJobs + "?fieldManager=kubectl-create&fieldValidation=Strict", typo.dump());
   CHECK(strict.status == 400);
   CHECK(RouterFixture::Body(strict)["message"] ==
         "PyTorchJob in version \"v1\" cannot be handled as a PyTorchJob: strict decoding error: "
         "unknown field \"spec.pytorchReplicaSpec\"");
 
   Json deep = JobJson("deep");
-  deep["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["imagee"] = "x";
+  deep["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["imagee"] =
+      "x";
   auto deep_r = f.Do("POST", kJobs + "?fieldValidation=Strict", deep.dump());
-  CHECK(RouterFixture::Body(deep_r)["message"].get<std::string>().find(
-            "unknown field \"spec.pytorchReplicaSpecs.Master.template.spec.containers[0].imagee\"") !=
-        std::string::npos);
+  CHECK(
+      RouterFixture::Body(deep_r)["message"].get<std::string>().find(
+          "unknown field \"spec.pytorchReplicaSpecs.Master.template.spec.containers[0].imagee\"") !=
+      std::string::npos);
 
-  std::string dup = R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"d","name":"e"},"spec":{}})";
+  std::string dup =
+      R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"d","name":"e"},"spec":{}})";
   auto dup_r = f.Do("POST", kJobs + "?fieldValidation=Strict", dup);
   CHECK(dup_r.status == 400);
   CHECK(RouterFixture::Body(dup_r)["message"].get<std::string>().find(
@@ -257,9 +262,10 @@ TEST_CASE("deletecollection deletes what the selector matches", "[apiserver]") {
 TEST_CASE("the status subresource writes only status", "[apiserver]") {
   RouterFixture f;
   REQUIRE(f.Do("POST", kJobs, JobJson("mnist").dump()).status == 201);
-  auto r = f.Do("PATCH", kJobs + "/mnist/status",
-                R"({"status":{"conditions":[{"type":"Created","status":"True"},{"type":"Succeeded","status":"True"}]},"spec":{"runPolicy":{"backoffLimit":9}}})",
-                {{"content-type", "application/merge-patch+json"}});
+  auto r = f.Do(
+      "PATCH", kJobs + "/mnist/status",
+      R"({"status":{"conditions":[{"type":"Created","status":"True"},{"type":"Succeeded","status":"True"}]},"spec":{"runPolicy":{"backoffLimit":9}}})",
+      {{"content-type", "application/merge-patch+json"}});
   REQUIRE(r.status == 200);
   Json job = RouterFixture::Body(f.Do("GET", kJobs + "/mnist"));
   CHECK(job["status"]["conditions"].size() == 2);
@@ -272,10 +278,11 @@ TEST_CASE("the status subresource writes only status", "[apiserver]") {
 TEST_CASE("the scale subresource maps to the Worker replicas", "[apiserver]") {
   RouterFixture f;
   REQUIRE(f.Do("POST", kJobs, JobJson("mnist").dump()).status == 201);
-  REQUIRE(f.Do("PATCH", kJobs + "/mnist/status",
-               R"({"status":{"replicaStatuses":{"Worker":{"active":1,"selector":"training.kubeflow.org/job-name=mnist"}}}})",
-               {{"content-type", "application/merge-patch+json"}})
-              .status == 200);
+  REQUIRE(
+      f.Do("PATCH", kJobs + "/mnist/status",
+           R"({"status":{"replicaStatuses":{"Worker":{"active":1,"selector":"training.kubeflow.org/job-name=mnist"}}}})",
+           {{"content-type", "application/merge-patch+json"}})
+          .status == 200);
   Json scale = RouterFixture::Body(f.Do("GET", kJobs + "/mnist/scale"));
   CHECK(scale["kind"] == "Scale");
   CHECK(scale["apiVersion"] == "autoscaling/v1");
@@ -304,12 +311,14 @@ TEST_CASE("the scale subresource maps to the Worker replicas", "[apiserver]") {
 TEST_CASE("Table output for pytorchjobs shows the last condition as State", "[apiserver]") {
   RouterFixture f;
   REQUIRE(f.Do("POST", kJobs, JobJson("mnist").dump()).status == 201);
-  REQUIRE(f.Do("PATCH", kJobs + "/mnist/status",
-               R"({"status":{"conditions":[{"type":"Created","status":"True"},{"type":"Running","status":"True"}]}})",
-               {{"content-type", "application/merge-patch+json"}})
-              .status == 200);
+  REQUIRE(
+      f.Do("PATCH", kJobs + "/mnist/status",
+           R"({"status":{"conditions":[{"type":"Created","status":"True"},{"type":"Running","status":"True"}]}})",
+           {{"content-type", "application/merge-patch+json"}})
+          .status == 200);
   f.clock.Advance(7s);
-  Json table = RouterFixture::Body(f.Do("GET", kJobs + "?limit=500", "", {{"accept", kTableAccept}}));
+  Json table =
+      RouterFixture::Body(f.Do("GET", kJobs + "?limit=500", "", {{"accept", kTableAccept}}));
   CHECK(table["kind"] == "Table");
   CHECK(table["apiVersion"] == "meta.k8s.io/v1");
   CHECK_FALSE(table["metadata"]["resourceVersion"].get<std::string>().empty());

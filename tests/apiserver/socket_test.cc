@@ -64,10 +64,9 @@ TEST_CASE("the server answers over a real socket, streams watches chunked and bo
   // A chunked watch: the header arrives, then one line per change.
   beast::tcp_stream watch(ioc);
   watch.connect(endpoint);
-  http::request<http::empty_body> wreq{http::verb::get,
-                                       kJobs + "?watch=true&resourceVersion=" +
-                                           std::to_string(store.ResourceVersion()),
-                                       11};
+  http::request<http::empty_body> wreq{
+      http::verb::get,
+      kJobs + "?watch=true&resourceVersion=" + std::to_string(store.ResourceVersion()), 11};
   wreq.set(http::field::host, "127.0.0.1");
   http::write(watch, wreq);
   beast::flat_buffer wbuf;

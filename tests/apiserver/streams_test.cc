@@ -15,8 +15,7 @@ using testing::RouterFixture;
 const std::string kJobs = "/apis/kubeflow.org/v1/namespaces/default/pytorchjobs";
 const std::string kPods = "/api/v1/namespaces/default/pods";
 
-TEST_CASE("a watch from the listed version streams later changes as compact lines",
-          "[apiserver]") {
+TEST_CASE("a watch from the listed version streams later changes as compact lines", "[apiserver]") {
   RouterFixture f;
   REQUIRE(f.Do("POST", kJobs, JobJson("a").dump()).status == 201);
   std::string rv = RouterFixture::Body(f.Do("GET", kJobs))["metadata"]["resourceVersion"];
@@ -69,8 +68,7 @@ TEST_CASE("watch selectors filter events", "[apiserver]") {
   CHECK(lines[0]["object"]["metadata"]["name"] == "b");
 }
 
-TEST_CASE("a watch from an expired version gets one ERROR 410 event, then ends",
-          "[apiserver]") {
+TEST_CASE("a watch from an expired version gets one ERROR 410 event, then ends", "[apiserver]") {
   FakeClock clock;
   store::StoreOptions options;
   options.watch_history = 2;
@@ -95,15 +93,15 @@ TEST_CASE("a watch from an expired version gets one ERROR 410 event, then ends",
         0);
 }
 
-TEST_CASE("Table watch events carry column definitions in the first event only",
-          "[apiserver]") {
+TEST_CASE("Table watch events carry column definitions in the first event only", "[apiserver]") {
   RouterFixture f;
   std::string rv = std::to_string(f.store.ResourceVersion());
-  auto watch = f.Do("GET", kJobs + "?resourceVersion=" + rv + "&watch=true", "",
-                    {{"accept", kTableAccept}});
+  auto watch =
+      f.Do("GET", kJobs + "?resourceVersion=" + rv + "&watch=true", "", {{"accept", kTableAccept}});
   REQUIRE(watch.stream);
   REQUIRE(f.Do("POST", kJobs, JobJson("a").dump()).status == 201);
-  REQUIRE(f.Do("PATCH", kJobs + "/a/status", R"({"status":{"conditions":[{"type":"Created","status":"True"}]}})",
+  REQUIRE(f.Do("PATCH", kJobs + "/a/status",
+               R"({"status":{"conditions":[{"type":"Created","status":"True"}]}})",
                {{"content-type", "application/merge-patch+json"}})
               .status == 200);
   auto lines = RouterFixture::Lines(*watch.stream);
@@ -119,8 +117,9 @@ TEST_CASE("sendInitialEvents streams the state, an initial-events-end bookmark, 
   RouterFixture f;
   REQUIRE(f.Do("POST", kJobs, JobJson("a").dump()).status == 201);
   CHECK(f.Do("GET", kJobs + "?watch=true&sendInitialEvents=true").status == 422);
-  auto watch = f.Do("GET", kJobs + "?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"
-                                   "&sendInitialEvents=true&timeoutSeconds=30&watch=true");
+  auto watch = f.Do("GET", kJobs +
+                               "?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"
+                               "&sendInitialEvents=true&timeoutSeconds=30&watch=true");
   REQUIRE(watch.stream);
   auto lines = RouterFixture::Lines(*watch.stream);
   REQUIRE(lines.size() == 2);
@@ -172,8 +171,7 @@ TEST_CASE("pod logs honour tailLines, timestamps, limitBytes, sinceTime and prev
         "container \"pytorch\" in pod \"waiting\" is waiting to start: ContainerCreating");
 }
 
-TEST_CASE("a log follow streams appended lines and ends when the container stops",
-          "[apiserver]") {
+TEST_CASE("a log follow streams appended lines and ends when the container stops", "[apiserver]") {
   RouterFixture f;
   REQUIRE(f.Do("POST", kPods, PodJson("p").dump()).status == 201);
   std::string path = f.WriteLog("p.log", "2024-01-01T00:00:01Z stdout F one\n");

@@ -1,14 +1,14 @@
 // Pod columns of the Table output: kubectl's STATUS logic, READY, RESTARTS and -o wide cells.
-#include <catch2/catch.hpp>
-
 #include "emulator/apiserver/tables.h"
+
+#include <catch2/catch.hpp>
 
 namespace pjemu::apiserver {
 namespace {
 
 Json Pod(Json status, Json meta_extra = Json::object()) {
-  Json meta = {{"name", "p"}, {"namespace", "default"},
-               {"creationTimestamp", "2024-01-01T00:00:00Z"}};
+  Json meta = {
+      {"name", "p"}, {"namespace", "default"}, {"creationTimestamp", "2024-01-01T00:00:00Z"}};
   meta.update(meta_extra);
   return {{"metadata", meta},
           {"spec", {{"containers", {{{"name", "pytorch"}}}}, {"nodeName", "node-0"}}},
@@ -16,7 +16,9 @@ Json Pod(Json status, Json meta_extra = Json::object()) {
 }
 
 Json Terminated(const char* reason, int exit_code) {
-  return {{"name", "pytorch"}, {"ready", false}, {"restartCount", 0},
+  return {{"name", "pytorch"},
+          {"ready", false},
+          {"restartCount", 0},
           {"state", {{"terminated", {{"reason", reason}, {"exitCode", exit_code}}}}}};
 }
 
@@ -29,12 +31,16 @@ TEST_CASE("pod STATUS follows kubectl's rules", "[apiserver]") {
       {Json{{"phase", "Failed"}, {"containerStatuses", {Terminated("", 137)}}}, "ExitCode:137"},
       {Json{{"phase", "Running"},
             {"containerStatuses",
-             {{{"name", "pytorch"}, {"ready", false}, {"restartCount", 3},
+             {{{"name", "pytorch"},
+               {"ready", false},
+               {"restartCount", 3},
                {"state", {{"waiting", {{"reason", "CrashLoopBackOff"}}}}}}}}},
        "CrashLoopBackOff"},
       {Json{{"phase", "Running"},
             {"containerStatuses",
-             {{{"name", "pytorch"}, {"ready", true}, {"restartCount", 0},
+             {{{"name", "pytorch"},
+               {"ready", true},
+               {"restartCount", 0},
                {"state", {{"running", {{"startedAt", "2024-01-01T00:00:01Z"}}}}}}}}},
        "Running"},
       {Json{{"phase", "Pending"},
@@ -52,13 +58,15 @@ TEST_CASE("a pod being deleted shows Terminating", "[apiserver]") {
 }
 
 TEST_CASE("pod rows carry READY, RESTARTS, AGE and the wide columns", "[apiserver]") {
-  Json pod = Pod(Json{{"phase", "Running"},
-                      {"podIP", "10.0.0.5"},
-                      {"containerStatuses",
-                       {{{"name", "pytorch"}, {"ready", true}, {"restartCount", 2},
-                         {"lastState", {{"terminated", {{"exitCode", 1},
-                                                         {"finishedAt", "2024-01-01T00:00:30Z"}}}}},
-                         {"state", {{"running", {{"startedAt", "2024-01-01T00:00:31Z"}}}}}}}}});
+  Json pod = Pod(Json{
+      {"phase", "Running"},
+      {"podIP", "10.0.0.5"},
+      {"containerStatuses",
+       {{{"name", "pytorch"},
+         {"ready", true},
+         {"restartCount", 2},
+         {"lastState", {{"terminated", {{"exitCode", 1}, {"finishedAt", "2024-01-01T00:00:30Z"}}}}},
+         {"state", {{"running", {{"startedAt", "2024-01-01T00:00:31Z"}}}}}}}}});
   Time now = Time(std::chrono::seconds(FakeClock::kEpochSeconds + 90));
   Json table = ObjectToTable(api::Pods(), pod, now);
   std::vector<std::string> columns;
@@ -66,9 +74,8 @@ TEST_CASE("pod rows carry READY, RESTARTS, AGE and the wide columns", "[apiserve
   CHECK(columns == std::vector<std::string>{"Name", "Ready", "Status", "Restarts", "Age", "IP",
                                             "Node", "Nominated Node", "Readiness Gates"});
   CHECK(table["columnDefinitions"][5]["priority"] == 1);
-  CHECK(table["rows"][0]["cells"] ==
-        Json({"p", "1/1", "Running", "2 (60s ago)", "90s", "10.0.0.5", "node-0", "<none>",
-              "<none>"}));
+  CHECK(table["rows"][0]["cells"] == Json({"p", "1/1", "Running", "2 (60s ago)", "90s", "10.0.0.5",
+                                           "node-0", "<none>", "<none>"}));
 }
 
 TEST_CASE("kinds without printer columns get NAME and AGE", "[apiserver]") {

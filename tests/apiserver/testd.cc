@@ -3,8 +3,8 @@
 // a kubeconfig, and serves until SIGTERM or SIGINT. With --log-file, every existing pod's
 // container log is that CRI file, "running" until the pod's status.phase is Succeeded or
 // Failed (so a test ends `logs -f` by patching the pod's status).
-#include <csignal>
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <fstream>
 #include <iostream>
 
