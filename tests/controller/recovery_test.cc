@@ -48,6 +48,8 @@ class TroubleClient final : public client::Client {
  public:
   explicit TroubleClient(client::Client& inner) : inner_(inner) {}
   int conflicts_left = 0;
+  int expire_resumes = 0;  // answer this many resumed watches (non-empty RV) with Expired
+  std::vector<std::string> watch_rvs;
   int status_updates = 0;
   std::vector<std::shared_ptr<EndableWatch>> watches;
 
@@ -84,6 +86,11 @@ class TroubleClient final : public client::Client {
   }
   Result<std::shared_ptr<api::Watch>> Watch(const api::ResourceType& t, std::string_view ns,
                                             const api::WatchOptions& o) override {
+    watch_rvs.push_back(o.resource_version);
+    if (!o.resource_version.empty() && expire_resumes > 0) {
+      --expire_resumes;
+      return Status(Code::kExpired, "too old resource version: " + o.resource_version);
+    }
     ASSIGN_OR_RETURN(std::shared_ptr<api::Watch> w, inner_.Watch(t, ns, o));
     auto endable = std::make_shared<EndableWatch>(std::move(w));
     watches.push_back(endable);
@@ -132,6 +139,19 @@ TEST_CASE("an ended watch is resumed from the last resourceVersion without losin
   c.loop.RunUntilIdle();
   CHECK(trouble->watches.size() == 2 * before);
   CHECK(IsRunning(c.Job("a")["status"]));
+  REQUIRE(c.Submit(JobBuilder("b").Master(1).Build()).ok());
+  CHECK(c.Names(api::Pods()) == std::vector<std::string>{"a-master-0", "b-master-0"});
+}
+
+TEST_CASE("an Expired resume re-lists from an empty resourceVersion", "[controller]") {
+  Cluster c(WithTrouble());
+  REQUIRE(c.Submit(JobBuilder("a").Master(1).Build()).ok());
+  trouble->expire_resumes = 1;
+  trouble->watches[0]->End();  // the pytorchjobs watch
+  c.loop.RunUntilIdle();
+  REQUIRE(trouble->watch_rvs.size() == 5);
+  CHECK_FALSE(trouble->watch_rvs[3].empty());  // tried to resume from the last RV
+  CHECK(trouble->watch_rvs[4].empty());        // Expired: a fresh list
   REQUIRE(c.Submit(JobBuilder("b").Master(1).Build()).ok());
   CHECK(c.Names(api::Pods()) == std::vector<std::string>{"a-master-0", "b-master-0"});
 }
