@@ -110,6 +110,15 @@ Status PyTorchJobReconciler::ReconcileHpa(const Json& job) {
 }
 
 Result<ReconcileResult> PyTorchJobReconciler::Reconcile(const Request& request) {
+  // Objects are user JSON; a shape nlohmann cannot read becomes an error, never an exception.
+  try {
+    return ReconcileOnce(request);
+  } catch (const Json::exception& e) {
+    return InternalError("reconcile pytorchjob " + request.Key() + ": " + e.what());
+  }
+}
+
+Result<ReconcileResult> PyTorchJobReconciler::ReconcileOnce(const Request& request) {
   Result<Json> got = client_.Get(api::PyTorchJobs(), request.ns, request.name);
   if (!got.ok()) {
     if (got.status().code() == Code::kNotFound) return ReconcileResult{};

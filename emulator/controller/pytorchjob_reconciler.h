@@ -23,6 +23,7 @@ class PyTorchJobReconciler : public Reconciler {
   Result<ReconcileResult> Reconcile(const Request& request) override;
 
  private:
+  Result<ReconcileResult> ReconcileOnce(const Request& request);
   Status ReconcileHpa(const Json& job);
   Result<std::vector<Json>> ListOwned(const api::ResourceType& type, const Json& job);
   Status Execute(const Json& job, const struct JobAction& action);
