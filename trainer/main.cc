@@ -4,7 +4,10 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,8 @@
 
 namespace pjemu::trainer {
 namespace {
+
+std::atomic<bool> g_training{false};
 
 [[noreturn]] void Fail(const Status& s) {
   std::fprintf(stderr, "pjemu-trainer: error: %s\n", s.message().c_str());
@@ -37,6 +42,17 @@ int Main(int argc, char** argv) {
   }
   const Options& o = parsed->options;
   InstallTerminationHandler();
+  // Until training starts (data load, rendezvous that may wait for absent peers), SIGTERM has
+  // nothing to save: leave at once instead of after the rendezvous timeout.
+  std::thread([] {
+    while (!g_training.load()) {
+      if (TerminationRequested()) {
+        std::fflush(nullptr);
+        _exit(kExitTerminated);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }).detach();
   std::printf("Using distributed PyTorch with %s backend\n", o.backend.c_str());
   std::fflush(stdout);
   Result<DistEnv> env = ReadDistEnv();
@@ -47,6 +63,7 @@ int Main(int argc, char** argv) {
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.collective_timeout_s * 1000));
   Result<std::unique_ptr<Comm>> comm = ConnectComm(*env, o.backend, timeout);
   if (!comm.ok()) Fail(comm.status());
+  g_training.store(true);
   Result<RunSummary> run = RunTraining(o, **comm, stdout);
   if (TerminationRequested() || (run.ok() && run->terminated)) {
     std::fprintf(stderr, "pjemu-trainer: SIGTERM: %s\n",
