@@ -88,11 +88,13 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     }
     request.body = std::move(message.body());
     HttpResponse response = shared_->router.Route(request);
-    if (response.stream) return StartStream(std::move(response), message.version());
-    Send(std::move(response), message.keep_alive(), message.version());
+    bool head = request.method == "HEAD";
+    if (response.stream && !head) return StartStream(std::move(response), message.version());
+    if (response.stream) response.stream->Stop();
+    Send(std::move(response), message.keep_alive(), message.version(), head);
   }
 
-  void Send(HttpResponse response, bool keep_alive, unsigned version) {
+  void Send(HttpResponse response, bool keep_alive, unsigned version, bool head = false) {
     auto res = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(response.status), version);
     res->set(http::field::content_type, response.content_type);
@@ -100,6 +102,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     res->keep_alive(keep_alive);
     res->body() = std::move(response.body);
     res->prepare_payload();
+    if (head) {  // the headers of a GET, without its body
+      std::size_t length = res->body().size();
+      res->body().clear();
+      res->content_length(length);
+    }
     http::async_write(
         stream_, *res,
         [self = this->shared_from_this(), res, keep_alive](beast::error_code ec, std::size_t) {
