@@ -62,7 +62,10 @@ int Main(int argc, char** argv) {
   ApplyThreadPlan(env->world_size);
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.collective_timeout_s * 1000));
   Result<std::unique_ptr<Comm>> comm = ConnectComm(*env, o.backend, timeout);
-  if (!comm.ok()) Fail(comm.status());
+  if (!comm.ok()) {
+    if (TerminationRequested()) _exit(kExitTerminated);  // the signal interrupted a connect
+    Fail(comm.status());
+  }
   g_training.store(true);
   Result<RunSummary> run = RunTraining(o, **comm, stdout);
   if (TerminationRequested() || (run.ok() && run->terminated)) {
