@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "trainer/exit_codes.h"
 #include "trainer_process.h"
@@ -193,6 +194,23 @@ TEST_CASE("SIGTERM saves a checkpoint and the resumed run equals an undisturbed 
   };
   CHECK(!accuracy(p).empty());
   CHECK(accuracy(r) == accuracy(p));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pjemu::trainer
+
+namespace pjemu::trainer {
+namespace {
+
+TEST_CASE("SIGTERM while waiting for the master exits 143 at once", "[trainer][slow]") {
+  const std::string dir = TempDir();
+  Child c = Start({"--collective-timeout", "60", "--dir", dir + "/logs"},
+                  RankEnv(1, 2, FreePort()), dir + "/out.log");
+  REQUIRE(WaitForText(c, "World Size: 2. Rank: 1", 60));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(c.pid, SIGTERM);
+  CHECK(Wait(c, 10) == kExitTerminated);
   fs::remove_all(dir);
 }
 
