@@ -98,6 +98,28 @@ TEST_CASE("the server answers over a real socket, streams watches chunked and bo
   auto too_large = Send(large, http::verb::post, kJobs, big);
   CHECK(too_large.result_int() == 413);
   CHECK(Json::parse(too_large.body())["reason"] == "RequestEntityTooLarge");
+  // Headers over the limit: 431; HEAD: the headers of a GET without its body.
+  beast::tcp_stream huge(ioc);
+  huge.connect(endpoint);
+  http::request<http::string_body> hreq{http::verb::get, "/version", 11};
+  hreq.set(http::field::host, "127.0.0.1");
+  for (int i = 0; i < 10; ++i) hreq.set("X-Padding-" + std::to_string(i), std::string(8000, 'x'));
+  http::write(huge, hreq);
+  beast::flat_buffer hbuf;
+  http::response<http::string_body> hres;
+  http::read(huge, hbuf, hres);
+  CHECK(hres.result_int() == 431);
+  beast::tcp_stream head(ioc);
+  head.connect(endpoint);
+  http::request<http::empty_body> head_req{http::verb::head, "/version", 11};
+  head_req.set(http::field::host, "127.0.0.1");
+  http::write(head, head_req);
+  beast::flat_buffer head_buf;
+  http::response_parser<http::empty_body> head_parser;
+  head_parser.skip(true);
+  http::read(head, head_buf, head_parser);
+  CHECK(head_parser.get().result_int() == 200);
+  CHECK(head_parser.content_length().value_or(0) > 0);
   server.Stop();
 }
 
