@@ -19,8 +19,8 @@ bool IsExecutableFile(const std::string& path) {
 Result<std::string> FindExecutable(const std::string& argv0, const std::vector<std::string>& env) {
   if (argv0.find('/') != std::string::npos) {
     if (IsExecutableFile(argv0)) return argv0;
-    const char* why = access(argv0.c_str(), F_OK) == 0 ? "permission denied"
-                                                        : "no such file or directory";
+    const char* why =
+        access(argv0.c_str(), F_OK) == 0 ? "permission denied" : "no such file or directory";
     return Status(Code::kNotFound, "exec: \"" + argv0 + "\": " + why);
   }
   std::string path = kDefaultPath;
@@ -31,8 +31,8 @@ Result<std::string> FindExecutable(const std::string& argv0, const std::vector<s
   while (start <= path.size()) {
     std::size_t end = path.find(':', start);
     if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(start, end - start);
-    if (dir.empty()) dir = ".";
+    // An empty PATH entry means the current directory, as in execvp.
+    const std::string dir = end > start ? path.substr(start, end - start) : std::string(".");
     std::string candidate = dir + "/" + argv0;
     if (IsExecutableFile(candidate)) return candidate;
     start = end + 1;
