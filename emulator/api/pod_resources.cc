@@ -40,14 +40,14 @@ Result<ResourceList> PodRequests(const Json& pod) {
   const Json spec = pod.value("spec", Json::object());
   const Json containers = spec.value("containers", Json::array());
   for (std::size_t i = 0; i < containers.size(); ++i) {
-    ASSIGN_OR_RETURN(ResourceList r,
-                     ContainerRequests(containers[i], "spec.containers[" + std::to_string(i) + "]"));
+    ASSIGN_OR_RETURN(ResourceList r, ContainerRequests(containers[i], "spec.containers[" +
+                                                                          std::to_string(i) + "]"));
     for (auto& [k, v] : r) sum[k] += v;
   }
   const Json inits = spec.value("initContainers", Json::array());
   for (std::size_t i = 0; i < inits.size(); ++i) {
-    ASSIGN_OR_RETURN(ResourceList r, ContainerRequests(
-                                         inits[i], "spec.initContainers[" + std::to_string(i) + "]"));
+    ASSIGN_OR_RETURN(ResourceList r,
+                     ContainerRequests(inits[i], "spec.initContainers[" + std::to_string(i) + "]"));
     for (auto& [k, v] : r) sum[k] = std::max(sum[k], v);
   }
   return sum;

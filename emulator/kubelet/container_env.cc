@@ -40,7 +40,8 @@ Result<std::string> ResourceFieldRef(const Json& container, const Json& ref) {
   std::string kind = resource.substr(0, resource.find('.'));
   std::string name = resource.substr(resource.find('.') + 1);
   if ((kind != "limits" && kind != "requests") || name == resource) {
-    return Status(Code::kInvalid, "resourceFieldRef.resource: Unsupported value: \"" + resource + "\"");
+    return Status(Code::kInvalid,
+                  "resourceFieldRef.resource: Unsupported value: \"" + resource + "\"");
   }
   Json res = container.value("resources", Json::object()).value(kind, Json::object());
   if (!res.contains(name)) return std::string("0");
@@ -123,9 +124,9 @@ Result<EnvList> ContainerEnv(const Json& pod, const Json& container, const std::
         v = ResourceFieldRef(container, from["resourceFieldRef"]);
       } else {
         std::string kind = from.empty() ? "valueFrom" : from.items().begin().key();
-        return Status(Code::kInvalid,
-                      path + ".valueFrom: " + kind + " is not supported by pjemu (no Secrets or "
-                                                     "ConfigMaps are served); use env[].value");
+        return Status(Code::kInvalid, path + ".valueFrom: " + kind +
+                                          " is not supported by pjemu (no Secrets or "
+                                          "ConfigMaps are served); use env[].value");
       }
       if (!v.ok()) return v.status().WithContext(path + ".valueFrom");
       value = *v;

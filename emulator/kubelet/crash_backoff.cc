@@ -5,8 +5,8 @@
 namespace pjemu::kubelet {
 namespace {
 Duration Scale(Duration d, double scale) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double, std::nano>(
-      static_cast<double>(d.count()) * scale));
+  return std::chrono::duration_cast<Duration>(
+      std::chrono::duration<double, std::nano>(static_cast<double>(d.count()) * scale));
 }
 }  // namespace
 

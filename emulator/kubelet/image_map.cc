@@ -48,7 +48,8 @@ Result<std::string> SubstituteVars(const std::string& text,
 Result<ImageEntry> ParseEntry(const YAML::Node& node, const std::string& where) {
   ImageEntry e;
   e.line = node.Mark().line + 1;
-  if (!node.IsMap() || !node["image"]) return Status(Code::kInvalid, where + ": an entry needs `image:`");
+  if (!node.IsMap() || !node["image"])
+    return Status(Code::kInvalid, where + ": an entry needs `image:`");
   e.pattern = node["image"].as<std::string>();
   ASSIGN_OR_RETURN(e.entrypoint, StringList(node["entrypoint"], where + ".entrypoint"));
   ASSIGN_OR_RETURN(e.cmd, StringList(node["cmd"], where + ".cmd"));
@@ -62,7 +63,8 @@ Result<ImageEntry> ParseEntry(const YAML::Node& node, const std::string& where) 
   }
   if (node["run"] && node["run"].as<std::string>() != "host") {
     return Status(Code::kInvalid, where + ".run: Unsupported value: \"" +
-                                      node["run"].as<std::string>() + "\": supported values: \"host\"");
+                                      node["run"].as<std::string>() +
+                                      "\": supported values: \"host\"");
   }
   if (node["pull_delay"]) {
     auto d = ParseDuration(node["pull_delay"].as<std::string>());
@@ -180,9 +182,10 @@ Result<ImagePlan> ImageMap::Resolve(const std::string& image,
   }
   if (!entry) {
     return Status(Code::kNotFound,
-                  "failed to pull image \"" + image + "\": pjemu runs images as local programs and " +
-                      source_ + " has no entry matching \"" + normalized +
-                      "\"; add one, e.g. `- {image: \"" + normalized +
+                  "failed to pull image \"" + image +
+                      "\": pjemu runs images as local programs and " + source_ +
+                      " has no entry matching \"" + normalized + "\"; add one, e.g. `- {image: \"" +
+                      normalized +
                       "\", run: host}` to run the container's command with the host's programs, "
                       "or a `rewrite:` onto a local program");
   }
@@ -223,8 +226,10 @@ Result<ImagePlan> ImageMap::Resolve(const std::string& image,
     break;
   }
   if (argv.empty()) {
-    return Status(Code::kInvalid, "no command specified: image \"" + image + "\" has no "
-                                  "entrypoint in " + source_ + " and the container sets no command");
+    return Status(Code::kInvalid, "no command specified: image \"" + image +
+                                      "\" has no "
+                                      "entrypoint in " +
+                                      source_ + " and the container sets no command");
   }
   plan.argv = std::move(argv);
   return plan;

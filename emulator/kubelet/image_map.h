@@ -43,7 +43,7 @@ struct ImagePlan {
   std::string service;            // kWaitForService: the name looked up
   int max_tries = 100;            // kWaitForService: from `seq N` in the script
   Duration pull_delay{0};
-  std::string normalized;         // docker.io/library/alpine:3.10
+  std::string normalized;  // docker.io/library/alpine:3.10
 };
 
 // docker.io/library/busybox:latest for "busybox"; kInvalid (InvalidImageName) with the

@@ -32,9 +32,19 @@ Status Kubelet::Start() {
   if (!options_.memory.empty()) res.memory = options_.memory;
   res.gpus = options_.gpus ? *options_.gpus : DetectGpuCount();
   res.max_pods = options_.max_pods;
-  ctx_.reset(new WorkerContext{client_, loop_, runner_, options_, options_.node_name, host_ip_,
-                               std::move(*images), options_.network,
-                               CrashBackoff(options_.backoff_scale), {}, {}, {}, {}});
+  ctx_.reset(new WorkerContext{client_,
+                               loop_,
+                               runner_,
+                               options_,
+                               options_.node_name,
+                               host_ip_,
+                               std::move(*images),
+                               options_.network,
+                               CrashBackoff(options_.backoff_scale),
+                               {},
+                               {},
+                               {},
+                               {}});
   ctx_->gpu_owner.assign(res.gpus, "");
   Json node = BuildNode(options_.node_name, host_ip_, options_.node_labels, res, loop_.Now());
   auto created = client_.Create(api::Nodes(), "", node);
@@ -100,7 +110,8 @@ void Kubelet::DrainWatch() {
     watch_ = *watch;
     std::weak_ptr<bool> alive = alive_;
     watch_->SetNotify([this, alive] {
-      if (!alive.expired()) loop_.Post([this, alive] {
+      if (!alive.expired())
+        loop_.Post([this, alive] {
           if (!alive.expired()) DrainWatch();
         });
     });
@@ -137,8 +148,8 @@ void Kubelet::Heartbeat() {
   auto node = client_.Get(api::Nodes(), "", options_.node_name);
   if (node.ok()) {
     Json status = node->value("status", Json::object());
-    status["conditions"] = NodeConditions(status.value("conditions", Json::array()), true,
-                                          loop_.Now());
+    status["conditions"] =
+        NodeConditions(status.value("conditions", Json::array()), true, loop_.Now());
     Json patch = {{"status", {{"conditions", status["conditions"]}}}};
     (void)client_.Patch(api::Nodes(), "", options_.node_name, api::PatchType::kMerge, patch,
                         api::Subresource::kStatus);

@@ -18,8 +18,10 @@ Json Cond(const Json& old, const std::string& type, const std::string& status,
       transition = o.value("lastTransitionTime", transition);
     }
   }
-  return {{"type", type},          {"status", status},
-          {"reason", reason},      {"message", message},
+  return {{"type", type},
+          {"status", status},
+          {"reason", reason},
+          {"message", message},
           {"lastHeartbeatTime", FormatTime(now)},
           {"lastTransitionTime", transition}};
 }
@@ -72,10 +74,10 @@ Json NodeConditions(const Json& old, bool ready, Time now) {
                      "kubelet has no disk pressure", now));
   out.push_back(Cond(old, "PIDPressure", "False", "KubeletHasSufficientPID",
                      "kubelet has sufficient PID available", now));
-  out.push_back(ready ? Cond(old, "Ready", "True", "KubeletReady",
-                             "kubelet is posting ready status", now)
-                      : Cond(old, "Ready", "Unknown", "NodeStatusUnknown",
-                             "Kubelet stopped posting node status.", now));
+  out.push_back(
+      ready ? Cond(old, "Ready", "True", "KubeletReady", "kubelet is posting ready status", now)
+            : Cond(old, "Ready", "Unknown", "NodeStatusUnknown",
+                   "Kubelet stopped posting node status.", now));
   return out;
 }
 
@@ -95,28 +97,29 @@ Json BuildNode(const std::string& name, const std::string& ip,
                    {"pods", std::to_string(res.max_pods)},
                    {"ephemeral-storage", "100Gi"}};
   if (res.gpus > 0) capacity["nvidia.com/gpu"] = std::to_string(res.gpus);
-  return {{"apiVersion", "v1"},
-          {"kind", "Node"},
-          {"metadata", {{"name", name}, {"labels", node_labels}}},
-          {"spec", Json::object()},
-          {"status",
-           {{"capacity", capacity},
-            {"allocatable", capacity},
-            {"conditions", NodeConditions(Json::array(), true, now)},
-            {"addresses", {{{"type", "InternalIP"}, {"address", ip}},
-                           {{"type", "Hostname"}, {"address", name}}}},
-            {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", 10250}}}}},
-            {"nodeInfo",
-             {{"machineID", ""},
-              {"systemUUID", ""},
-              {"bootID", ""},
-              {"kernelVersion", u.release},
-              {"osImage", "pjemu local processes"},
-              {"containerRuntimeVersion", "pjemu://0.1.0"},
-              {"kubeletVersion", "v1.27.0-pjemu"},
-              {"kubeProxyVersion", "v1.27.0-pjemu"},
-              {"operatingSystem", "linux"},
-              {"architecture", "amd64"}}}}}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Node"},
+      {"metadata", {{"name", name}, {"labels", node_labels}}},
+      {"spec", Json::object()},
+      {"status",
+       {{"capacity", capacity},
+        {"allocatable", capacity},
+        {"conditions", NodeConditions(Json::array(), true, now)},
+        {"addresses",
+         {{{"type", "InternalIP"}, {"address", ip}}, {{"type", "Hostname"}, {"address", name}}}},
+        {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", 10250}}}}},
+        {"nodeInfo",
+         {{"machineID", ""},
+          {"systemUUID", ""},
+          {"bootID", ""},
+          {"kernelVersion", u.release},
+          {"osImage", "pjemu local processes"},
+          {"containerRuntimeVersion", "pjemu://0.1.0"},
+          {"kubeletVersion", "v1.27.0-pjemu"},
+          {"kubeProxyVersion", "v1.27.0-pjemu"},
+          {"operatingSystem", "linux"},
+          {"architecture", "amd64"}}}}}};
 }
 
 }  // namespace pjemu::kubelet

@@ -42,9 +42,9 @@ class ClusterNetwork {
  private:
   std::mutex mu_;
   int subnet_;
-  std::uint32_t next_ip_ = 2;                       // GUARDED_BY(mu_)
-  std::map<std::string, std::string> pod_ips_;      // GUARDED_BY(mu_)
-  std::set<std::string> used_ips_;                  // GUARDED_BY(mu_)
+  std::uint32_t next_ip_ = 2;                                       // GUARDED_BY(mu_)
+  std::map<std::string, std::string> pod_ips_;                      // GUARDED_BY(mu_)
+  std::set<std::string> used_ips_;                                  // GUARDED_BY(mu_)
   std::map<std::tuple<std::string, std::string, int>, int> ports_;  // GUARDED_BY(mu_)
 };
 

@@ -135,11 +135,9 @@ Json ComputePodStatus(const Json& pod, const PodState& state, Time now) {
   }
   Json conditions = Json::array();
   bool initialized = incomplete_init.empty() || phase == "Succeeded";
-  conditions.push_back(Condition(old_conditions, "Initialized", initialized,
-                                 initialized ? "" : "ContainersNotInitialized",
-                                 initialized ? "" : "containers with incomplete status: " +
-                                                        ListNames(incomplete_init),
-                                 now));
+  conditions.push_back(Condition(
+      old_conditions, "Initialized", initialized, initialized ? "" : "ContainersNotInitialized",
+      initialized ? "" : "containers with incomplete status: " + ListNames(incomplete_init), now));
   bool ready = unready.empty() && !terminal;
   std::string reason = ready ? "" : terminal ? "PodCompleted" : "ContainersNotReady";
   std::string message =
@@ -153,8 +151,7 @@ Json ComputePodStatus(const Json& pod, const PodState& state, Time now) {
     }
   }
 
-  Json status = {{"phase", phase}, {"conditions", conditions},
-                 {"qosClass", api::PodQosClass(pod)}};
+  Json status = {{"phase", phase}, {"conditions", conditions}, {"qosClass", api::PodQosClass(pod)}};
   if (!state.host_ip.empty()) {
     status["hostIP"] = state.host_ip;
     status["hostIPs"] = Json::array({{{"ip", state.host_ip}}});

@@ -32,12 +32,12 @@ struct ContainerState {
   int restart_count = 0;
   Json last_state = Json::object();  // {"terminated": {...}} of the previous instance, or {}
   // Runtime bookkeeping, not reported.
-  process::Pid pid = 0;                 // the running process (0: none)
-  EventLoop::TimerId timer = 0;         // pending restart / pull / builtin poll
-  std::string builtin_service;          // wait-for-service: the name looked up
-  int builtin_tries = 0;                // wait-for-service attempts so far
+  process::Pid pid = 0;          // the running process (0: none)
+  EventLoop::TimerId timer = 0;  // pending restart / pull / builtin poll
+  std::string builtin_service;   // wait-for-service: the name looked up
+  int builtin_tries = 0;         // wait-for-service attempts so far
   int builtin_max_tries = 0;
-  int address_waits = 0;                // launches held for MASTER_ADDR to resolve
+  int address_waits = 0;  // launches held for MASTER_ADDR to resolve
 };
 
 struct PodState {
@@ -48,7 +48,7 @@ struct PodState {
   Time start_time{};
   // Once Succeeded or Failed a pod's phase never changes (the kubelet's rule).
   std::string terminal_phase;
-  std::string terminal_reason;   // e.g. "Evicted" / "DeadlineExceeded" (unused by default)
+  std::string terminal_reason;  // e.g. "Evicted" / "DeadlineExceeded" (unused by default)
   std::string terminal_message;
 };
 

@@ -131,13 +131,13 @@ void PodWorker::Advance() {
 }
 
 std::string PodWorker::LogPath(const std::string& container, int restart_count) const {
-  return ctx_.options.root_dir + "/pods/" + ns_ + "_" + name_ + "_" + uid_ + "/" + container +
-         "/" + std::to_string(restart_count) + ".log";
+  return ctx_.options.root_dir + "/pods/" + ns_ + "_" + name_ + "_" + uid_ + "/" + container + "/" +
+         std::to_string(restart_count) + ".log";
 }
 
 std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& env) {
-  std::vector<std::string> out = {"PATH=" + std::string(process::kDefaultPath),
-                                  "HOSTNAME=" + name_, "HOME=" + ctx_.options.root_dir};
+  std::vector<std::string> out = {"PATH=" + std::string(process::kDefaultPath), "HOSTNAME=" + name_,
+                                  "HOME=" + ctx_.options.root_dir};
   if (!gpus_.empty()) {
     std::string ids;
     for (int d : gpus_) ids += (ids.empty() ? "" : ",") + std::to_string(d);
@@ -170,23 +170,22 @@ bool PodWorker::MasterAddressReady(const EnvList& env) {
 void PodWorker::StartContainer(bool init, std::size_t i) {
   ContainerState& c = Container(init, i);
   const Json& spec = Spec(init, i);
-  std::string field = std::string(init ? "spec.initContainers[" : "spec.containers[") +
-                      std::to_string(i) + "]";
+  std::string field =
+      std::string(init ? "spec.initContainers[" : "spec.containers[") + std::to_string(i) + "]";
   auto fail_waiting = [&](const std::string& reason, const std::string& message) {
     c.phase = Phase::kWaiting;
     c.reason = reason;
     c.message = message;
-    Event("Warning", reason == "ErrImagePull" || reason == "InvalidImageName" ? "Failed"
-                                                                              : reason,
+    Event("Warning", reason == "ErrImagePull" || reason == "InvalidImageName" ? "Failed" : reason,
           "Error: " + message);
   };
   auto env_or = ContainerEnv(pod_, spec, field);
   if (!env_or.ok()) return fail_waiting("CreateContainerConfigError", env_or.status().message());
   EnvList env = *env_or;
   std::vector<std::string> base = KubeletEnv(spec, env);
-  auto plan = ctx_.images.Resolve(c.image, ExpandList(spec.value("command", Json()), env),
-                                  ExpandList(spec.value("args", Json()), env),
-                                  ctx_.options.image_vars);
+  auto plan =
+      ctx_.images.Resolve(c.image, ExpandList(spec.value("command", Json()), env),
+                          ExpandList(spec.value("args", Json()), env), ctx_.options.image_vars);
   if (!plan.ok()) {
     const std::string& msg = plan.status().message();
     if (msg.rfind("Failed to apply default image tag", 0) == 0) {
@@ -202,7 +201,8 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
     c.timer = After(plan->pull_delay, [init, i, image](PodWorker& w) {
       w.Container(init, i).timer = 0;
       w.ctx_.pulled.insert(image);
-      w.Event("Normal", "Pulled", "Successfully pulled image \"" + w.Container(init, i).image + "\"");
+      w.Event("Normal", "Pulled",
+              "Successfully pulled image \"" + w.Container(init, i).image + "\"");
       w.Advance();
     });
     return;
@@ -323,8 +323,8 @@ void PodWorker::OnExit(bool init, std::size_t i, const process::ProcessExit& exi
   }
   std::string policy = pod_["spec"].value("restartPolicy", "Always");
   // Init containers are retried on failure unless the policy is Never; success moves on.
-  bool restart = init ? exit.exit_code != 0 && policy != "Never"
-                      : ShouldRestart(policy, exit.exit_code);
+  bool restart =
+      init ? exit.exit_code != 0 && policy != "Never" : ShouldRestart(policy, exit.exit_code);
   if (restart) {
     Duration delay = ctx_.backoff.NextDelay(uid_ + "/" + c.name, c.finished_at);
     c.last_state = {{"terminated", TerminatedJson(c)}};
@@ -333,8 +333,9 @@ void PodWorker::OnExit(bool init, std::size_t i, const process::ProcessExit& exi
       c.reason = "CrashLoopBackOff";
       c.message = "back-off " + FormatSeconds(delay) + " restarting failed container=" + c.name +
                   " pod=" + name_ + "_" + ns_ + "(" + uid_ + ")";
-      Event("Warning", "BackOff", "Back-off restarting failed container " + c.name + " in pod " +
-                                      name_ + "_" + ns_ + "(" + uid_ + ")");
+      Event("Warning", "BackOff",
+            "Back-off restarting failed container " + c.name + " in pod " + name_ + "_" + ns_ +
+                "(" + uid_ + ")");
       c.timer = After(delay, [init, i](PodWorker& w) {
         w.Container(init, i).timer = 0;
         w.Restart(init, i);
@@ -383,8 +384,8 @@ void PodWorker::ReleaseResources() {
 void PodWorker::BeginTermination() {
   terminating_ = true;
   const Json& meta = pod_["metadata"];
-  std::int64_t grace = meta.value(
-      "deletionGracePeriodSeconds", pod_["spec"].value("terminationGracePeriodSeconds", 30));
+  std::int64_t grace = meta.value("deletionGracePeriodSeconds",
+                                  pod_["spec"].value("terminationGracePeriodSeconds", 30));
   for (auto* list : {&state_.init, &state_.main}) {
     for (auto& c : *list) {
       if (c.timer) ctx_.loop.Cancel(c.timer), c.timer = 0;

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 namespace pjemu::process {
 namespace {
@@ -32,8 +33,10 @@ Result<std::string> FindExecutable(const std::string& argv0, const std::vector<s
     std::size_t end = path.find(':', start);
     if (end == std::string::npos) end = path.size();
     // An empty PATH entry means the current directory, as in execvp.
-    const std::string dir = end > start ? path.substr(start, end - start) : std::string(".");
-    std::string candidate = dir + "/" + argv0;
+    std::string candidate =
+        end > start ? std::string(std::string_view(path).substr(start, end - start)) : ".";
+    candidate += "/";
+    candidate += argv0;
     if (IsExecutableFile(candidate)) return candidate;
     start = end + 1;
   }

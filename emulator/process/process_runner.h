@@ -20,18 +20,18 @@ namespace pjemu::process {
 using Pid = int;
 
 struct ProcessSpec {
-  std::vector<std::string> argv;  // argv[0] is looked up in PATH (execvp) unless it has a '/'
-  std::vector<std::string> env;   // the complete environment, "NAME=value"
-  std::string working_dir;        // "" = the runner's current directory
-  std::string log_path;           // CRI-format log file, appended ("" = output discarded)
+  std::vector<std::string> argv;        // argv[0] is looked up in PATH (execvp) unless it has a '/'
+  std::vector<std::string> env;         // the complete environment, "NAME=value"
+  std::string working_dir;              // "" = the runner's current directory
+  std::string log_path;                 // CRI-format log file, appended ("" = output discarded)
   std::int64_t memory_limit_bytes = 0;  // 0 = none; over it the group is killed (OOMKilled)
   std::string name;  // "<ns>/<pod>/<container>", for messages and simulation scripts
 };
 
 struct ProcessExit {
   Pid pid = 0;
-  int exit_code = 0;   // the exit status, or 128 + signal when killed by a signal
-  int signal = 0;      // the terminating signal, 0 when it exited
+  int exit_code = 0;        // the exit status, or 128 + signal when killed by a signal
+  int signal = 0;           // the terminating signal, 0 when it exited
   bool oom_killed = false;  // killed for exceeding memory_limit_bytes (exit_code 137)
   Time finished_at{};
 };

@@ -26,14 +26,12 @@ Result<Pid> SimulatedProcessRunner::Start(const ProcessSpec& spec, ExitCallback 
     for (const auto& line : outcome.output) log.Write("stdout", line + "\n");
   }
   if (spec.memory_limit_bytes > 0 && outcome.peak_memory_bytes > spec.memory_limit_bytes) {
-    proc.timers.push_back(loop_.PostAfter(outcome.runtime / 2, [this, pid] {
-      Finish(pid, 128 + SIGKILL, SIGKILL, true);
-    }));
+    proc.timers.push_back(loop_.PostAfter(
+        outcome.runtime / 2, [this, pid] { Finish(pid, 128 + SIGKILL, SIGKILL, true); }));
   } else {
     int code = outcome.exit_code;
-    proc.timers.push_back(loop_.PostAfter(outcome.runtime, [this, pid, code] {
-      Finish(pid, code, 0, false);
-    }));
+    proc.timers.push_back(
+        loop_.PostAfter(outcome.runtime, [this, pid, code] { Finish(pid, code, 0, false); }));
   }
   return pid;
 }

@@ -45,7 +45,8 @@ std::vector<std::string> UnfitReasons(const Json& pod, const api::ResourceList& 
     auto it = l.find(k);
     return it == l.end() ? 0 : it->second;
   };
-  if (get(node.used, "pods") + 1 > get(node.allocatable, "pods")) reasons.push_back("Too many pods");
+  if (get(node.used, "pods") + 1 > get(node.allocatable, "pods"))
+    reasons.push_back("Too many pods");
   for (const auto& [name, amount] : requests) {
     if (amount <= 0 || name == "pods") continue;
     if (amount > get(node.allocatable, name) - get(node.used, name)) {

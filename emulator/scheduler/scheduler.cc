@@ -92,7 +92,8 @@ void Scheduler::Drain() {
         *w = *again;
         std::weak_ptr<bool> alive = alive_;
         (*w)->SetNotify([this, alive] {
-          if (!alive.expired()) loop_.Post([this, alive] {
+          if (!alive.expired())
+            loop_.Post([this, alive] {
               if (!alive.expired()) Drain();
             });
         });
@@ -209,12 +210,9 @@ void Scheduler::MarkUnschedulable(const Json& pod, const std::string& message) {
   auto it = last_message_.find(uid);
   if (it != last_message_.end() && it->second == message) return;  // nothing new to say
   last_message_[uid] = message;
-  Json cond = {{"type", "PodScheduled"},
-               {"status", "False"},
-               {"lastProbeTime", nullptr},
-               {"lastTransitionTime", FormatTime(loop_.Now())},
-               {"reason", "Unschedulable"},
-               {"message", message}};
+  Json cond = {{"type", "PodScheduled"},    {"status", "False"},
+               {"lastProbeTime", nullptr},  {"lastTransitionTime", FormatTime(loop_.Now())},
+               {"reason", "Unschedulable"}, {"message", message}};
   Json patch = {{"status", {{"phase", "Pending"}, {"conditions", WithCondition(pod, cond)}}}};
   (void)client_.Patch(api::Pods(), pod["metadata"].value("namespace", ""),
                       pod["metadata"].value("name", ""), api::PatchType::kMerge, patch,
@@ -228,8 +226,9 @@ void Scheduler::Event(const Json& pod, const std::string& type, const std::strin
   std::string now = FormatTime(loop_.Now());
   Json event = {{"apiVersion", "v1"},
                 {"kind", "Event"},
-                {"metadata", {{"name", EventName(meta.value("name", ""), loop_.Now())},
-                              {"namespace", meta.value("namespace", "")}}},
+                {"metadata",
+                 {{"name", EventName(meta.value("name", ""), loop_.Now())},
+                  {"namespace", meta.value("namespace", "")}}},
                 {"involvedObject",
                  {{"apiVersion", "v1"},
                   {"kind", "Pod"},

@@ -34,20 +34,24 @@ TEST_CASE("env values expand against earlier entries only", "[kubelet]") {
   Json pod = {{"metadata", {{"name", "p"}, {"namespace", "ns1"}, {"labels", {{"app", "x"}}}}},
               {"spec", {{"nodeName", "n1"}}},
               {"status", {{"podIP", "127.42.0.2"}}}};
-  Json c = {{"name", "c"},
-            {"env",
-             {{{"name", "LATE_REF"}, {"value", "$(FIRST)"}},
-              {{"name", "FIRST"}, {"value", "one"}},
-              {{"name", "SECOND"}, {"value", "$(FIRST)-two"}},
-              {{"name", "POD"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
-              {{"name", "APP"},
-               {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.labels['app']"}}}}}},
-              {{"name", "IP"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "status.podIP"}}}}}},
-              {{"name", "FIRST"}, {"value", "again"}}}}};
+  Json c = {
+      {"name", "c"},
+      {"env",
+       {{{"name", "LATE_REF"}, {"value", "$(FIRST)"}},
+        {{"name", "FIRST"}, {"value", "one"}},
+        {{"name", "SECOND"}, {"value", "$(FIRST)-two"}},
+        {{"name", "POD"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
+        {{"name", "APP"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.labels['app']"}}}}}},
+        {{"name", "IP"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "status.podIP"}}}}}},
+        {{"name", "FIRST"}, {"value", "again"}}}}};
   auto env = ContainerEnv(pod, c, "spec.containers[0]");
   REQUIRE(env.ok());
-  EnvList want = {{"LATE_REF", "$(FIRST)"}, {"FIRST", "again"}, {"SECOND", "one-two"},
-                  {"POD", "p"},              {"APP", "x"},       {"IP", "127.42.0.2"}};
+  EnvList want = {{"LATE_REF", "$(FIRST)"},
+                  {"FIRST", "again"},
+                  {"SECOND", "one-two"},
+                  {"POD", "p"},
+                  {"APP", "x"},
+                  {"IP", "127.42.0.2"}};
   CHECK(*env == want);
 }
 
@@ -59,12 +63,13 @@ TEST_CASE("unsupported env sources name the field", "[kubelet]") {
 }
 
 TEST_CASE("resourceFieldRef rounds up by the divisor", "[kubelet]") {
-  Json c = {{"resources", {{"limits", {{"cpu", "1500m"}, {"memory", "1Gi"}}}}},
-            {"env",
-             {{{"name", "CPU"}, {"valueFrom", {{"resourceFieldRef", {{"resource", "limits.cpu"}}}}}},
-              {{"name", "MEM"},
-               {"valueFrom",
-                {{"resourceFieldRef", {{"resource", "limits.memory"}, {"divisor", "1Mi"}}}}}}}}};
+  Json c = {
+      {"resources", {{"limits", {{"cpu", "1500m"}, {"memory", "1Gi"}}}}},
+      {"env",
+       {{{"name", "CPU"}, {"valueFrom", {{"resourceFieldRef", {{"resource", "limits.cpu"}}}}}},
+        {{"name", "MEM"},
+         {"valueFrom",
+          {{"resourceFieldRef", {{"resource", "limits.memory"}, {"divisor", "1Mi"}}}}}}}}};
   auto env = ContainerEnv(Json::object(), c, "spec.containers[0]");
   REQUIRE(env.ok());
   CHECK(LookupEnv(*env, "CPU") == "2");

@@ -40,9 +40,9 @@ TEST_CASE("an invalid reference gives InvalidImageName's message", "[kubelet]") 
 }
 
 TEST_CASE("the reference training image is rewritten onto pjemu-trainer", "[kubelet]") {
-  auto plan = DefaultMap().Resolve("docker.io/kubeflowkatib/pytorch-mnist:v1beta1-45c5727",
-                                   {"python3", "/opt/pytorch-mnist/mnist.py", "--epochs=1"}, {},
-                                   kVars);
+  auto plan =
+      DefaultMap().Resolve("docker.io/kubeflowkatib/pytorch-mnist:v1beta1-45c5727",
+                           {"python3", "/opt/pytorch-mnist/mnist.py", "--epochs=1"}, {}, kVars);
   REQUIRE(plan.ok());
   CHECK(plan->kind == ImagePlan::Kind::kExec);
   CHECK(plan->argv == std::vector<std::string>{"/opt/bin/pjemu-trainer", "--epochs=1"});
@@ -50,8 +50,7 @@ TEST_CASE("the reference training image is rewritten onto pjemu-trainer", "[kube
   auto args_only = DefaultMap().Resolve("kubeflowkatib/pytorch-mnist:v1beta1-45c5727", {},
                                         {"--backend", "gloo"}, kVars);
   REQUIRE(args_only.ok());
-  CHECK(args_only->argv ==
-        std::vector<std::string>{"/opt/bin/pjemu-trainer", "--backend", "gloo"});
+  CHECK(args_only->argv == std::vector<std::string>{"/opt/bin/pjemu-trainer", "--backend", "gloo"});
   auto no_trainer = DefaultMap().Resolve("kubeflowkatib/pytorch-mnist:x", {}, {}, {});
   REQUIRE_FALSE(no_trainer.ok());
   CHECK(no_trainer.status().message().find("${PJEMU_TRAINER} is not set") != std::string::npos);
@@ -93,7 +92,8 @@ TEST_CASE("an unmapped image is ErrImagePull with how to map it", "[kubelet]") {
 }
 
 TEST_CASE("a malformed image map names the file and line", "[kubelet]") {
-  auto r = ImageMap::Parse("images:\n  - image: a\n  - image: b\n    builtin: teleport\n", "m.yaml");
+  auto r =
+      ImageMap::Parse("images:\n  - image: a\n  - image: b\n    builtin: teleport\n", "m.yaml");
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().message().rfind("m.yaml:3: images[1].builtin: Unsupported value", 0) == 0);
   auto bad_yaml = ImageMap::Parse("images: [\n", "m.yaml");

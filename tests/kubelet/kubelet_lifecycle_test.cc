@@ -48,8 +48,7 @@ TEST_CASE("deleting a pod sends SIGTERM and deletes it once the process exits",
   CHECK(reasons.empty());  // the pod's events go with it (store deviation)
 }
 
-TEST_CASE("a process ignoring SIGTERM is SIGKILLed after the grace period",
-          "[kubelet][process]") {
+TEST_CASE("a process ignoring SIGTERM is SIGKILLed after the grace period", "[kubelet][process]") {
   NodeFixture f;
   std::string pids = f.root + "/stubborn.pid";
   f.Create(TestPod("stubborn", {TestContainer("main", {"--ignore-sigterm", "--pid-file", pids,
@@ -76,12 +75,14 @@ TEST_CASE("a pod asking for a GPU the node lacks is Unschedulable", "[scheduler]
   Json c = TestContainer("main", {"--exit", "0"});
   c["resources"] = {{"limits", {{"nvidia.com/gpu", 1}}}};
   f.Create(TestPod("gpu", {c}));
-  REQUIRE(f.Wait([&] {
-    for (const Json& cond : f.Get("gpu")["status"].value("conditions", Json::array())) {
-      if (cond["type"] == "PodScheduled" && cond["status"] == "False") return true;
-    }
-    return false;
-  }, 5s));
+  REQUIRE(f.Wait(
+      [&] {
+        for (const Json& cond : f.Get("gpu")["status"].value("conditions", Json::array())) {
+          if (cond["type"] == "PodScheduled" && cond["status"] == "False") return true;
+        }
+        return false;
+      },
+      5s));
   Json pod = f.Get("gpu");
   CHECK(pod["status"]["phase"] == "Pending");
   CHECK_FALSE(pod["spec"].contains("nodeName"));
@@ -123,8 +124,8 @@ TEST_CASE("no pod process survives the emulator being SIGKILLed", "[kubelet][pro
     auto main_pids = Pids(ReadFile(pids));
     std::string logs;
     std::error_code ec;
-    for (std::filesystem::recursive_directory_iterator it(harness_root, ec), end;
-         !ec && it != end; it.increment(ec)) {
+    for (std::filesystem::recursive_directory_iterator it(harness_root, ec), end; !ec && it != end;
+         it.increment(ec)) {
       if (it->path().extension() == ".log") logs += ReadFile(it->path());
     }
     auto child = logs.find("stdout F child ");
@@ -162,7 +163,8 @@ TEST_CASE("two jobs declaring port 23456 in two namespaces run side by side",
           "[kubelet][process][network]") {
   NodeFixture f;
   for (const char* ns : {"team-a", "team-b"}) {
-    Json namespace_obj = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
+    Json namespace_obj = {
+        {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
     (void)f.client->Create(api::Namespaces(), "", namespace_obj);
     REQUIRE(f.client->Create(api::Services(), ns, MasterService("job-master-0")).ok());
     Json c = TestContainer("pytorch", {"--print-env", "MASTER_ADDR", "--print-env", "MASTER_PORT",

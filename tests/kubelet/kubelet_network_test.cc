@@ -38,8 +38,9 @@ Json MasterEnvContainer(std::vector<std::string> flags) {
 
 TEST_CASE("a job pod is held until the Service in MASTER_ADDR exists", "[kubelet][network]") {
   NodeFixture f;
-  f.Create(JobPod("job-master-0", "job-master-0",
-                  MasterEnvContainer({"--print-env", "MASTER_ADDR", "--print-env", "MASTER_PORT"})));
+  f.Create(
+      JobPod("job-master-0", "job-master-0",
+             MasterEnvContainer({"--print-env", "MASTER_ADDR", "--print-env", "MASTER_PORT"})));
   f.Wait([] { return false; }, 500ms);
   Json c = f.Status("job-master-0", "pytorch");
   REQUIRE_FALSE(c.is_null());
@@ -55,8 +56,8 @@ TEST_CASE("a job pod is held until the Service in MASTER_ADDR exists", "[kubelet
 TEST_CASE("the operator's init container waits for a Ready master", "[kubelet][network]") {
   NodeFixture f;
   REQUIRE(f.client->Create(api::Services(), "default", Service("job-master-0")).ok());
-  Json worker = JobPod("job-worker-0", "job-worker-0",
-                       MasterEnvContainer({"--print-env", "MASTER_ADDR"}));
+  Json worker =
+      JobPod("job-worker-0", "job-worker-0", MasterEnvContainer({"--print-env", "MASTER_ADDR"}));
   worker["spec"]["initContainers"] = {
       {{"name", "init-pytorch"},
        {"image", "alpine:3.10"},

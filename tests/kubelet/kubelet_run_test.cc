@@ -96,7 +96,8 @@ TEST_CASE("init containers run in order before the containers", "[kubelet][proce
   CHECK(f.Status("init", "first", true)["state"]["terminated"]["reason"] == "Completed");
 }
 
-TEST_CASE("a failed init container fails a Never pod and nothing else starts", "[kubelet][process]") {
+TEST_CASE("a failed init container fails a Never pod and nothing else starts",
+          "[kubelet][process]") {
   NodeFixture f;
   std::string order = f.root + "/order.txt";
   Json pod = TestPod("badinit", {TestContainer("main", {"--append", order, "main"})});
@@ -134,9 +135,9 @@ TEST_CASE("a missing program is ContainerCannotRun", "[kubelet][process]") {
 TEST_CASE("env, $(VAR) expansion, workingDir and OMP_NUM_THREADS reach the process",
           "[kubelet][process]") {
   NodeFixture f;
-  Json c = TestContainer("main", {"--print-cwd", "--print-env", "B", "--print-env",
-                                  "OMP_NUM_THREADS", "--print-env", "HOSTNAME", "--print-args",
-                                  "$(B)", "$$(B)"});
+  Json c =
+      TestContainer("main", {"--print-cwd", "--print-env", "B", "--print-env", "OMP_NUM_THREADS",
+                             "--print-env", "HOSTNAME", "--print-args", "$(B)", "$$(B)"});
   c["env"] = {{{"name", "A"}, {"value", "x"}}, {{"name", "B"}, {"value", "$(A)-y"}}};
   c["workingDir"] = "/tmp";
   c["resources"] = {{"limits", {{"cpu", "1500m"}}}};
@@ -145,9 +146,8 @@ TEST_CASE("env, $(VAR) expansion, workingDir and OMP_NUM_THREADS reach the proce
   auto log = f.kubelet->Find({"default", "env", "main", false});
   REQUIRE(log.ok());
   std::string text = ReadFile(log->path);
-  for (const char* line : {" stdout F /tmp\n", " stdout F B=x-y\n",
-                           " stdout F OMP_NUM_THREADS=2\n", " stdout F HOSTNAME=env\n",
-                           " stdout F x-y\n", " stdout F $(B)\n"}) {
+  for (const char* line : {" stdout F /tmp\n", " stdout F B=x-y\n", " stdout F OMP_NUM_THREADS=2\n",
+                           " stdout F HOSTNAME=env\n", " stdout F x-y\n", " stdout F $(B)\n"}) {
     CHECK(text.find(line) != std::string::npos);
   }
   CHECK(f.Get("env")["status"]["qosClass"] == "Burstable");
@@ -175,13 +175,15 @@ TEST_CASE("image errors leave the pod Pending with the kubelet's reasons", "[kub
   NodeFixture f;
   f.Create(TestPod("badref", {{{"name", "c"}, {"image", "<training image>"}}}));
   f.Create(TestPod("unmapped", {{{"name", "c"}, {"image", "nvcr.io/nvidia/pytorch:24.01"}}}));
-  REQUIRE(f.Wait([&] { return !f.Status("badref", "c").is_null() &&
-                              f.Status("badref", "c")["state"].contains("waiting") &&
-                              f.Status("badref", "c")["state"]["waiting"]["reason"] ==
-                                  "InvalidImageName"; }));
-  REQUIRE(f.Wait([&] { return !f.Status("unmapped", "c").is_null() &&
-                              f.Status("unmapped", "c")["state"]["waiting"].value("reason", "") ==
-                                  "ErrImagePull"; }));
+  REQUIRE(f.Wait([&] {
+    return !f.Status("badref", "c").is_null() &&
+           f.Status("badref", "c")["state"].contains("waiting") &&
+           f.Status("badref", "c")["state"]["waiting"]["reason"] == "InvalidImageName";
+  }));
+  REQUIRE(f.Wait([&] {
+    return !f.Status("unmapped", "c").is_null() &&
+           f.Status("unmapped", "c")["state"]["waiting"].value("reason", "") == "ErrImagePull";
+  }));
   CHECK(f.Phase("badref") == "Pending");
   CHECK(f.Phase("unmapped") == "Pending");
   CHECK(f.Status("badref", "c")["state"]["waiting"]["message"] ==

@@ -86,8 +86,8 @@ struct NodeFixture {
               const std::string& ns = "default") {
     Json p = Get(pod, ns);
     if (p.is_null()) return Json();
-    for (const Json& c : p["status"].value(init ? "initContainerStatuses" : "containerStatuses",
-                                           Json::array())) {
+    for (const Json& c :
+         p["status"].value(init ? "initContainerStatuses" : "containerStatuses", Json::array())) {
       if (c.value("name", "") == container) return c;
     }
     return Json();

@@ -25,14 +25,17 @@ TEST_CASE("env naming a service is rewritten to its pod IP and host port", "[kub
     }
     return std::nullopt;
   };
-  EnvList env = {{"MASTER_ADDR", "job-master-0"},     {"MASTER_PORT", "23456"},
-                 {"PET_MASTER_PORT", "23456"},         {"WORLD_SIZE", "23456"},
+  EnvList env = {{"MASTER_ADDR", "job-master-0"},
+                 {"MASTER_PORT", "23456"},
+                 {"PET_MASTER_PORT", "23456"},
+                 {"WORLD_SIZE", "23456"},
                  {"RDZV", "job-master-0.team.svc.cluster.local:23456"},
-                 {"OTHER_PORT", "8080"},               {"NAME", "unrelated"}};
+                 {"OTHER_PORT", "8080"},
+                 {"NAME", "unrelated"}};
   EnvList out = RewriteServiceEnv(env, resolve);
-  EnvList want = {{"MASTER_ADDR", "127.42.0.7"},  {"MASTER_PORT", "40001"},
-                  {"PET_MASTER_PORT", "40001"},   {"WORLD_SIZE", "23456"},
-                  {"RDZV", "127.42.0.7:40001"},   {"OTHER_PORT", "8080"},
+  EnvList want = {{"MASTER_ADDR", "127.42.0.7"}, {"MASTER_PORT", "40001"},
+                  {"PET_MASTER_PORT", "40001"},  {"WORLD_SIZE", "23456"},
+                  {"RDZV", "127.42.0.7:40001"},  {"OTHER_PORT", "8080"},
                   {"NAME", "unrelated"}};
   CHECK(out == want);
   // Without any service reference, ports are left alone.

@@ -65,7 +65,8 @@ TEST_CASE("pod status carries conditions, IPs and container statuses", "[kubelet
                 {"initContainers", {{{"name", "init"}}}}}},
               {"status",
                {{"conditions",
-                 {{{"type", "PodScheduled"}, {"status", "True"},
+                 {{{"type", "PodScheduled"},
+                   {"status", "True"},
                    {"lastTransitionTime", "2023-12-31T00:00:00Z"}}}}}}};
   PodState s;
   s.pod_ip = "127.42.0.2";

@@ -48,8 +48,8 @@ TEST_CASE("no process survives the emulator being SIGKILLed", "[process][orphans
     RealClock clock;
     EventLoop loop(clock);
     PosixProcessRunner runner(loop);
-    auto pid = runner.Start(Spec({PJEMU_TEST_PROGRAM, "--fork-child", "--sleep-ms", "60000"}),
-                            nullptr);
+    auto pid =
+        runner.Start(Spec({PJEMU_TEST_PROGRAM, "--fork-child", "--sleep-ms", "60000"}), nullptr);
     if (!pid.ok()) _exit(1);
     // Wait until the grandchild exists, then report the whole group.
     for (int i = 0; i < 200 && GroupMembers(*pid).size() < 2; ++i) {

@@ -87,8 +87,8 @@ TEST_CASE("posix runner maps a signal to 128 + n", "[process]") {
 
 TEST_CASE("posix runner: a process ignoring SIGTERM survives it until SIGKILL", "[process]") {
   Harness h;
-  Pid pid = h.Run({"--ignore-sigterm", "--print", "ready", "--sleep-ms", "20000"},
-                  TempLog("ignore"));
+  Pid pid =
+      h.Run({"--ignore-sigterm", "--print", "ready", "--sleep-ms", "20000"}, TempLog("ignore"));
   h.loop.RunUntil([] { return false; }, 300ms);
   REQUIRE(h.runner.Signal(pid, SIGTERM).ok());
   CHECK_FALSE(h.WaitExit(500ms));
@@ -120,8 +120,9 @@ TEST_CASE("posix runner rejects a missing program before forking", "[process]") 
 TEST_CASE("posix runner runs in the working directory, in its own process group", "[process]") {
   Harness h;
   std::string log = TempLog("cwd");
-  auto pid = h.runner.Start(Spec({PJEMU_TEST_PROGRAM, "--print-cwd", "--sleep-ms", "300"}, log, 0, "/tmp"),
-                            [&](const ProcessExit& e) { h.exit = e; });
+  auto pid =
+      h.runner.Start(Spec({PJEMU_TEST_PROGRAM, "--print-cwd", "--sleep-ms", "300"}, log, 0, "/tmp"),
+                     [&](const ProcessExit& e) { h.exit = e; });
   REQUIRE(pid.ok());
   CHECK(getpgid(*pid) == *pid);
   REQUIRE(h.WaitExit());

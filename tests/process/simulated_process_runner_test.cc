@@ -75,9 +75,7 @@ TEST_CASE("simulated memory over the limit is OOMKilled", "[process]") {
     return o;
   });
   ProcessExit exit;
-  REQUIRE(runner.Start(Spec({"x"}, "", 50 << 20),
-                       [&](const ProcessExit& e) { exit = e; })
-              .ok());
+  REQUIRE(runner.Start(Spec({"x"}, "", 50 << 20), [&](const ProcessExit& e) { exit = e; }).ok());
   loop.RunFor(10s);
   CHECK(exit.oom_killed);
   CHECK(exit.exit_code == 137);

@@ -20,8 +20,8 @@ Json Pod() { return {{"spec", Json::object()}}; }
 
 TEST_CASE("the GPU message matches kube-scheduler's", "[scheduler]") {
   std::string message;
-  auto chosen = ChooseNode(Pod(), {{"nvidia.com/gpu", 1}}, {Node("n1", 8000, 1 << 30, 0)},
-                           &message);
+  auto chosen =
+      ChooseNode(Pod(), {{"nvidia.com/gpu", 1}}, {Node("n1", 8000, 1 << 30, 0)}, &message);
   CHECK_FALSE(chosen);
   CHECK(message == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.");
 }

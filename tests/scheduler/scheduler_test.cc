@@ -15,15 +15,17 @@ Json NodeObject(const std::string& name, const std::string& gpus) {
           {"kind", "Node"},
           {"metadata", {{"name", name}}},
           {"status",
-           {{"allocatable", {{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"},
-                             {"nvidia.com/gpu", gpus}}},
+           {{"allocatable",
+             {{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}, {"nvidia.com/gpu", gpus}}},
             {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
 }
 
 Json PodObject(const std::string& name, int gpus) {
   Json c = {{"name", "c"}, {"image", "busybox"}};
   if (gpus) c["resources"] = {{"limits", {{"nvidia.com/gpu", gpus}}}};
-  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}}},
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}}},
           {"spec", {{"containers", {c}}}}};
 }
 
@@ -90,8 +92,9 @@ TEST_CASE("a finished pod frees its resources for pending ones", "[scheduler]") 
   c.loop.RunFor(1s);
   CHECK_FALSE(c.Pod("second")["spec"].contains("nodeName"));
   Json done = {{"status", {{"phase", "Succeeded"}}}};
-  REQUIRE(c.client->Patch(api::Pods(), "default", "first", api::PatchType::kMerge, done,
-                          api::Subresource::kStatus)
+  REQUIRE(c.client
+              ->Patch(api::Pods(), "default", "first", api::PatchType::kMerge, done,
+                      api::Subresource::kStatus)
               .ok());
   c.loop.RunFor(1s);
   CHECK(c.Pod("second")["spec"]["nodeName"] == "node-a");
