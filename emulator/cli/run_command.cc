@@ -14,7 +14,7 @@
 #include "emulator/cli/job_view.h"
 #include "emulator/cli/run_monitor.h"
 #include "emulator/cli/signals.h"
-#include "emulator/cli/trainer_path.h"
+#include "emulator/cli/install_paths.h"
 #include "emulator/cluster/cluster.h"
 
 namespace pjemu::cli {
@@ -52,6 +52,7 @@ int RunJobs(RunFlags flags) {
   }
   flags.cluster.state_dir = flags.output_dir;
   if (flags.cluster.trainer_path.empty()) flags.cluster.trainer_path = DefaultTrainerPath();
+  if (flags.cluster.image_map.empty()) flags.cluster.image_map = DefaultImageMap();
   flags.cluster.keep_state_dir = !flags.output_dir.empty();
   if (Status s = flags.cluster.Validate(); !s.ok()) {
     return Fail(ExitCode::kInvalidInput, s.message());
@@ -71,8 +72,9 @@ int RunJobs(RunFlags flags) {
     if (auto type = TypeOf(m); !type.ok() || !(**type == api::PyTorchJobs())) continue;
     if (Status s = cluster.CheckImages(m.object); !s.ok()) {
       cluster.Stop();
-      return Fail(ExitCode::kInvalidInput, m.source + ":" + std::to_string(m.line) + ": " +
-                                               s.message());
+      int line = s.details().is_object() ? m.LineOf(s.details().value("field", "")) : m.line;
+      return Fail(ExitCode::kInvalidInput,
+                  m.source + ":" + std::to_string(line) + ": " + s.message());
     }
   }
 

@@ -13,7 +13,7 @@
 #include "emulator/cli/commands.h"
 #include "emulator/cli/remote.h"
 #include "emulator/cli/signals.h"
-#include "emulator/cli/trainer_path.h"
+#include "emulator/cli/install_paths.h"
 #include "emulator/cluster/cluster.h"
 
 namespace pjemu::cli {
@@ -30,6 +30,7 @@ int RunServe(ServeFlags flags) {
   flags.cluster.state_dir = flags.output_dir;
   flags.cluster.keep_state_dir = !flags.output_dir.empty();
   if (flags.cluster.trainer_path.empty()) flags.cluster.trainer_path = DefaultTrainerPath();
+  if (flags.cluster.image_map.empty()) flags.cluster.image_map = DefaultImageMap();
   if (Status s = flags.cluster.Validate(); !s.ok()) {
     std::cerr << "error: " << s.message() << "\n";
     return static_cast<int>(ExitCode::kInvalidInput);

@@ -49,9 +49,9 @@ bool ApplyLogLine(std::string_view line, TrainingProgress* p) {
   std::match_results<std::string_view::const_iterator> m;
   if (!std::regex_search(line.begin(), line.end(), m, kTrain)) return false;
   p->epoch = std::atoll(m[1].str().c_str());
-  double done = std::atof(m[2].str().c_str());
-  double total = std::atof(m[3].str().c_str());
-  if (total > 0) p->epoch_fraction = std::clamp(done / total, 0.0, 1.0);
+  // The percentage is of this rank's batches (the sample counts are of the whole data set, so
+  // at world size 2 they stop at half), as the reference script prints it.
+  p->epoch_fraction = std::clamp(std::atof(m[4].str().c_str()) / 100.0, 0.0, 1.0);
   p->loss = std::atof(m[5].str().c_str());
   return true;
 }

@@ -169,7 +169,8 @@ Status Cluster::CheckImages(const Json& job) const {
     const Json& pod_spec = it.value().value("template", Json::object()).value("spec", Json::object());
     for (const char* field : {"initContainers", "containers"}) {
       const Json& list = pod_spec.value(field, Json::array());
-      for (const Json& c : list) {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const Json& c = list[i];
         auto strings = [&](const char* key) {
           std::vector<std::string> out;
           for (const Json& v : c.value(key, Json::array())) {
@@ -190,7 +191,9 @@ Status Cluster::CheckImages(const Json& job) const {
                             "\n  pjemu runs images as local programs: map \"" + image +
                             "\" in an image map and pass it with --image-map FILE (see "
                             "fixtures/images.yaml; for the nccl seed on a CPU-only machine: "
-                            "--image-map fixtures/image-maps/seed-nccl-on-cpu.yaml --gpus 2)");
+                            "--image-map fixtures/image-maps/seed-nccl-on-cpu.yaml --gpus 2)",
+                        Json{{"field", "spec.pytorchReplicaSpecs[" + it.key() + "].template.spec." +
+                                           field + "[" + std::to_string(i) + "].image"}});
         }
       }
     }

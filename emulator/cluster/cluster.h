@@ -38,7 +38,8 @@ class Cluster {
   Clock& clock();
   // Checks that every container image of a PyTorchJob maps to something runnable under the
   // image map, the way the kubelet will resolve it: kInvalid (InvalidImageName) or kNotFound
-  // (ErrImagePull) naming the replica and container, with how to map the image.
+  // (ErrImagePull) naming the replica and container, with how to map the image; details
+  // {"field": "spec.pytorchReplicaSpecs[Master].template.spec.containers[0].image"}.
   Status CheckImages(const Json& job) const;
   // The trainer's metrics file of a pod (rank 0's for the master), "" when the pod does not run
   // a mapped trainer.
