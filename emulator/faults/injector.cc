@@ -35,6 +35,7 @@ const char* ActionName(ActionKind kind) {
     case ActionKind::kDeletePod: return "delete-pod";
     case ActionKind::kApiErrors: return "api-errors";
     case ActionKind::kHook: return "hook";
+    case ActionKind::kPatchJob: return "patch-job";
   }
   return "?";
 }
@@ -61,6 +62,9 @@ Status Injector::Add(FaultSpec spec) {
   if (a.kind == ActionKind::kApiErrors) {
     if (api_ == nullptr) return Status(Code::kInvalid, "api-errors: no client to act on");
     RETURN_IF_ERROR(ValidateRule(a.api_rule).WithContext("api-errors"));
+  }
+  if (a.kind == ActionKind::kPatchJob && (a.job.empty() || !a.patch.is_object())) {
+    return Status(Code::kInvalid, "patch-job: needs a job and a patch object");
   }
   if (a.kind == ActionKind::kHook && !hooks_.count(a.hook)) {
     return Status(Code::kInvalid, "hook: unknown action \"" + a.hook + "\"");
@@ -190,6 +194,13 @@ void Injector::Fire(const FaultSpec& spec) {
       record.what += " " + a.hook;
       record.result = hooks_[a.hook]();
       break;
+    case ActionKind::kPatchJob: {
+      auto [ns, name] = SplitKey(a.job);
+      record.what += " " + ns + "/" + name + " " + a.patch.dump();
+      record.result = client_.Patch(api::PyTorchJobs(), ns, name, api::PatchType::kMerge, a.patch)
+                          .status();
+      break;
+    }
   }
   log_.push_back(record);
   ++fired_;

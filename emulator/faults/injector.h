@@ -27,8 +27,8 @@ struct PodTarget {
   std::string container;       // "" = every container
 };
 
-enum class ActionKind { kKill, kExit, kHang, kDeletePod, kApiErrors, kHook };
-// "kill", "exit", "hang", "delete-pod", "api-errors", "hook".
+enum class ActionKind { kKill, kExit, kHang, kDeletePod, kApiErrors, kHook, kPatchJob };
+// "kill", "exit", "hang", "delete-pod", "api-errors", "hook", "patch-job".
 const char* ActionName(ActionKind kind);
 
 struct FaultAction {
@@ -39,6 +39,8 @@ struct FaultAction {
   ClientFaultRule api_rule;       // kApiErrors
   Duration api_duration{0};       // kApiErrors: how long the rule stays (0 = to the end)
   std::string hook;               // kHook: the name given to SetHook
+  std::string job;                // kPatchJob: ns/name or name
+  Json patch;                     // kPatchJob: a merge patch (e.g. spec.runPolicy.suspend)
 };
 
 struct Trigger {

@@ -1,0 +1,82 @@
+// Scenario: one scenarios/*.yaml file as data (style G11): the jobs to submit, what the
+// simulated containers do, the faults to inject and when, and the expectations that must hold
+// at the end. LoadScenario parses and checks it; every error names file:line and the field.
+// Runner (runner.h) plays it; Expectation (expectation.h) judges the outcome.
+// Thread safety: plain values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emulator/common/clock.h"
+#include "emulator/common/status.h"
+#include "emulator/faults/injector.h"
+
+namespace pjemu::scenario {
+
+struct Options {
+  bool virtual_time = true;  // `time: virtual|real` (only virtual is run so far)
+  std::uint64_t seed = 1;
+  Duration timeout = 30min;  // cluster time the run may take before it is stopped
+  Duration settle = 0s;      // cluster time run on after every job finished (TTL, cleanup)
+  int gpus = 0;
+  double backoff_scale = 1.0;
+  std::string image_map = "fixtures/images.yaml";
+};
+
+// What a simulated container does; the first rule whose globs match the pod wins.
+struct ProcessRule {
+  int line = 0;
+  std::string pod = "*";        // glob on the pod name
+  std::string container = "*";  // glob on the container name
+  Duration runtime = 1min;
+  int exit_code = 0;
+  std::vector<std::string> output;
+};
+
+struct JobSource {
+  int line = 0;
+  std::string fixture;  // a manifest file (relative to the working directory), or
+  Json inline_object;   // the object itself
+};
+
+struct Expectation {
+  enum class Kind { kCondition, kConditionsSeen, kPod, kEvent, kEnv, kDuration, kRejected,
+                    kJobGone, kPodCount };
+  Kind kind = Kind::kCondition;
+  int line = 0;
+  std::string job;                       // kCondition, kConditionsSeen, kJobGone
+  std::string condition;                 // kCondition: the final condition type
+  std::string reason, message;           // regexes ("" = any); kRejected uses message
+  std::vector<std::string> seen;         // kConditionsSeen: in order (a subsequence)
+  std::string pod;                       // kPod, kEnv
+  std::optional<std::string> phase;      // kPod
+  std::optional<int> restarts, recreations;  // kPod
+  std::optional<std::string> scheduled_reason, waiting_reason;  // kPod
+  std::optional<bool> exists;            // kPod
+  std::string container;                 // kEnv ("" = first)
+  std::string env_name, env_value;       // kEnv
+  int min_count = 1;                     // kEvent (at least), kPodCount (exact, see count)
+  std::optional<int> count;              // kEvent / kPodCount exact count
+  std::string selector;                  // kPodCount label selector
+  Duration max_duration{0};              // kDuration
+};
+
+struct Scenario {
+  std::string path;  // as given, used in every message
+  std::string name;
+  Options options;
+  std::vector<JobSource> jobs;
+  std::vector<ProcessRule> processes;
+  std::vector<faults::FaultSpec> faults;
+  std::vector<int> fault_lines;  // parallel to faults
+  std::vector<Expectation> expect;
+};
+
+// Reads and checks a scenario file. kInvalid with "path:line: field: problem" for anything
+// malformed (unknown keys included); kNotFound when the file cannot be read.
+Result<Scenario> LoadScenario(const std::string& path);
+Result<Scenario> ParseScenario(const std::string& text, const std::string& path);
+
+}  // namespace pjemu::scenario
