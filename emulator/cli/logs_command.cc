@@ -69,11 +69,20 @@ int RunLogs(const LogsFlags& flags) {
   int rc = 0;
   for (const std::string& name : pods) {
     std::string target = client::HttpClient::PathOf(api::Pods(), remote->ns, name) + "/log" + query;
-    Status s = remote->client->Stream(target, [](std::string_view data) {
-      std::cout.write(data.data(), static_cast<std::streamsize>(data.size()));
-      std::cout.flush();
-      return true;
-    });
+    Status s;
+    if (flags.follow) {
+      s = remote->client->Stream(target, [](std::string_view data) {
+        std::cout.write(data.data(), static_cast<std::streamsize>(data.size()));
+        std::cout.flush();
+        return true;
+      });
+    } else if (auto reply = remote->client->Request("GET", target, {}, {}, "*/*"); !reply.ok()) {
+      s = reply.status();
+    } else if (reply->status / 100 != 2) {
+      s = Status::FromStatusJson(Json::parse(reply->body, nullptr, false), reply->status);
+    } else {
+      std::cout << reply->body;
+    }
     if (!s.ok()) {
       std::cerr << ErrorLine(s) << "\n";
       rc = static_cast<int>(ExitCode::kFailed);
