@@ -11,7 +11,12 @@ bool NeedsQuotes(const std::string& s) {
   static const std::regex kSpecial(
       R"(^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$)");
   static const std::regex kNumber(R"(^[-+]?(\.?[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|0o?[0-7]+|\.inf|\.Inf|\.nan|\.NaN)$)");
-  if (std::regex_match(s, kSpecial) || std::regex_match(s, kNumber)) return true;
+  // go-yaml also quotes what would read back as a timestamp ("2024-06-21T04:41:27Z").
+  static const std::regex kTimestamp(R"(^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ].*)?$)");
+  if (std::regex_match(s, kSpecial) || std::regex_match(s, kNumber) ||
+      std::regex_match(s, kTimestamp)) {
+    return true;
+  }
   if (s.front() == ' ' || s.back() == ' ') return true;
   if (std::string("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string::npos) {
     // "-x" and "--epochs=1" are fine plain when not followed by a space.
