@@ -1,5 +1,6 @@
 #include "emulator/scenario/expectation.h"
 
+#include <optional>
 #include <regex>
 
 namespace pjemu::scenario {
@@ -36,10 +37,11 @@ std::pair<std::string, std::string> Split(const std::string& key) {
 }
 
 // The last condition that is True (a finished job: Succeeded or Failed).
-const Json* FinalCondition(const Json& job) {
-  const Json* last = nullptr;
+// (A copy: the conditions are read from a temporary.)
+std::optional<Json> FinalCondition(const Json& job) {
+  std::optional<Json> last;
   for (const Json& c : job.value("status", Json::object()).value("conditions", Json::array())) {
-    if (c.value("status", "") == "True") last = &c;
+    if (c.value("status", "") == "True") last = c;
   }
   return last;
 }
@@ -60,7 +62,7 @@ std::string CheckOne(const Expectation& e, const Scenario& sc, const Observed& o
     case K::kCondition: {
       auto job = client.Get(api::PyTorchJobs(), ns, name);
       if (!job.ok()) return "expected condition " + e.condition + ", " + job.status().ToString();
-      const Json* c = FinalCondition(*job);
+      const std::optional<Json> c = FinalCondition(*job);
       std::string got = c ? c->value("type", "") : "no condition";
       std::string detail = c ? c->value("reason", "") + ": " + c->value("message", "") : "";
       if (got != e.condition) {

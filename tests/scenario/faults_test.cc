@@ -1,0 +1,211 @@
+// FaultyClient, FaultyProcessRunner and Injector over a real Store and a SimulatedProcessRunner
+// on a FakeClock: every fault is observed through the seam it decorates. No sleeps.
+#include <catch2/catch.hpp>
+#include <csignal>
+
+#include "emulator/client/local_client.h"
+#include "emulator/faults/faulty_client.h"
+#include "emulator/faults/faulty_process_runner.h"
+#include "emulator/faults/injector.h"
+#include "emulator/process/simulated_process_runner.h"
+#include "emulator/store/store.h"
+
+namespace pjemu::faults {
+namespace {
+
+Json Pod(const std::string& name, const std::string& role = "worker") {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"labels", {{"role", role}}}}},
+          {"spec", {{"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}};
+}
+
+struct Fixture {
+  FakeClock clock;
+  EventLoop loop{clock};
+  store::Store store{clock};
+  std::unique_ptr<client::Client> local = client::MakeLocalClient(store);
+};
+
+TEST_CASE("FaultyClient fails exactly the Nth matching write", "[faults]") {
+  Fixture f;
+  FaultyClient c(*f.local);
+  ClientFaultRule rule;
+  rule.verb = "create";
+  rule.resource = "pods";
+  rule.nth = 2;
+  rule.code = Code::kConflict;
+  REQUIRE(c.AddRule(rule).ok());
+  CHECK(c.Create(api::Pods(), "default", Pod("a")).ok());
+  auto second = c.Create(api::Pods(), "default", Pod("b"));
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.status().code() == Code::kConflict);
+  CHECK_THAT(second.status().message(), Catch::Contains("create pods"));
+  CHECK(c.Create(api::Pods(), "default", Pod("c")).ok());
+  CHECK(c.Get(api::Pods(), "default", "a").ok());  // reads do not match "create"
+  CHECK_FALSE(f.local->Get(api::Pods(), "default", "b").ok());  // the failed call never reached it
+  CHECK(c.injected() == 1);
+}
+
+TEST_CASE("FaultyClient seeded rate replays the same failures", "[faults]") {
+  auto pattern = [](std::uint64_t seed) {
+    Fixture f;
+    FaultyClient c(*f.local, seed);
+    ClientFaultRule rule;
+    rule.rate = 0.3;
+    REQUIRE(c.AddRule(rule).ok());
+    std::string out;
+    for (int i = 0; i < 40; ++i) {
+      out += c.Create(api::Pods(), "default", Pod("p" + std::to_string(i))).ok() ? '.' : 'x';
+    }
+    return out;
+  };
+  std::string a = pattern(5);
+  CHECK(a == pattern(5));
+  CHECK(a != pattern(6));
+  auto failures = std::count(a.begin(), a.end(), 'x');
+  CHECK(failures > 3);
+  CHECK(failures < 25);
+}
+
+TEST_CASE("FaultyClient rejects malformed rules naming the field", "[faults]") {
+  Fixture f;
+  FaultyClient c(*f.local);
+  ClientFaultRule rule;
+  rule.verb = "explode";
+  rule.rate = 0.5;
+  auto r = c.AddRule(rule);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Catch::StartsWith("verb:"));
+  rule.verb = "write";
+  rule.rate = 1.5;
+  CHECK_THAT(c.AddRule(rule).status().message(), Catch::StartsWith("rate:"));
+}
+
+TEST_CASE("FaultyProcessRunner kills, rewrites exit codes, and finds processes by pod",
+          "[faults]") {
+  Fixture f;
+  process::SimulatedProcessRunner sim(f.loop, [](const process::ProcessSpec&) {
+    process::SimulatedOutcome o;
+    o.runtime = 10min;
+    return o;
+  });
+  FaultyProcessRunner runner(sim);
+  std::vector<process::ProcessExit> exits;
+  auto start = [&](const std::string& name) {
+    process::ProcessSpec spec;
+    spec.argv = {"train"};
+    spec.name = name;
+    REQUIRE(runner.Start(spec, [&](const process::ProcessExit& e) { exits.push_back(e); }).ok());
+  };
+  start("default/job-worker-0/pytorch");
+  start("default/job-worker-1/pytorch");
+  CHECK(runner.Find("default", "job-worker-0").size() == 1);
+  CHECK(runner.Find("default", "job-worker-0", "other").empty());
+
+  REQUIRE(runner.ExitWith("default", "job-worker-0", 137).ok());
+  REQUIRE(runner.Kill("default", "job-worker-1", SIGTERM).ok());
+  f.loop.RunUntilIdle();
+  REQUIRE(exits.size() == 2);
+  CHECK(exits[0].exit_code == 137);
+  CHECK(exits[0].signal == 0);
+  CHECK(exits[1].exit_code == 128 + SIGTERM);
+  CHECK(exits[1].signal == SIGTERM);
+  CHECK(runner.Find("default", "job-worker-0").empty());
+  CHECK(runner.Kill("default", "job-worker-0", SIGKILL).code() == Code::kNotFound);
+  CHECK(runner.acted() == 2);
+}
+
+TEST_CASE("Injector fires timed, condition and after-fault triggers in virtual time",
+          "[faults]") {
+  Fixture f;
+  process::SimulatedProcessRunner sim(f.loop, [](const process::ProcessSpec&) {
+    process::SimulatedOutcome o;
+    o.runtime = 1h;
+    return o;
+  });
+  FaultyProcessRunner runner(sim);
+  FaultyClient api(*f.local);
+  std::vector<std::pair<std::string, int>> exits;
+  for (const char* pod : {"w-0", "w-1"}) {
+    REQUIRE(f.local->Create(api::Pods(), "default", Pod(pod)).ok());
+    process::ProcessSpec spec;
+    spec.argv = {"train"};
+    spec.name = std::string("default/") + pod + "/c";
+    REQUIRE(runner.Start(spec, [&exits, pod](const process::ProcessExit& e) {
+                    exits.emplace_back(pod, e.exit_code);
+                  }).ok());
+  }
+  Injector inj(f.loop, *f.local);
+  inj.SetProcessFaults(&runner);
+  inj.SetApiFaults(&api);
+  int hook_calls = 0;
+  inj.SetHook("restart-controller", [&] {
+    ++hook_calls;
+    return Status::Ok();
+  });
+
+  FaultSpec kill{"kill-w0", {}, {}};
+  kill.trigger.delay = 30s;
+  kill.action.kind = ActionKind::kExit;
+  kill.action.exit_code = 3;
+  kill.action.target.name = "w-0";
+  REQUIRE(inj.Add(kill).ok());
+  FaultSpec after{"then-selector", {}, {}};
+  after.trigger.kind = Trigger::Kind::kAfterFault;
+  after.trigger.fault = "kill-w0";
+  after.trigger.delay = 10s;
+  after.action.kind = ActionKind::kKill;
+  after.action.target.label_selector = "role=worker";
+  after.action.target.name = "";
+  REQUIRE(inj.Add(after).ok());
+  FaultSpec hook{"hook", {}, {}};
+  hook.trigger.kind = Trigger::Kind::kJobCondition;
+  hook.trigger.job = "j";
+  hook.trigger.condition = "Running";
+  hook.action.kind = ActionKind::kHook;
+  hook.action.hook = "restart-controller";
+  REQUIRE(inj.Add(hook).ok());
+
+  FaultSpec bad{"bad", {}, {}};
+  bad.trigger.kind = Trigger::Kind::kAfterFault;
+  bad.trigger.fault = "nope";
+  bad.action.kind = ActionKind::kHook;
+  bad.action.hook = "restart-controller";
+  CHECK_THAT(inj.Add(bad).message(), Catch::StartsWith("after:"));
+
+  inj.Arm();
+  f.loop.RunFor(29s);
+  CHECK(exits.empty());
+  f.loop.RunFor(2s);
+  REQUIRE(exits.size() == 1);
+  CHECK(exits[0] == std::make_pair(std::string("w-0"), 3));
+  f.loop.RunFor(10s);
+  REQUIRE(exits.size() == 2);  // w-0 is gone; the selector's kill reaches w-1
+  CHECK(exits[1] == std::make_pair(std::string("w-1"), 128 + SIGKILL));
+  CHECK(hook_calls == 0);
+  CHECK_FALSE(inj.done());
+
+  Json job = {{"apiVersion", "kubeflow.org/v1"},
+              {"kind", "PyTorchJob"},
+              {"metadata", {{"name", "j"}}},
+              {"spec", Json::object()}};
+  REQUIRE(f.local->Create(api::PyTorchJobs(), "default", job).ok());
+  f.loop.RunFor(2s);
+  CHECK(hook_calls == 0);  // no Running condition yet
+  Json status = {{"status", {{"conditions", {{{"type", "Running"}, {"status", "True"}}}}}}};
+  REQUIRE(f.local
+              ->Patch(api::PyTorchJobs(), "default", "j", api::PatchType::kMerge, status,
+                      api::Subresource::kStatus)
+              .ok());
+  f.loop.RunFor(1s);
+  CHECK(hook_calls == 1);
+  CHECK(inj.done());
+  REQUIRE(inj.log().size() == 3);
+  CHECK(inj.log()[0].id == "kill-w0");
+  CHECK(inj.log()[0].at == Time(std::chrono::seconds(FakeClock::kEpochSeconds)) + 30s);
+  CHECK_FALSE(inj.log()[1].result.ok());  // w-0 had already exited
+}
+
+}  // namespace
+}  // namespace pjemu::faults
