@@ -56,7 +56,8 @@ Result<std::optional<Checkpoint>> LoadCheckpoint(const std::string& dir) {
   try {
     torch::serialize::InputArchive in;
     in.load_from(path);
-    if (!in.try_read("params", c.params)) return InternalError("checkpoint " + path + " lacks params");
+    if (!in.try_read("params", c.params))
+      return InternalError("checkpoint " + path + " lacks params");
     torch::Tensor m;
     if (in.try_read("momentum", m)) c.momentum = m;
     ASSIGN_OR_RETURN(c.epoch, ReadScalar(in, "epoch"));

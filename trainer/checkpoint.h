@@ -14,11 +14,11 @@
 namespace pjemu::trainer {
 
 struct Checkpoint {
-  torch::Tensor params;    // flat float32, all parameters in registration order
-  torch::Tensor momentum;  // flat float32, same layout; undefined before the first step
-  int64_t epoch = 1;       // the epoch to continue (1-based)
-  int64_t next_batch = 0;  // the first batch of that epoch not yet trained
-  int64_t global_step = 0; // optimizer steps taken so far
+  torch::Tensor params;     // flat float32, all parameters in registration order
+  torch::Tensor momentum;   // flat float32, same layout; undefined before the first step
+  int64_t epoch = 1;        // the epoch to continue (1-based)
+  int64_t next_batch = 0;   // the first batch of that epoch not yet trained
+  int64_t global_step = 0;  // optimizer steps taken so far
   int64_t world_size = 1;
   int64_t batch_size = 64;
 };

@@ -1,20 +1,22 @@
 #include "trainer/dist_env.h"
 
+#include <torch/torch.h>
+#include <torch/version.h>
+
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#include <torch/torch.h>
-#include <torch/version.h>
 #if defined(USE_C10D_NCCL)
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
+
+#include <unistd.h>
 
 #include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
-#include <unistd.h>
 
 #include "trainer/exit_codes.h"
 #include "trainer/termination.h"
@@ -154,8 +156,7 @@ Result<DistEnv> ReadDistEnv(const EnvLookup& env) {
   ASSIGN_OR_RETURN(std::string rank, Need(env, "RANK"));
   ASSIGN_OR_RETURN(d.rank, ParseInt("RANK", rank));
   if (d.rank < 0 || d.rank >= d.world_size) {
-    return Status(Code::kInvalid,
-                  "env RANK=" + rank + " must be in [0, WORLD_SIZE=" + *ws + ")");
+    return Status(Code::kInvalid, "env RANK=" + rank + " must be in [0, WORLD_SIZE=" + *ws + ")");
   }
   ASSIGN_OR_RETURN(d.master_addr, Need(env, "MASTER_ADDR"));
   if (d.master_addr.empty()) return Status(Code::kInvalid, "env MASTER_ADDR is empty");

@@ -9,7 +9,8 @@
 namespace pjemu::trainer {
 
 inline constexpr int kExitOk = 0;
-// Bad input that a restart cannot fix: missing/corrupt data, unreachable master, checkpoint mismatch.
+// Bad input that a restart cannot fix: missing/corrupt data, unreachable master, checkpoint
+// mismatch.
 inline constexpr int kExitError = 1;
 // Bad flags or a wrong environment (RANK >= WORLD_SIZE, bad MASTER_PORT): argparse's usage code.
 inline constexpr int kExitUsage = 2;

@@ -52,15 +52,16 @@ Result<IdxFile> ReadIdx(const std::string& path) {
   if (magic[0] != 0 || magic[1] != 0) return Corrupt(path, "magic does not start with 0x0000");
   if (magic[2] != 0x08) return Corrupt(path, "element type is not ubyte (0x08)");
   int ndims = magic[3];
-  if (ndims < 1 || ndims > 4) return Corrupt(path, "bad number of dimensions " +
-                                                       std::to_string(ndims));
+  if (ndims < 1 || ndims > 4)
+    return Corrupt(path, "bad number of dimensions " + std::to_string(ndims));
   IdxFile out;
   int64_t total = 1;
   for (int i = 0; i < ndims; ++i) {
     uint8_t b[4];
     if (!ReadExactly(f.get(), b, 4)) return Corrupt(path, "truncated header");
     int64_t d = (int64_t{b[0]} << 24) | (int64_t{b[1]} << 16) | (int64_t{b[2]} << 8) | b[3];
-    if (d <= 0 || d > (int64_t{1} << 28)) return Corrupt(path, "bad dimension " + std::to_string(d));
+    if (d <= 0 || d > (int64_t{1} << 28))
+      return Corrupt(path, "bad dimension " + std::to_string(d));
     out.dims.push_back(d);
     total *= d;
     if (total > (int64_t{1} << 32)) return Corrupt(path, "too large");
@@ -89,8 +90,8 @@ Result<Split> LoadSplit(const std::string& dir, const std::string& prefix) {
     return Corrupt(where + "-images-idx3-ubyte", "expected N x 28 x 28 images");
   }
   if (labels.dims.size() != 1 || labels.dims[0] != images.dims[0]) {
-    return Corrupt(where + "-labels-idx1-ubyte", "label count does not match image count " +
-                                                     std::to_string(images.dims[0]));
+    return Corrupt(where + "-labels-idx1-ubyte",
+                   "label count does not match image count " + std::to_string(images.dims[0]));
   }
   for (uint8_t l : labels.data) {
     if (l > 9) return Corrupt(where + "-labels-idx1-ubyte", "label " + std::to_string(l) + " > 9");
@@ -106,8 +107,7 @@ torch::Tensor ToFloat(const torch::Tensor& images_u8) {
   return images_u8.to(torch::kFloat32).div_(255);
 }
 
-std::vector<int64_t> DistributedSamplerIndices(int64_t n, int world_size, int rank,
-                                               uint64_t seed) {
+std::vector<int64_t> DistributedSamplerIndices(int64_t n, int world_size, int rank, uint64_t seed) {
   auto gen = at::detail::createCPUGenerator(seed);
   torch::Tensor perm = torch::randperm(n, gen, torch::kInt64);
   const int64_t* p = perm.data_ptr<int64_t>();

@@ -7,8 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "trainer/dist_env.h"
@@ -60,7 +60,8 @@ int Main(int argc, char** argv) {
   std::printf("World Size: %d. Rank: %d\n", env->world_size, env->rank);
   std::fflush(stdout);
   ApplyThreadPlan(env->world_size);
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.collective_timeout_s * 1000));
+  const auto timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(o.collective_timeout_s * 1000));
   Result<std::unique_ptr<Comm>> comm = ConnectComm(*env, o.backend, timeout);
   if (!comm.ok()) {
     if (TerminationRequested()) _exit(kExitTerminated);  // the signal interrupted a connect
@@ -69,9 +70,9 @@ int Main(int argc, char** argv) {
   g_training.store(true);
   Result<RunSummary> run = RunTraining(o, **comm, stdout);
   if (TerminationRequested() || (run.ok() && run->terminated)) {
-    std::fprintf(stderr, "pjemu-trainer: SIGTERM: %s\n",
-                 o.checkpoint_dir.empty() ? "no --checkpoint-dir, nothing saved"
-                                          : "checkpoint saved");
+    std::fprintf(
+        stderr, "pjemu-trainer: SIGTERM: %s\n",
+        o.checkpoint_dir.empty() ? "no --checkpoint-dir, nothing saved" : "checkpoint saved");
     std::fflush(nullptr);
     _exit(kExitTerminated);
   }

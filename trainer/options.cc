@@ -36,8 +36,7 @@ Status Validate(const Options& o) {
 Result<ParseOutcome> ParseOptions(const std::vector<std::string>& argv) {
   ParseOutcome out;
   Options& o = out.options;
-  CLI::App app{"PyTorch FashionMNIST Example (pjemu-trainer, a LibTorch port)",
-               "pjemu-trainer"};
+  CLI::App app{"PyTorch FashionMNIST Example (pjemu-trainer, a LibTorch port)", "pjemu-trainer"};
   app.add_option("--batch-size", o.batch_size, "input batch size for training (default: 64)");
   app.add_option("--test-batch-size", o.test_batch_size,
                  "input batch size for testing (default: 1000)");

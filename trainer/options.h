@@ -1,7 +1,7 @@
 // Command-line flags of pjemu-trainer: the reference mnist.py's flags (same names, defaults and
-// meaning, parsed like argparse: `--epochs=1` and `--epochs 1`, unknown flags are an error) plus the
-// emulator's own (--data-dir, --checkpoint-dir, --collective-timeout, --max-steps).
-// Flow: main.cc -> ParseOptions -> TrainLoop. Thread safety: plain values.
+// meaning, parsed like argparse: `--epochs=1` and `--epochs 1`, unknown flags are an error) plus
+// the emulator's own (--data-dir, --checkpoint-dir, --collective-timeout, --max-steps). Flow:
+// main.cc -> ParseOptions -> TrainLoop. Thread safety: plain values.
 #pragma once
 
 #include <string>
@@ -23,19 +23,19 @@ struct Options {
   int seed = 1;
   int log_interval = 10;
   bool save_model = false;
-  std::string dir = "logs";         // metrics-rank<R>.jsonl goes here
-  std::string backend = "gloo";     // gloo | nccl | mpi (mpi is rejected at run time)
+  std::string dir = "logs";      // metrics-rank<R>.jsonl goes here
+  std::string backend = "gloo";  // gloo | nccl | mpi (mpi is rejected at run time)
   std::string data_dir = kDefaultDataDir;
-  std::string checkpoint_dir;       // empty: no checkpoints
+  std::string checkpoint_dir;         // empty: no checkpoints
   double collective_timeout_s = 300;  // rendezvous and every collective
-  long max_steps = 0;               // 0: no limit; else stop training after this many steps
+  long max_steps = 0;                 // 0: no limit; else stop training after this many steps
 };
 
 // Parsed flags, or why not.
 struct ParseOutcome {
   Options options;
-  bool help = false;        // --help was given: `text` is the help, exit 0
-  std::string text;         // help text, or the one-line usage error
+  bool help = false;  // --help was given: `text` is the help, exit 0
+  std::string text;   // help text, or the one-line usage error
 };
 
 // Parses argv (argv[0] is the program name). A bad or unknown flag gives a kBadRequest Status

@@ -10,8 +10,8 @@ namespace pjemu::trainer {
 
 struct ThreadPlan {
   int intra_op = 1;
-  int blas = 1;            // 0: left as OpenBLAS decided (OPENBLAS_NUM_THREADS set)
-  std::string blas_name;   // "openblas", "other" (not OpenBLAS)
+  int blas = 1;           // 0: left as OpenBLAS decided (OPENBLAS_NUM_THREADS set)
+  std::string blas_name;  // "openblas", "other" (not OpenBLAS)
 };
 
 // Chooses and applies the plan for `world_size` ranks on this machine.

@@ -102,11 +102,11 @@ class Run {
     if (!c) return Status::Ok();
     const std::string path = CheckpointPath(o_.checkpoint_dir);
     if (c->world_size != comm_.world_size() || c->batch_size != o_.batch_size) {
-      return Status(Code::kInvalid,
-                    fmt::format("checkpoint {} was written with WORLD_SIZE={} --batch-size={}, "
-                                "this run has {} and {}",
-                                path, c->world_size, c->batch_size, comm_.world_size(),
-                                o_.batch_size));
+      return Status(
+          Code::kInvalid,
+          fmt::format("checkpoint {} was written with WORLD_SIZE={} --batch-size={}, "
+                      "this run has {} and {}",
+                      path, c->world_size, c->batch_size, comm_.world_size(), o_.batch_size));
     }
     if (c->params.numel() != sgd_->params().numel() ||
         (c->momentum.defined() && c->momentum.numel() != sgd_->params().numel())) {
@@ -174,8 +174,8 @@ class Run {
         pos_.global_step = pos_.global_step + 1;
         pos_.next_batch = b + 1;
         if (b % o_.log_interval == 0) {
-          PrintLine(out_, fmt::format("Train Epoch: {} [{}/{} ({})]\tloss={:.4f}", epoch,
-                                      b * len, train_n, Percent(b, batches), loss));
+          PrintLine(out_, fmt::format("Train Epoch: {} [{}/{} ({})]\tloss={:.4f}", epoch, b * len,
+                                      train_n, Percent(b, batches), loss));
           metrics_.Step(epoch, pos_.global_step, b, loss, b * len, Seconds(start_));
         }
         if (pos_.global_step % kCheckpointEvery == 0) RETURN_IF_ERROR(SaveNow());
@@ -189,8 +189,8 @@ class Run {
                                   "{{metricName: loss, metricValue: {:.4f}}}",
                                   summary.accuracy, summary.test_loss));
       const double sps = train_s > 0 ? static_cast<double>(trained_samples) * ws / train_s : 0;
-      metrics_.Epoch(epoch, summary.accuracy, summary.test_loss, epoch_steps, train_s,
-                     train_cpu_s, sps, Seconds(start_));
+      metrics_.Epoch(epoch, summary.accuracy, summary.test_loss, epoch_steps, train_s, train_cpu_s,
+                     sps, Seconds(start_));
       if (!stop) {
         pos_.epoch = epoch + 1;
         pos_.next_batch = 0;
@@ -226,8 +226,7 @@ class Run {
   // The true accuracy: each rank tests a disjoint shard, the counts are summed over ranks.
   Result<RunSummary> Test() {
     torch::NoGradGuard no_grad;
-    const std::vector<int64_t> shard =
-        UniqueShard(test_.size(), comm_.world_size(), comm_.rank());
+    const std::vector<int64_t> shard = UniqueShard(test_.size(), comm_.world_size(), comm_.rank());
     torch::Tensor shard_t = torch::tensor(shard, torch::kInt64);
     double correct = 0, loss_sum = 0;
     const int64_t n = static_cast<int64_t>(shard.size());

@@ -15,9 +15,9 @@ namespace pjemu::trainer {
 
 // What a run ended with, besides its Status.
 struct RunSummary {
-  double accuracy = 0;   // true accuracy over the whole test set (all ranks together)
-  double test_loss = 0;  // mean NLL over the whole test set
-  int64_t steps = 0;     // optimizer steps in total (including resumed ones)
+  double accuracy = 0;      // true accuracy over the whole test set (all ranks together)
+  double test_loss = 0;     // mean NLL over the whole test set
+  int64_t steps = 0;        // optimizer steps in total (including resumed ones)
   bool terminated = false;  // SIGTERM: checkpoint saved, caller exits 143
 };
 

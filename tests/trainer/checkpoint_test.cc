@@ -1,10 +1,10 @@
 // Checkpoints round-trip, are replaced atomically, and a damaged one is an error.
+#include "trainer/checkpoint.h"
+
 #include <torch/torch.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include "trainer/checkpoint.h"
 
 // LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
 #undef CHECK

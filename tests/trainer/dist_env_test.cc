@@ -1,8 +1,9 @@
 // The operator-injected env: validation names the variable; no env means one process.
 
+#include "trainer/dist_env.h"
+
 #include <map>
 
-#include "trainer/dist_env.h"
 #include "trainer/exit_codes.h"
 
 // LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
@@ -29,7 +30,9 @@ TEST_CASE("no WORLD_SIZE means a single process", "[trainer]") {
 }
 
 TEST_CASE("a full env parses", "[trainer]") {
-  auto d = ReadDistEnv(Env({{"WORLD_SIZE", "3"}, {"RANK", "2"}, {"MASTER_ADDR", "pj-master-0"},
+  auto d = ReadDistEnv(Env({{"WORLD_SIZE", "3"},
+                            {"RANK", "2"},
+                            {"MASTER_ADDR", "pj-master-0"},
                             {"MASTER_PORT", "23456"}}));
   REQUIRE(d.ok());
   CHECK(d->from_env);
@@ -46,10 +49,14 @@ TEST_CASE("a wrong env is a usage error naming the variable", "[trainer]") {
     std::string key, value, names;
   };
   std::vector<Case> cases = {
-      {"RANK", "2", "RANK=2"},           {"RANK", "-1", "RANK=-1"},
-      {"RANK", "one", "RANK"},           {"WORLD_SIZE", "0", "WORLD_SIZE"},
-      {"MASTER_PORT", "0", "MASTER_PORT"}, {"MASTER_PORT", "70000", "MASTER_PORT"},
-      {"MASTER_PORT", "80a", "MASTER_PORT"}, {"MASTER_ADDR", "", "MASTER_ADDR"},
+      {"RANK", "2", "RANK=2"},
+      {"RANK", "-1", "RANK=-1"},
+      {"RANK", "one", "RANK"},
+      {"WORLD_SIZE", "0", "WORLD_SIZE"},
+      {"MASTER_PORT", "0", "MASTER_PORT"},
+      {"MASTER_PORT", "70000", "MASTER_PORT"},
+      {"MASTER_PORT", "80a", "MASTER_PORT"},
+      {"MASTER_ADDR", "", "MASTER_ADDR"},
   };
   for (const auto& c : cases) {
     INFO(c.key << "=" << c.value);
@@ -68,8 +75,7 @@ TEST_CASE("a wrong env is a usage error naming the variable", "[trainer]") {
   CHECK_THAT(d.status().message(), Catch::Contains("MASTER_PORT is not set"));
 }
 
-TEST_CASE("peer failures map to a retryable exit code, bad input to a permanent one",
-          "[trainer]") {
+TEST_CASE("peer failures map to a retryable exit code, bad input to a permanent one", "[trainer]") {
   CHECK(ExitCodeFor(Status(Code::kUnavailable, "peer")) == kExitPeerLost);
   CHECK(kExitPeerLost >= 128);
   CHECK(ExitCodeFor(Status(Code::kNotFound, "data")) == kExitError);

@@ -1,12 +1,12 @@
 // idx reading (gzip and plain, corrupt files) and the DistributedSampler order, checked against
 // indices recorded from torch 1.13's DistributedSampler (python3-torch, see the comment below).
+#include "trainer/fashion_mnist.h"
+
 #include <zlib.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
-#include "trainer/fashion_mnist.h"
 
 // LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
 #undef CHECK

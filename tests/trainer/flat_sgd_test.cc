@@ -1,7 +1,8 @@
 // FlatSgd must reproduce torch's SGD with momentum bit for bit (the loss lines depend on it).
+#include "trainer/flat_sgd.h"
+
 #include <torch/torch.h>
 
-#include "trainer/flat_sgd.h"
 #include "trainer/model.h"
 
 // LibTorch pulls in glog, whose CHECK macro would shadow Catch's.

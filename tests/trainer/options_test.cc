@@ -1,7 +1,7 @@
 // Flag parsing: the reference mnist.py's flags with argparse's behaviour.
-#include <catch2/catch.hpp>
-
 #include "trainer/options.h"
+
+#include <catch2/catch.hpp>
 
 namespace pjemu::trainer {
 namespace {
@@ -33,8 +33,8 @@ TEST_CASE("defaults equal the reference script's", "[trainer]") {
 
 TEST_CASE("both --flag=value and --flag value forms parse", "[trainer]") {
   auto r = Parse({"--epochs=3", "--batch-size", "32", "--lr=0.1", "--no-cuda", "--save-model",
-                  "--backend", "nccl", "--dir=out", "--max-steps", "7",
-                  "--collective-timeout=2.5", "--checkpoint-dir", "/tmp/c"});
+                  "--backend", "nccl", "--dir=out", "--max-steps", "7", "--collective-timeout=2.5",
+                  "--checkpoint-dir", "/tmp/c"});
   REQUIRE(r.ok());
   const Options& o = r->options;
   CHECK(o.epochs == 3);

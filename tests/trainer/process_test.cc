@@ -1,9 +1,9 @@
 // End-to-end cases that run pjemu-trainer processes on the Debian FashionMNIST files: the
 // 2-rank loss lines against the recorded reference (fixtures/trainer), exit codes for bad input,
 // dead and hung peers, SIGTERM checkpoint and resume. Label: slow.
-#include <catch2/catch.hpp>
 #include <signal.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -35,8 +35,10 @@ std::string TempDir() {
 bool HaveData() { return fs::exists(std::string(kData) + "/train-images-idx3-ubyte.gz"); }
 
 std::map<std::string, std::string> RankEnv(int rank, int world, int port) {
-  return {{"RANK", std::to_string(rank)}, {"WORLD_SIZE", std::to_string(world)},
-          {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(port)},
+  return {{"RANK", std::to_string(rank)},
+          {"WORLD_SIZE", std::to_string(world)},
+          {"MASTER_ADDR", "127.0.0.1"},
+          {"MASTER_PORT", std::to_string(port)},
           {"OMP_NUM_THREADS", "1"}};
 }
 
@@ -62,9 +64,9 @@ TEST_CASE("two ranks print the reference's loss lines", "[trainer][slow]") {
     INFO("rank " << r);
     // Recorded with ../shared/peers/run-reference 2 1 (mnist.py, python3-torch 1.13.1,
     // OpenBLAS, 1 thread per rank): the first 2 + 11 lines.
-    auto want = Lines(ReadFile(std::string(PJEMU_SOURCE_DIR) +
-                               "/fixtures/trainer/reference-ws2-t1-rank" + std::to_string(r) +
-                               ".log"));
+    auto want =
+        Lines(ReadFile(std::string(PJEMU_SOURCE_DIR) + "/fixtures/trainer/reference-ws2-t1-rank" +
+                       std::to_string(r) + ".log"));
     auto got = Lines(ReadFile(dir + "/rank" + std::to_string(r) + ".log"));
     REQUIRE(want.size() > 13);
     REQUIRE(got.size() > 13);
@@ -99,7 +101,10 @@ TEST_CASE("bad input gives a one-line error and a permanent exit code", "[traine
       {"bad port", {}, RankEnv(0, 2, 99999), kExitUsage, "MASTER_PORT=99999"},
       {"missing data", {"--data-dir", dir + "/none"}, {}, kExitError, "data folder not found"},
       {"corrupt idx", {"--data-dir", dir + "/corrupt"}, {}, kExitError, "corrupt idx file"},
-      {"unreachable master", {"--collective-timeout", "2"}, RankEnv(1, 2, port), kExitError,
+      {"unreachable master",
+       {"--collective-timeout", "2"},
+       RankEnv(1, 2, port),
+       kExitError,
        "cannot reach master at 127.0.0.1:" + std::to_string(port)},
   };
   for (const auto& c : cases) {
@@ -121,8 +126,7 @@ TEST_CASE("bad input gives a one-line error and a permanent exit code", "[traine
 std::vector<Child> StartPair(const std::string& dir, int port, double timeout) {
   std::vector<Child> ranks;
   for (int r = 0; r < 2; ++r) {
-    ranks.push_back(Start({"--collective-timeout", std::to_string(timeout), "--dir",
-                           dir + "/logs"},
+    ranks.push_back(Start({"--collective-timeout", std::to_string(timeout), "--dir", dir + "/logs"},
                           RankEnv(r, 2, port), dir + "/rank" + std::to_string(r) + ".log"));
   }
   for (auto& c : ranks) REQUIRE(WaitForText(c, "[640/60000", 60));
@@ -205,8 +209,8 @@ namespace {
 
 TEST_CASE("SIGTERM while waiting for the master exits 143 at once", "[trainer][slow]") {
   const std::string dir = TempDir();
-  Child c = Start({"--collective-timeout", "60", "--dir", dir + "/logs"},
-                  RankEnv(1, 2, FreePort()), dir + "/out.log");
+  Child c = Start({"--collective-timeout", "60", "--dir", dir + "/logs"}, RankEnv(1, 2, FreePort()),
+                  dir + "/out.log");
   REQUIRE(WaitForText(c, "World Size: 2. Rank: 1", 60));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   kill(c.pid, SIGTERM);

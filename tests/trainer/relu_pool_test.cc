@@ -1,8 +1,8 @@
 // The fused relu + max-pool must equal torch's relu + max_pool2d bit for bit, forward and
 // backward, including ties and windows with no positive value.
-#include <torch/torch.h>
-
 #include "trainer/relu_pool.h"
+
+#include <torch/torch.h>
 
 // LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
 #undef CHECK
