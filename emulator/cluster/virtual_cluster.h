@@ -50,8 +50,8 @@ class VirtualCluster {
   Status RestartController();
 
   // REQUIRES: Start() returned OK.
-  client::Client& client();        // unwrapped, for submitting and inspecting
-  client::Client& actor_client();  // what the actors use (wrapped when wrap_client is set)
+  client::Client& client();          // unwrapped, for submitting and inspecting
+  client::Client& actor_client();    // what the actors use (wrapped when wrap_client is set)
   process::ProcessRunner& runner();  // the kubelet's (wrapped when wrap_runner is set)
   api::PodLogs& logs();
   EventLoop& loop();

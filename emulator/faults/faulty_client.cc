@@ -15,8 +15,8 @@ bool VerbMatches(const std::string& pattern, Verb verb) {
 
 bool KnownVerb(const std::string& pattern) {
   if (pattern == "*" || pattern == "write") return true;
-  for (Verb v : {Verb::kCreate, Verb::kGet, Verb::kList, Verb::kUpdate, Verb::kPatch,
-                 Verb::kDelete, Verb::kWatch}) {
+  for (Verb v : {Verb::kCreate, Verb::kGet, Verb::kList, Verb::kUpdate, Verb::kPatch, Verb::kDelete,
+                 Verb::kWatch}) {
     if (pattern == VerbName(v)) return true;
   }
   return false;
@@ -26,13 +26,20 @@ bool KnownVerb(const std::string& pattern) {
 
 const char* VerbName(Verb verb) {
   switch (verb) {
-    case Verb::kCreate: return "create";
-    case Verb::kGet: return "get";
-    case Verb::kList: return "list";
-    case Verb::kUpdate: return "update";
-    case Verb::kPatch: return "patch";
-    case Verb::kDelete: return "delete";
-    case Verb::kWatch: return "watch";
+    case Verb::kCreate:
+      return "create";
+    case Verb::kGet:
+      return "get";
+    case Verb::kList:
+      return "list";
+    case Verb::kUpdate:
+      return "update";
+    case Verb::kPatch:
+      return "patch";
+    case Verb::kDelete:
+      return "delete";
+    case Verb::kWatch:
+      return "watch";
   }
   return "?";
 }

@@ -76,10 +76,10 @@ class FaultyClient final : public client::Client {
 
   client::Client& inner_;
   mutable std::mutex mu_;
-  Random random_;                // GUARDED_BY(mu_)
-  std::vector<Entry> rules_;     // GUARDED_BY(mu_)
-  int next_id_ = 1;              // GUARDED_BY(mu_)
-  std::int64_t injected_ = 0;    // GUARDED_BY(mu_)
+  Random random_;              // GUARDED_BY(mu_)
+  std::vector<Entry> rules_;   // GUARDED_BY(mu_)
+  int next_id_ = 1;            // GUARDED_BY(mu_)
+  std::int64_t injected_ = 0;  // GUARDED_BY(mu_)
 };
 
 }  // namespace pjemu::faults

@@ -29,13 +29,20 @@ bool IsPodAction(ActionKind kind) {
 
 const char* ActionName(ActionKind kind) {
   switch (kind) {
-    case ActionKind::kKill: return "kill";
-    case ActionKind::kExit: return "exit";
-    case ActionKind::kHang: return "hang";
-    case ActionKind::kDeletePod: return "delete-pod";
-    case ActionKind::kApiErrors: return "api-errors";
-    case ActionKind::kHook: return "hook";
-    case ActionKind::kPatchJob: return "patch-job";
+    case ActionKind::kKill:
+      return "kill";
+    case ActionKind::kExit:
+      return "exit";
+    case ActionKind::kHang:
+      return "hang";
+    case ActionKind::kDeletePod:
+      return "delete-pod";
+    case ActionKind::kApiErrors:
+      return "api-errors";
+    case ActionKind::kHook:
+      return "hook";
+    case ActionKind::kPatchJob:
+      return "patch-job";
   }
   return "?";
 }
@@ -48,16 +55,17 @@ Injector::~Injector() { Stop(); }
 Status Injector::Add(FaultSpec spec) {
   if (spec.id.empty()) return Status(Code::kInvalid, "id: a fault needs an id");
   for (const FaultSpec& s : specs_) {
-    if (s.id == spec.id) return Status(Code::kInvalid, "id: duplicate fault id \"" + spec.id + "\"");
+    if (s.id == spec.id)
+      return Status(Code::kInvalid, "id: duplicate fault id \"" + spec.id + "\"");
   }
   const FaultAction& a = spec.action;
   if (IsPodAction(a.kind) && a.target.name.empty() && a.target.label_selector.empty()) {
     return Status(Code::kInvalid, "pod: fault \"" + spec.id + "\" needs a pod name or selector");
   }
-  if ((a.kind == ActionKind::kKill || a.kind == ActionKind::kExit ||
-       a.kind == ActionKind::kHang) && processes_ == nullptr) {
-    return Status(Code::kInvalid, std::string(ActionName(a.kind)) +
-                                      ": no process runner to act on (not wrapped)");
+  if ((a.kind == ActionKind::kKill || a.kind == ActionKind::kExit || a.kind == ActionKind::kHang) &&
+      processes_ == nullptr) {
+    return Status(Code::kInvalid,
+                  std::string(ActionName(a.kind)) + ": no process runner to act on (not wrapped)");
   }
   if (a.kind == ActionKind::kApiErrors) {
     if (api_ == nullptr) return Status(Code::kInvalid, "api-errors: no client to act on");
@@ -150,13 +158,20 @@ Status Injector::ActOnPods(const FaultSpec& spec, std::string* what) {
     Status s;
     *what += " " + a.target.ns + "/" + pod;
     switch (a.kind) {
-      case ActionKind::kKill: s = processes_->Kill(a.target.ns, pod, a.signal, a.target.container); break;
+      case ActionKind::kKill:
+        s = processes_->Kill(a.target.ns, pod, a.signal, a.target.container);
+        break;
       case ActionKind::kExit:
         s = processes_->ExitWith(a.target.ns, pod, a.exit_code, a.target.container);
         break;
-      case ActionKind::kHang: s = processes_->Hang(a.target.ns, pod, a.target.container); break;
-      case ActionKind::kDeletePod: s = client_.Delete(api::Pods(), a.target.ns, pod).status(); break;
-      default: break;
+      case ActionKind::kHang:
+        s = processes_->Hang(a.target.ns, pod, a.target.container);
+        break;
+      case ActionKind::kDeletePod:
+        s = client_.Delete(api::Pods(), a.target.ns, pod).status();
+        break;
+      default:
+        break;
     }
     if (!s.ok() && first.ok()) first = s;
   }
@@ -197,8 +212,8 @@ void Injector::Fire(const FaultSpec& spec) {
     case ActionKind::kPatchJob: {
       auto [ns, name] = SplitKey(a.job);
       record.what += " " + ns + "/" + name + " " + a.patch.dump();
-      record.result = client_.Patch(api::PyTorchJobs(), ns, name, api::PatchType::kMerge, a.patch)
-                          .status();
+      record.result =
+          client_.Patch(api::PyTorchJobs(), ns, name, api::PatchType::kMerge, a.patch).status();
       break;
     }
   }

@@ -33,23 +33,23 @@ const char* ActionName(ActionKind kind);
 
 struct FaultAction {
   ActionKind kind = ActionKind::kKill;
-  PodTarget target;               // kKill, kExit, kHang, kDeletePod
-  int signal = SIGKILL;           // kKill
-  int exit_code = 1;              // kExit
-  ClientFaultRule api_rule;       // kApiErrors
-  Duration api_duration{0};       // kApiErrors: how long the rule stays (0 = to the end)
-  std::string hook;               // kHook: the name given to SetHook
-  std::string job;                // kPatchJob: ns/name or name
-  Json patch;                     // kPatchJob: a merge patch (e.g. spec.runPolicy.suspend)
+  PodTarget target;          // kKill, kExit, kHang, kDeletePod
+  int signal = SIGKILL;      // kKill
+  int exit_code = 1;         // kExit
+  ClientFaultRule api_rule;  // kApiErrors
+  Duration api_duration{0};  // kApiErrors: how long the rule stays (0 = to the end)
+  std::string hook;          // kHook: the name given to SetHook
+  std::string job;           // kPatchJob: ns/name or name
+  Json patch;                // kPatchJob: a merge patch (e.g. spec.runPolicy.suspend)
 };
 
 struct Trigger {
   enum class Kind { kAt, kJobCondition, kAfterFault };
   Kind kind = Kind::kAt;
-  Duration delay{0};       // kAt: after Arm(); others: after the trigger matched
-  std::string job;         // kJobCondition: ns/name or name (namespace "default")
-  std::string condition;   // kJobCondition: a condition type that must be True
-  std::string fault;       // kAfterFault: the id of the other fault
+  Duration delay{0};      // kAt: after Arm(); others: after the trigger matched
+  std::string job;        // kJobCondition: ns/name or name (namespace "default")
+  std::string condition;  // kJobCondition: a condition type that must be True
+  std::string fault;      // kAfterFault: the id of the other fault
 };
 
 struct FaultSpec {

@@ -78,8 +78,8 @@ std::string CheckOne(const Expectation& e, const Scenario& sc, const Observed& o
     }
     case K::kConditionsSeen: {
       auto it = ob.history.find(key);
-      std::vector<std::string> seen = it == ob.history.end() ? std::vector<std::string>{}
-                                                             : it->second;
+      std::vector<std::string> seen =
+          it == ob.history.end() ? std::vector<std::string>{} : it->second;
       std::size_t i = 0;
       for (const auto& s : seen) {
         if (i < e.seen.size() && s == e.seen[i]) ++i;
@@ -146,10 +146,10 @@ std::string CheckOne(const Expectation& e, const Scenario& sc, const Observed& o
       }
       bool ok = e.count ? n == *e.count : n >= e.min_count;
       if (ok) return "";
-      return "expected " + (e.count ? std::to_string(*e.count) : "at least " +
-                                                                      std::to_string(e.min_count)) +
-             " event(s) " + e.reason + ", got " + std::to_string(n) + " (events: " +
-             Join(reasons) + ")";
+      return "expected " +
+             (e.count ? std::to_string(*e.count) : "at least " + std::to_string(e.min_count)) +
+             " event(s) " + e.reason + ", got " + std::to_string(n) + " (events: " + Join(reasons) +
+             ")";
     }
     case K::kEnv: {
       auto pod = client.Get(api::Pods(), "default", e.pod);
@@ -160,17 +160,17 @@ std::string CheckOne(const Expectation& e, const Scenario& sc, const Observed& o
           if (env.value("name", "") != e.env_name) continue;
           std::string v = env.value("value", "");
           if (v == e.env_value) return "";
-          return "expected env " + e.env_name + "=" + e.env_value + " in pod " + e.pod +
-                 ", got " + v;
+          return "expected env " + e.env_name + "=" + e.env_value + " in pod " + e.pod + ", got " +
+                 v;
         }
-        return "expected env " + e.env_name + "=" + e.env_value + " in pod " + e.pod +
-               ", not set";
+        return "expected env " + e.env_name + "=" + e.env_value + " in pod " + e.pod + ", not set";
       }
       return "expected env in pod " + e.pod + ": no container " + e.container;
     }
     case K::kDuration:
-      if (!ob.finished) return "expected the jobs to finish within " + FormatAge(e.max_duration) +
-                               ", they had not after " + FormatAge(ob.duration);
+      if (!ob.finished)
+        return "expected the jobs to finish within " + FormatAge(e.max_duration) +
+               ", they had not after " + FormatAge(ob.duration);
       if (ob.duration <= e.max_duration) return "";
       return "expected the jobs to finish within " + FormatAge(e.max_duration) + ", took " +
              FormatAge(ob.duration);

@@ -16,13 +16,13 @@ namespace pjemu::scenario {
 
 // What the runner saw while the scenario ran (the store only holds the end state).
 struct Observed {
-  std::vector<std::string> job_keys;                       // "ns/name", per submitted job
-  std::vector<Status> submitted;                           // the Create result, per job
+  std::vector<std::string> job_keys;                        // "ns/name", per submitted job
+  std::vector<Status> submitted;                            // the Create result, per job
   std::map<std::string, std::vector<std::string>> history;  // job key -> conditions turned True
   std::map<std::string, std::set<std::string>> pod_uids;    // pod name -> every uid seen
-  bool finished = false;                                   // every accepted job ended
-  Duration duration{0};                                    // submit -> end (or the timeout)
-  std::vector<std::string> fault_log;                      // "12s kill SIGKILL default/x: OK"
+  bool finished = false;                                    // every accepted job ended
+  Duration duration{0};                                     // submit -> end (or the timeout)
+  std::vector<std::string> fault_log;                       // "12s kill SIGKILL default/x: OK"
 };
 
 // The failures (empty = passed). client reads the final state.

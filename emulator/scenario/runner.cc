@@ -76,8 +76,8 @@ class Observer {
       std::string key = meta.value("namespace", "") + "/" + meta.value("name", "");
       std::set<std::string>& on = true_[key];
       std::set<std::string> now_true;
-      for (const Json& c : ev->object.value("status", Json::object())
-                               .value("conditions", Json::array())) {
+      for (const Json& c :
+           ev->object.value("status", Json::object()).value("conditions", Json::array())) {
         if (c.value("status", "") == "True") now_true.insert(c.value("type", ""));
       }
       for (const auto& t : now_true) {
@@ -191,6 +191,9 @@ Result<RunReport> RunScenario(const Scenario& sc) {
                        (rec.result.ok() ? "OK" : rec.result.ToString());
     ob.fault_log.push_back(line);
     report.timeline.push_back(line + " (fault)");
+  }
+  if (api != nullptr && api->injected() > 0) {
+    report.timeline.push_back("API errors injected: " + std::to_string(api->injected()));
   }
   report.failures = CheckExpectations(sc, ob, cluster.client());
   report.passed = report.failures.empty();

@@ -42,25 +42,34 @@ struct JobSource {
 };
 
 struct Expectation {
-  enum class Kind { kCondition, kConditionsSeen, kPod, kEvent, kEnv, kDuration, kRejected,
-                    kJobGone, kPodCount };
+  enum class Kind {
+    kCondition,
+    kConditionsSeen,
+    kPod,
+    kEvent,
+    kEnv,
+    kDuration,
+    kRejected,
+    kJobGone,
+    kPodCount
+  };
   Kind kind = Kind::kCondition;
   int line = 0;
-  std::string job;                       // kCondition, kConditionsSeen, kJobGone
-  std::string condition;                 // kCondition: the final condition type
-  std::string reason, message;           // regexes ("" = any); kRejected uses message
-  std::vector<std::string> seen;         // kConditionsSeen: in order (a subsequence)
-  std::string pod;                       // kPod, kEnv
-  std::optional<std::string> phase;      // kPod
+  std::string job;                           // kCondition, kConditionsSeen, kJobGone
+  std::string condition;                     // kCondition: the final condition type
+  std::string reason, message;               // regexes ("" = any); kRejected uses message
+  std::vector<std::string> seen;             // kConditionsSeen: in order (a subsequence)
+  std::string pod;                           // kPod, kEnv
+  std::optional<std::string> phase;          // kPod
   std::optional<int> restarts, recreations;  // kPod
   std::optional<std::string> scheduled_reason, waiting_reason;  // kPod
-  std::optional<bool> exists;            // kPod
-  std::string container;                 // kEnv ("" = first)
-  std::string env_name, env_value;       // kEnv
-  int min_count = 1;                     // kEvent (at least), kPodCount (exact, see count)
-  std::optional<int> count;              // kEvent / kPodCount exact count
-  std::string selector;                  // kPodCount label selector
-  Duration max_duration{0};              // kDuration
+  std::optional<bool> exists;                                   // kPod
+  std::string container;                                        // kEnv ("" = first)
+  std::string env_name, env_value;                              // kEnv
+  int min_count = 1;         // kEvent (at least), kPodCount (exact, see count)
+  std::optional<int> count;  // kEvent / kPodCount exact count
+  std::string selector;      // kPodCount label selector
+  Duration max_duration{0};  // kDuration
 };
 
 struct Scenario {

@@ -18,9 +18,12 @@ Result<int> SignalNumber(const std::string& name) {
 
 const std::map<std::string, faults::ActionKind>& Actions() {
   static const std::map<std::string, faults::ActionKind> kActions = {
-      {"kill", faults::ActionKind::kKill},          {"exit", faults::ActionKind::kExit},
-      {"hang", faults::ActionKind::kHang},          {"delete-pod", faults::ActionKind::kDeletePod},
-      {"api-errors", faults::ActionKind::kApiErrors}, {"restart-controller", faults::ActionKind::kHook},
+      {"kill", faults::ActionKind::kKill},
+      {"exit", faults::ActionKind::kExit},
+      {"hang", faults::ActionKind::kHang},
+      {"delete-pod", faults::ActionKind::kDeletePod},
+      {"api-errors", faults::ActionKind::kApiErrors},
+      {"restart-controller", faults::ActionKind::kHook},
       {"patch-job", faults::ActionKind::kPatchJob}};
   return kActions;
 }
@@ -28,10 +31,11 @@ const std::map<std::string, faults::ActionKind>& Actions() {
 }  // namespace
 
 Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
-  RETURN_IF_ERROR(Keys(n, "faults[]",
-                       {"id", "at", "when", "after", "delay", "action", "pod", "selector",
-                        "namespace", "container", "signal", "exit_code", "verb", "resource",
-                        "rate", "nth", "code", "message", "duration", "job", "patch"}));
+  RETURN_IF_ERROR(
+      Keys(n, "faults[]",
+           {"id",       "at",        "when",      "after",   "delay",     "action", "pod",
+            "selector", "namespace", "container", "signal",  "exit_code", "verb",   "resource",
+            "rate",     "nth",       "code",      "message", "duration",  "job",    "patch"}));
   if (!n["id"]) return Error(n, "faults[].id", "Required value");
   ASSIGN_OR_RETURN(f->id, String(n["id"], "faults[].id"));
   int triggers = (n["at"] ? 1 : 0) + (n["when"] ? 1 : 0) + (n["after"] ? 1 : 0);
@@ -52,7 +56,9 @@ Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
     f->trigger.kind = faults::Trigger::Kind::kAfterFault;
     ASSIGN_OR_RETURN(f->trigger.fault, String(n["after"], "faults[].after"));
   }
-  if (n["delay"]) { ASSIGN_OR_RETURN(f->trigger.delay, Dur(n["delay"], "faults[].delay")); }
+  if (n["delay"]) {
+    ASSIGN_OR_RETURN(f->trigger.delay, Dur(n["delay"], "faults[].delay"));
+  }
   if (!n["action"]) return Error(n, "faults[].action", "Required value");
   ASSIGN_OR_RETURN(std::string action, String(n["action"], "faults[].action"));
   auto it = Actions().find(action);
@@ -65,20 +71,36 @@ Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
   faults::FaultAction& a = f->action;
   a.kind = it->second;
   if (a.kind == faults::ActionKind::kHook) a.hook = action;
-  if (n["pod"]) { ASSIGN_OR_RETURN(a.target.name, String(n["pod"], "faults[].pod")); }
-  if (n["selector"]) { ASSIGN_OR_RETURN(a.target.label_selector, String(n["selector"], "faults[].selector")); }
-  if (n["namespace"]) { ASSIGN_OR_RETURN(a.target.ns, String(n["namespace"], "faults[].namespace")); }
-  if (n["container"]) { ASSIGN_OR_RETURN(a.target.container, String(n["container"], "faults[].container")); }
+  if (n["pod"]) {
+    ASSIGN_OR_RETURN(a.target.name, String(n["pod"], "faults[].pod"));
+  }
+  if (n["selector"]) {
+    ASSIGN_OR_RETURN(a.target.label_selector, String(n["selector"], "faults[].selector"));
+  }
+  if (n["namespace"]) {
+    ASSIGN_OR_RETURN(a.target.ns, String(n["namespace"], "faults[].namespace"));
+  }
+  if (n["container"]) {
+    ASSIGN_OR_RETURN(a.target.container, String(n["container"], "faults[].container"));
+  }
   if (n["signal"]) {
     ASSIGN_OR_RETURN(std::string sig, String(n["signal"], "faults[].signal"));
     auto num = SignalNumber(sig);
     if (!num.ok()) return Error(n["signal"], "faults[].signal", num.status().message());
     a.signal = *num;
   }
-  if (n["exit_code"]) { ASSIGN_OR_RETURN(a.exit_code, Int(n["exit_code"], "faults[].exit_code")); }
-  if (n["verb"]) { ASSIGN_OR_RETURN(a.api_rule.verb, String(n["verb"], "faults[].verb")); }
-  if (n["resource"]) { ASSIGN_OR_RETURN(a.api_rule.resource, String(n["resource"], "faults[].resource")); }
-  if (n["nth"]) { ASSIGN_OR_RETURN(a.api_rule.nth, Int(n["nth"], "faults[].nth")); }
+  if (n["exit_code"]) {
+    ASSIGN_OR_RETURN(a.exit_code, Int(n["exit_code"], "faults[].exit_code"));
+  }
+  if (n["verb"]) {
+    ASSIGN_OR_RETURN(a.api_rule.verb, String(n["verb"], "faults[].verb"));
+  }
+  if (n["resource"]) {
+    ASSIGN_OR_RETURN(a.api_rule.resource, String(n["resource"], "faults[].resource"));
+  }
+  if (n["nth"]) {
+    ASSIGN_OR_RETURN(a.api_rule.nth, Int(n["nth"], "faults[].nth"));
+  }
   if (n["rate"] && !YAML::convert<double>::decode(n["rate"], a.api_rule.rate)) {
     return Error(n["rate"], "faults[].rate", "expected a number in [0, 1]");
   }
@@ -86,18 +108,27 @@ Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
     ASSIGN_OR_RETURN(std::string code, String(n["code"], "faults[].code"));
     a.api_rule.code = CodeFromReason(code);
     if (std::string(ReasonOf(a.api_rule.code)) != code) {
-      return Error(n["code"], "faults[].code", "unknown reason \"" + code +
-                                                   "\" (ServiceUnavailable, Conflict, ...)");
+      return Error(n["code"], "faults[].code",
+                   "unknown reason \"" + code + "\" (ServiceUnavailable, Conflict, ...)");
     }
   }
-  if (n["message"]) { ASSIGN_OR_RETURN(a.api_rule.message, String(n["message"], "faults[].message")); }
-  if (n["duration"]) { ASSIGN_OR_RETURN(a.api_duration, Dur(n["duration"], "faults[].duration")); }
-  if (n["job"]) { ASSIGN_OR_RETURN(a.job, String(n["job"], "faults[].job")); }
-  if (n["patch"]) { ASSIGN_OR_RETURN(a.patch, ToJson(n["patch"])); }
+  if (n["message"]) {
+    ASSIGN_OR_RETURN(a.api_rule.message, String(n["message"], "faults[].message"));
+  }
+  if (n["duration"]) {
+    ASSIGN_OR_RETURN(a.api_duration, Dur(n["duration"], "faults[].duration"));
+  }
+  if (n["job"]) {
+    ASSIGN_OR_RETURN(a.job, String(n["job"], "faults[].job"));
+  }
+  if (n["patch"]) {
+    ASSIGN_OR_RETURN(a.patch, ToJson(n["patch"]));
+  }
   if (a.kind == faults::ActionKind::kApiErrors) {
     Status s = faults::ValidateRule(a.api_rule);
-    if (!s.ok()) return Error(n, "faults[]." + s.message().substr(0, s.message().find(':')),
-                              s.message().substr(s.message().find(':') + 2));
+    if (!s.ok())
+      return Error(n, "faults[]." + s.message().substr(0, s.message().find(':')),
+                   s.message().substr(s.message().find(':') + 2));
   }
   return Status::Ok();
 }
@@ -106,17 +137,50 @@ Status Reader::Expect(const YAML::Node& n, Expectation* e) {
   using K = Expectation::Kind;
   e->line = Line(n);
   RETURN_IF_ERROR(Keys(n, "expect[]",
-                       {"condition", "job", "reason", "message", "conditions_seen", "pod", "phase",
-                        "restarts", "recreations", "scheduled_reason", "waiting_reason", "exists",
-                        "event", "count", "at_least", "env", "container", "value",
-                        "duration_at_most", "rejected", "job_gone", "pods", "selector"}));
-  if (n["job"]) { ASSIGN_OR_RETURN(e->job, String(n["job"], "expect[].job")); }
-  if (n["reason"]) { ASSIGN_OR_RETURN(e->reason, String(n["reason"], "expect[].reason")); }
-  if (n["message"]) { ASSIGN_OR_RETURN(e->message, String(n["message"], "expect[].message")); }
-  if (n["container"]) { ASSIGN_OR_RETURN(e->container, String(n["container"], "expect[].container")); }
-  if (n["count"]) { ASSIGN_OR_RETURN(e->count, Int(n["count"], "expect[].count")); }
-  if (n["at_least"]) { ASSIGN_OR_RETURN(e->min_count, Int(n["at_least"], "expect[].at_least")); }
-  if (n["selector"]) { ASSIGN_OR_RETURN(e->selector, String(n["selector"], "expect[].selector")); }
+                       {"condition",
+                        "job",
+                        "reason",
+                        "message",
+                        "conditions_seen",
+                        "pod",
+                        "phase",
+                        "restarts",
+                        "recreations",
+                        "scheduled_reason",
+                        "waiting_reason",
+                        "exists",
+                        "event",
+                        "count",
+                        "at_least",
+                        "env",
+                        "container",
+                        "value",
+                        "duration_at_most",
+                        "rejected",
+                        "job_gone",
+                        "pods",
+                        "selector"}));
+  if (n["job"]) {
+    ASSIGN_OR_RETURN(e->job, String(n["job"], "expect[].job"));
+  }
+  if (n["reason"]) {
+    ASSIGN_OR_RETURN(e->reason, String(n["reason"], "expect[].reason"));
+  }
+  if (n["message"]) {
+    ASSIGN_OR_RETURN(e->message, String(n["message"], "expect[].message"));
+  }
+  if (n["container"]) {
+    ASSIGN_OR_RETURN(e->container, String(n["container"], "expect[].container"));
+  }
+  if (n["count"]) {
+    ASSIGN_OR_RETURN(e->count, Int(n["count"], "expect[].count"));
+  }
+  if (n["at_least"]) {
+    ASSIGN_OR_RETURN(e->min_count, Int(n["at_least"], "expect[].at_least"));
+  }
+  if (n["selector"]) {
+    ASSIGN_OR_RETURN(e->selector, String(n["selector"], "expect[].selector"));
+  }
   if (n["condition"]) {
     e->kind = K::kCondition;
     ASSIGN_OR_RETURN(e->condition, String(n["condition"], "expect[].condition"));
@@ -135,11 +199,22 @@ Status Reader::Expect(const YAML::Node& n, Expectation* e) {
   } else if (n["pod"]) {
     e->kind = K::kPod;
     ASSIGN_OR_RETURN(e->pod, String(n["pod"], "expect[].pod"));
-    if (n["phase"]) { ASSIGN_OR_RETURN(e->phase, String(n["phase"], "expect[].phase")); }
-    if (n["restarts"]) { ASSIGN_OR_RETURN(e->restarts, Int(n["restarts"], "expect[].restarts")); }
-    if (n["recreations"]) { ASSIGN_OR_RETURN(e->recreations, Int(n["recreations"], "expect[].recreations")); }
-    if (n["scheduled_reason"]) { ASSIGN_OR_RETURN(e->scheduled_reason, String(n["scheduled_reason"], "expect[].scheduled_reason")); }
-    if (n["waiting_reason"]) { ASSIGN_OR_RETURN(e->waiting_reason, String(n["waiting_reason"], "expect[].waiting_reason")); }
+    if (n["phase"]) {
+      ASSIGN_OR_RETURN(e->phase, String(n["phase"], "expect[].phase"));
+    }
+    if (n["restarts"]) {
+      ASSIGN_OR_RETURN(e->restarts, Int(n["restarts"], "expect[].restarts"));
+    }
+    if (n["recreations"]) {
+      ASSIGN_OR_RETURN(e->recreations, Int(n["recreations"], "expect[].recreations"));
+    }
+    if (n["scheduled_reason"]) {
+      ASSIGN_OR_RETURN(e->scheduled_reason,
+                       String(n["scheduled_reason"], "expect[].scheduled_reason"));
+    }
+    if (n["waiting_reason"]) {
+      ASSIGN_OR_RETURN(e->waiting_reason, String(n["waiting_reason"], "expect[].waiting_reason"));
+    }
     if (n["exists"]) e->exists = n["exists"].as<bool>();
   } else if (n["event"]) {
     e->kind = K::kEvent;

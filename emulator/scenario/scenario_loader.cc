@@ -15,23 +15,33 @@ namespace pjemu::scenario {
 namespace internal {
 
 Status Reader::Options(const YAML::Node& n, scenario::Options* o) {
-  RETURN_IF_ERROR(Keys(n, "options", {"time", "seed", "timeout", "settle", "gpus",
-                                      "backoff_scale", "image_map"}));
+  RETURN_IF_ERROR(Keys(
+      n, "options", {"time", "seed", "timeout", "settle", "gpus", "backoff_scale", "image_map"}));
   if (n["time"]) {
     ASSIGN_OR_RETURN(std::string t, String(n["time"], "options.time"));
     if (t != "virtual" && t != "real") {
-      return Error(n["time"], "options.time", "Unsupported value: \"" + t +
-                                                  "\": supported values: \"virtual\", \"real\"");
+      return Error(n["time"], "options.time",
+                   "Unsupported value: \"" + t + "\": supported values: \"virtual\", \"real\"");
     }
     if (t == "real") {
       return Error(n["time"], "options.time", "real-time scenarios are not supported yet");
     }
   }
-  if (n["seed"]) { ASSIGN_OR_RETURN(o->seed, Int(n["seed"], "options.seed")); }
-  if (n["timeout"]) { ASSIGN_OR_RETURN(o->timeout, Dur(n["timeout"], "options.timeout")); }
-  if (n["settle"]) { ASSIGN_OR_RETURN(o->settle, Dur(n["settle"], "options.settle")); }
-  if (n["gpus"]) { ASSIGN_OR_RETURN(o->gpus, Int(n["gpus"], "options.gpus")); }
-  if (n["image_map"]) { ASSIGN_OR_RETURN(o->image_map, String(n["image_map"], "options.image_map")); }
+  if (n["seed"]) {
+    ASSIGN_OR_RETURN(o->seed, Int(n["seed"], "options.seed"));
+  }
+  if (n["timeout"]) {
+    ASSIGN_OR_RETURN(o->timeout, Dur(n["timeout"], "options.timeout"));
+  }
+  if (n["settle"]) {
+    ASSIGN_OR_RETURN(o->settle, Dur(n["settle"], "options.settle"));
+  }
+  if (n["gpus"]) {
+    ASSIGN_OR_RETURN(o->gpus, Int(n["gpus"], "options.gpus"));
+  }
+  if (n["image_map"]) {
+    ASSIGN_OR_RETURN(o->image_map, String(n["image_map"], "options.image_map"));
+  }
   if (n["backoff_scale"]) {
     if (!YAML::convert<double>::decode(n["backoff_scale"], o->backoff_scale) ||
         o->backoff_scale <= 0) {
@@ -44,8 +54,12 @@ Status Reader::Options(const YAML::Node& n, scenario::Options* o) {
 Status Reader::Job(const YAML::Node& n, JobSource* job) {
   RETURN_IF_ERROR(Keys(n, "jobs[]", {"fixture", "inline"}));
   job->line = Line(n);
-  if (n["fixture"]) { ASSIGN_OR_RETURN(job->fixture, String(n["fixture"], "jobs[].fixture")); }
-  if (n["inline"]) { ASSIGN_OR_RETURN(job->inline_object, ToJson(n["inline"])); }
+  if (n["fixture"]) {
+    ASSIGN_OR_RETURN(job->fixture, String(n["fixture"], "jobs[].fixture"));
+  }
+  if (n["inline"]) {
+    ASSIGN_OR_RETURN(job->inline_object, ToJson(n["inline"]));
+  }
   if (job->fixture.empty() == job->inline_object.is_null()) {
     return Error(n, "jobs[]", "give exactly one of fixture or inline");
   }
@@ -55,12 +69,21 @@ Status Reader::Job(const YAML::Node& n, JobSource* job) {
 Status Reader::Process(const YAML::Node& n, ProcessRule* r) {
   RETURN_IF_ERROR(Keys(n, "processes[]", {"pod", "container", "runtime", "exit_code", "output"}));
   r->line = Line(n);
-  if (n["pod"]) { ASSIGN_OR_RETURN(r->pod, String(n["pod"], "processes[].pod")); }
-  if (n["container"]) { ASSIGN_OR_RETURN(r->container, String(n["container"], "processes[].container")); }
-  if (n["runtime"]) { ASSIGN_OR_RETURN(r->runtime, Dur(n["runtime"], "processes[].runtime")); }
-  if (n["exit_code"]) { ASSIGN_OR_RETURN(r->exit_code, Int(n["exit_code"], "processes[].exit_code")); }
+  if (n["pod"]) {
+    ASSIGN_OR_RETURN(r->pod, String(n["pod"], "processes[].pod"));
+  }
+  if (n["container"]) {
+    ASSIGN_OR_RETURN(r->container, String(n["container"], "processes[].container"));
+  }
+  if (n["runtime"]) {
+    ASSIGN_OR_RETURN(r->runtime, Dur(n["runtime"], "processes[].runtime"));
+  }
+  if (n["exit_code"]) {
+    ASSIGN_OR_RETURN(r->exit_code, Int(n["exit_code"], "processes[].exit_code"));
+  }
   if (n["output"]) {
-    if (!n["output"].IsSequence()) return Error(n["output"], "processes[].output", "expected a list");
+    if (!n["output"].IsSequence())
+      return Error(n["output"], "processes[].output", "expected a list");
     for (const auto& line : n["output"]) r->output.push_back(line.as<std::string>());
   }
   return Status::Ok();
@@ -74,9 +97,11 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& path)
   sc.path = path;
   try {
     YAML::Node root = YAML::Load(text);
-    RETURN_IF_ERROR(r.Keys(root, "scenario", {"name", "options", "jobs", "processes", "faults",
-                                              "expect"}));
-    if (root["name"]) { ASSIGN_OR_RETURN(sc.name, r.String(root["name"], "name")); }
+    RETURN_IF_ERROR(
+        r.Keys(root, "scenario", {"name", "options", "jobs", "processes", "faults", "expect"}));
+    if (root["name"]) {
+      ASSIGN_OR_RETURN(sc.name, r.String(root["name"], "name"));
+    }
     if (root["options"]) RETURN_IF_ERROR(r.Options(root["options"], &sc.options));
     if (!root["jobs"] || !root["jobs"].IsSequence() || root["jobs"].size() == 0) {
       return r.Error(root["jobs"] ? root["jobs"] : root, "jobs", "a scenario needs a list of jobs");

@@ -18,8 +18,8 @@ class Reader {
   explicit Reader(std::string path) : path_(std::move(path)) {}
 
   Status Error(const YAML::Node& node, const std::string& field, const std::string& problem) {
-    return Status(Code::kInvalid, path_ + ":" + std::to_string(Line(node)) + ": " + field + ": " +
-                                      problem);
+    return Status(Code::kInvalid,
+                  path_ + ":" + std::to_string(Line(node)) + ": " + field + ": " + problem);
   }
   static int Line(const YAML::Node& node) { return node.Mark().line + 1; }
 
@@ -42,14 +42,16 @@ class Reader {
   }
   Result<int> Int(const YAML::Node& n, const std::string& field) {
     int v = 0;
-    if (!n.IsScalar() || !YAML::convert<int>::decode(n, v)) return Error(n, field, "expected an integer");
+    if (!n.IsScalar() || !YAML::convert<int>::decode(n, v))
+      return Error(n, field, "expected an integer");
     return v;
   }
   Result<Duration> Dur(const YAML::Node& n, const std::string& field) {
     if (!n.IsScalar()) return Error(n, field, "expected a duration such as 30s or 5m");
     auto d = ParseDuration(n.as<std::string>());
-    if (!d) return Error(n, field, "expected a duration such as 30s or 5m, got \"" +
-                                       n.as<std::string>() + "\"");
+    if (!d)
+      return Error(n, field,
+                   "expected a duration such as 30s or 5m, got \"" + n.as<std::string>() + "\"");
     return *d;
   }
   Result<Json> ToJson(const YAML::Node& n) {

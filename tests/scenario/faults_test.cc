@@ -42,7 +42,7 @@ TEST_CASE("FaultyClient fails exactly the Nth matching write", "[faults]") {
   CHECK(second.status().code() == Code::kConflict);
   CHECK_THAT(second.status().message(), Catch::Contains("create pods"));
   CHECK(c.Create(api::Pods(), "default", Pod("c")).ok());
-  CHECK(c.Get(api::Pods(), "default", "a").ok());  // reads do not match "create"
+  CHECK(c.Get(api::Pods(), "default", "a").ok());               // reads do not match "create"
   CHECK_FALSE(f.local->Get(api::Pods(), "default", "b").ok());  // the failed call never reached it
   CHECK(c.injected() == 1);
 }
@@ -116,8 +116,7 @@ TEST_CASE("FaultyProcessRunner kills, rewrites exit codes, and finds processes b
   CHECK(runner.acted() == 2);
 }
 
-TEST_CASE("Injector fires timed, condition and after-fault triggers in virtual time",
-          "[faults]") {
+TEST_CASE("Injector fires timed, condition and after-fault triggers in virtual time", "[faults]") {
   Fixture f;
   process::SimulatedProcessRunner sim(f.loop, [](const process::ProcessSpec&) {
     process::SimulatedOutcome o;
@@ -132,9 +131,12 @@ TEST_CASE("Injector fires timed, condition and after-fault triggers in virtual t
     process::ProcessSpec spec;
     spec.argv = {"train"};
     spec.name = std::string("default/") + pod + "/c";
-    REQUIRE(runner.Start(spec, [&exits, pod](const process::ProcessExit& e) {
-                    exits.emplace_back(pod, e.exit_code);
-                  }).ok());
+    REQUIRE(runner
+                .Start(spec,
+                       [&exits, pod](const process::ProcessExit& e) {
+                         exits.emplace_back(pod, e.exit_code);
+                       })
+                .ok());
   }
   Injector inj(f.loop, *f.local);
   inj.SetProcessFaults(&runner);

@@ -1,8 +1,8 @@
 // The runner end to end in virtual time: a passing scenario, a failing one whose message names
 // file:line with the condition history, and the same seed replaying the same run.
-#include <catch2/catch.hpp>
-
 #include "emulator/scenario/runner.h"
+
+#include <catch2/catch.hpp>
 
 namespace pjemu::scenario {
 namespace {
@@ -17,7 +17,8 @@ std::string Job(const std::string& policy) {
         pytorchReplicaSpecs:
           Master:
             replicas: 1
-            restartPolicy: )" + policy + R"(
+            restartPolicy: )" +
+         policy + R"(
             template:
               spec:
                 containers:
@@ -26,9 +27,10 @@ std::string Job(const std::string& policy) {
 }
 
 TEST_CASE("RunScenario passes a job that succeeds in virtual time", "[scenario]") {
-  auto sc = ParseScenario(Job("Never") + "processes:\n  - runtime: 10m\nexpect:\n"
-                                         "  - condition: Succeeded\n    job: t\n"
-                                         "  - duration_at_most: 15m\n",
+  auto sc = ParseScenario(Job("Never") +
+                              "processes:\n  - runtime: 10m\nexpect:\n"
+                              "  - condition: Succeeded\n    job: t\n"
+                              "  - duration_at_most: 15m\n",
                           "ok.yaml");
   REQUIRE(sc.ok());
   auto report = RunScenario(*sc);
@@ -41,10 +43,10 @@ TEST_CASE("RunScenario passes a job that succeeds in virtual time", "[scenario]"
   CHECK(report->observed.duration < 12min);
 }
 
-TEST_CASE("RunScenario reports a failed expectation as file:line with the history",
-          "[scenario]") {
-  auto sc = ParseScenario(Job("Never") + "processes:\n  - exit_code: 1\n    runtime: 1m\n"
-                                         "expect:\n  - condition: Succeeded\n    job: t\n",
+TEST_CASE("RunScenario reports a failed expectation as file:line with the history", "[scenario]") {
+  auto sc = ParseScenario(Job("Never") +
+                              "processes:\n  - exit_code: 1\n    runtime: 1m\n"
+                              "expect:\n  - condition: Succeeded\n    job: t\n",
                           "scenarios/x.yaml");
   REQUIRE(sc.ok());
   auto report = RunScenario(*sc);
@@ -57,8 +59,7 @@ TEST_CASE("RunScenario reports a failed expectation as file:line with the histor
 }
 
 TEST_CASE("RunScenario refuses a fixture that does not load, naming the line", "[scenario]") {
-  auto sc = ParseScenario("jobs:\n  - fixture: nowhere.yaml\nexpect: [{condition: X}]\n",
-                          "f.yaml");
+  auto sc = ParseScenario("jobs:\n  - fixture: nowhere.yaml\nexpect: [{condition: X}]\n", "f.yaml");
   REQUIRE(sc.ok());
   auto report = RunScenario(*sc);
   REQUIRE_FALSE(report.ok());

@@ -98,7 +98,8 @@ TEST_CASE("LoadScenario names a missing file", "[scenario]") {
   auto sc = LoadScenario("scenarios/does-not-exist.yaml");
   REQUIRE_FALSE(sc.ok());
   CHECK(sc.status().code() == Code::kNotFound);
-  CHECK_THAT(sc.status().message(), Catch::StartsWith("scenarios/does-not-exist.yaml: cannot read"));
+  CHECK_THAT(sc.status().message(),
+             Catch::StartsWith("scenarios/does-not-exist.yaml: cannot read"));
 }
 
 }  // namespace
