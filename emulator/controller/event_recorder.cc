@@ -1,7 +1,6 @@
 #include "emulator/controller/event_recorder.h"
 
-#include <fmt/format.h>
-
+#include "emulator/api/event.h"
 #include "emulator/api/resources.h"
 #include "emulator/controller/job_spec.h"
 
@@ -26,29 +25,9 @@ Status EventRecorder::Record(const Json& object, const std::string& type, const 
     }
     names_.erase(it);  // gone (TTL, deleted with its object): start a new one
   }
-  const std::int64_t nanos =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() + seq_++;
-  const std::string name = Str(meta, "name") + "." + fmt::format("{:x}", nanos);
-  Json event = {{"apiVersion", "v1"},
-                {"kind", "Event"},
-                {"metadata", {{"name", name}, {"namespace", ns}}},
-                {"involvedObject",
-                 {{"kind", Str(object, "kind")},
-                  {"namespace", ns},
-                  {"name", Str(meta, "name")},
-                  {"uid", Str(meta, "uid")},
-                  {"apiVersion", Str(object, "apiVersion")},
-                  {"resourceVersion", Str(meta, "resourceVersion")}}},
-                {"reason", reason},
-                {"message", message},
-                {"source", {{"component", kControllerName}}},
-                {"firstTimestamp", ts},
-                {"lastTimestamp", ts},
-                {"count", 1},
-                {"type", type},
-                {"eventTime", nullptr},
-                {"reportingComponent", kControllerName},
-                {"reportingInstance", ""}};
+  Json event = api::MakeEvent(api::ObjectReferenceOf(object), type, reason, message,
+                              {kControllerName, ""}, now);
+  const std::string name = event["metadata"]["name"];
   Result<Json> created = client_.Create(api::Events(), ns, std::move(event));
   if (!created.ok()) return created.status();
   names_[key] = name;

@@ -30,7 +30,6 @@ class EventRecorder {
   client::Client& client_;
   const Clock& clock_;
   std::map<Key, std::string> names_;  // correlator cache: key -> event name
-  std::int64_t seq_ = 0;              // keeps names unique under a virtual clock
 };
 
 }  // namespace pjemu::controller

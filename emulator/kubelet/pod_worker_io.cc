@@ -1,25 +1,12 @@
 // PodWorker's conversations with the rest of the cluster: name resolution against Services
 // and Pods, status writes, events, and the log index Find() reads.
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 
+#include "emulator/api/event.h"
 #include "emulator/kubelet/pod_worker.h"
 
 namespace pjemu::kubelet {
-namespace {
-
-// client-go's event name: "<object>.<unix nanoseconds in hex>"; a counter keeps two events of
-// the same nanosecond apart.
-std::string EventName(const std::string& object, Time now) {
-  static std::atomic<std::uint64_t> counter{0};
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(ns) + counter++);
-  return object + "." + buf;
-}
-
-}  // namespace
 
 std::optional<ServiceTarget> PodWorker::Resolve(const std::string& host, bool need_ready) {
   auto parsed = ParseServiceHost(host, ns_);
@@ -115,23 +102,11 @@ void PodWorker::PublishLogs() {
 
 void PodWorker::Event(const std::string& type, const std::string& reason,
                       const std::string& message) {
-  std::string now = FormatTime(ctx_.loop.Now());
-  Json event = {
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata", {{"name", EventName(name_, ctx_.loop.Now())}, {"namespace", ns_}}},
-      {"involvedObject",
-       {{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", name_}, {"namespace", ns_}, {"uid", uid_}}},
-      {"reason", reason},
-      {"message", message},
-      {"type", type},
-      {"source", {{"component", "kubelet"}, {"host", ctx_.node_name}}},
-      {"reportingComponent", "kubelet"},
-      {"reportingInstance", ctx_.node_name},
-      {"firstTimestamp", now},
-      {"lastTimestamp", now},
-      {"count", 1}};
-  (void)ctx_.client.Create(api::Events(), ns_, event);
+  const Json involved = {
+      {"apiVersion", "v1"}, {"kind", "Pod"}, {"name", name_}, {"namespace", ns_}, {"uid", uid_}};
+  (void)ctx_.client.Create(api::Events(), ns_,
+                           api::MakeEvent(involved, type, reason, message,
+                                          {"kubelet", ctx_.node_name}, ctx_.loop.Now()));
 }
 
 }  // namespace pjemu::kubelet

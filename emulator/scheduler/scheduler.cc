@@ -1,10 +1,9 @@
 #include "emulator/scheduler/scheduler.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cstdio>
 #include <set>
 
+#include "emulator/api/event.h"
 #include "emulator/scheduler/fit.h"
 
 namespace pjemu::scheduler {
@@ -12,15 +11,6 @@ namespace {
 
 std::string Key(const Json& pod) {
   return pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "");
-}
-
-// client-go's event name: "<object>.<unix nanoseconds in hex>" (+ a counter for same-ns events).
-std::string EventName(const std::string& object, Time now) {
-  static std::atomic<std::uint64_t> counter{0};
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(ns) + counter++);
-  return object + "." + buf;
 }
 
 bool Terminal(const Json& pod) {
@@ -222,28 +212,10 @@ void Scheduler::MarkUnschedulable(const Json& pod, const std::string& message) {
 
 void Scheduler::Event(const Json& pod, const std::string& type, const std::string& reason,
                       const std::string& message) {
-  const Json& meta = pod["metadata"];
-  std::string now = FormatTime(loop_.Now());
-  Json event = {{"apiVersion", "v1"},
-                {"kind", "Event"},
-                {"metadata",
-                 {{"name", EventName(meta.value("name", ""), loop_.Now())},
-                  {"namespace", meta.value("namespace", "")}}},
-                {"involvedObject",
-                 {{"apiVersion", "v1"},
-                  {"kind", "Pod"},
-                  {"name", meta.value("name", "")},
-                  {"namespace", meta.value("namespace", "")},
-                  {"uid", meta.value("uid", "")}}},
-                {"reason", reason},
-                {"message", message},
-                {"type", type},
-                {"source", {{"component", options_.scheduler_name}}},
-                {"reportingComponent", options_.scheduler_name},
-                {"firstTimestamp", now},
-                {"lastTimestamp", now},
-                {"count", 1}};
-  (void)client_.Create(api::Events(), meta.value("namespace", ""), event);
+  const std::string ns = pod["metadata"].value("namespace", "");
+  (void)client_.Create(api::Events(), ns,
+                       api::MakeEvent(api::ObjectReferenceOf(pod), type, reason, message,
+                                      {options_.scheduler_name, ""}, loop_.Now()));
 }
 
 }  // namespace pjemu::scheduler
