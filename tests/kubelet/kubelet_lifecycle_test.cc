@@ -94,7 +94,8 @@ TEST_CASE("a pod asking for a GPU the node lacks is Unschedulable", "[scheduler]
 }
 
 TEST_CASE("no pod process survives the emulator being SIGKILLed", "[kubelet][process][orphans]") {
-  std::string dir = std::string(PJEMU_BINARY_DIR) + "/test-kubelet-orphans";
+  std::string dir =
+      std::string(PJEMU_BINARY_DIR) + "/test-kubelet-orphans-" + std::to_string(getpid());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::string pids = dir + "/pids";
@@ -118,7 +119,9 @@ TEST_CASE("no pod process survives the emulator being SIGKILLed", "[kubelet][pro
   } guard{harness};
   // The pod's main process writes its pid; its forked child prints "child <pid>" to the log.
   std::vector<pid_t> all;
-  const std::string harness_root = std::string(PJEMU_BINARY_DIR) + "/test-orphans-harness";
+  // NodeFixture names its folder after the process that made it: the harness.
+  const std::string harness_root =
+      std::string(PJEMU_BINARY_DIR) + "/test-orphans-harness-" + std::to_string(harness);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (std::chrono::steady_clock::now() < deadline) {
     auto main_pids = Pids(ReadFile(pids));

@@ -1,6 +1,7 @@
 // Given the SimulatedProcessRunner and a FakeClock, the kubelet's CrashLoopBackOff timing
 // should be exactly the real kubelet's (immediate, then 10 s, 20 s, ...), with no sleeping.
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include "emulator/client/local_client.h"
 #include "emulator/kubelet/kubelet.h"
@@ -26,7 +27,7 @@ TEST_CASE("virtual time: CrashLoopBackOff restarts after 0 s, 10 s, 20 s, 40 s",
   });
   scheduler::Scheduler scheduler(*client, loop);
   KubeletOptions opts;
-  opts.root_dir = std::string(PJEMU_BINARY_DIR) + "/test-kubelet-virtual";
+  opts.root_dir = std::string(PJEMU_BINARY_DIR) + "/test-kubelet-virtual-" + std::to_string(getpid());
   opts.image_map_path = std::string(PJEMU_SOURCE_DIR) + "/fixtures/images.yaml";
   opts.gpus = 0;
   opts.cpu = "4";

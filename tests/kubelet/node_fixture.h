@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <unistd.h>
 
 #include "emulator/client/local_client.h"
 #include "emulator/kubelet/kubelet.h"
@@ -39,7 +40,8 @@ inline Json TestPod(const std::string& name, Json containers, const std::string&
 
 struct NodeFixture {
   explicit NodeFixture(KubeletOptions opts = {}, const std::string& root_name = "kubelet") {
-    root = std::string(PJEMU_BINARY_DIR) + "/test-" + root_name;
+    // One folder per test process: ctest runs cases of this binary in parallel.
+    root = std::string(PJEMU_BINARY_DIR) + "/test-" + root_name + "-" + std::to_string(getpid());
     std::filesystem::remove_all(root);
     opts.root_dir = root;
     opts.image_map_path = std::string(PJEMU_SOURCE_DIR) + "/fixtures/images.yaml";
@@ -58,6 +60,8 @@ struct NodeFixture {
     kubelet->Stop();
     scheduler.Stop();
     loop.RunUntil([&] { return runner.running() == 0; }, 5s);
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
   }
 
   Json Create(Json pod, const std::string& ns = "default") {
