@@ -74,7 +74,17 @@ void PodWorker::WriteStatus() {
       last_status_ = status;
       return;
     }
-    if (written.status().code() != Code::kConflict) return;  // gone, or the store refused it
+    const Code code = written.status().code();
+    if (code == Code::kNotFound || code == Code::kInvalid) return;  // gone, or refused for good
+    if (code != Code::kConflict) {
+      // A transient API error (503, 500, timeout): a kubelet keeps the status it owes and tries
+      // again, or a finished pod would never be reported.
+      std::weak_ptr<PodWorker> self = weak_from_this();
+      ctx_.loop.PostAfter(std::chrono::seconds(1), [self] {
+        if (auto w = self.lock()) w->WriteStatus();
+      });
+      return;
+    }
     auto current = ctx_.client.Get(api::Pods(), ns_, name_);
     if (!current.ok() || (*current)["metadata"].value("uid", "") != uid_) return;
     pod_ = *current;

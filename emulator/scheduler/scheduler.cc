@@ -161,7 +161,10 @@ void Scheduler::ScheduleAll() {
       MarkUnschedulable(pod, message);
       continue;
     }
-    if (!Bind(pod, nodes[*chosen].name).ok()) continue;
+    if (!Bind(pod, nodes[*chosen].name).ok()) {
+      unschedulable = true;  // a failed write (API error) is retried like an unfit pod
+      continue;
+    }
     for (auto& [k, amount] : *req) nodes[*chosen].used[k] += amount;
     nodes[*chosen].used["pods"] += 1;
   }
