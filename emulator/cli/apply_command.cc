@@ -1,12 +1,8 @@
 // `pjemu apply -f FILE [-n NS]`: client-side apply like kubectl's: creates the object with the
 // last-applied-configuration annotation, or merge-patches it from the previous applied
 // configuration (fields dropped from the file are removed). Prints created/configured/unchanged.
-#include <iostream>
-
-#include "emulator/cli/cli.h"
 #include "emulator/cli/commands.h"
-#include "emulator/cli/inputs.h"
-#include "emulator/cli/remote.h"
+#include "emulator/cli/object_writer.h"
 
 namespace pjemu::cli {
 namespace {
@@ -36,67 +32,45 @@ Json CreateMergePatch(const Json& from, const Json& to) {
 }
 
 int RunApply(const ApplyFlags& flags) {
-  auto inputs = LoadInputs(flags.files);
-  if (!inputs.ok()) {
-    std::cerr << "error: " << inputs.status().message() << "\n";
-    return static_cast<int>(ExitCode::kInvalidInput);
-  }
-  auto remote = Connect(flags.remote);
-  if (!remote.ok()) {
-    std::cerr << "error: " << remote.status().message() << "\n";
-    return static_cast<int>(ExitCode::kInvalidInput);
-  }
-  int rc = 0;
-  for (const manifest::Manifest& m : *inputs) {
-    auto type = TypeOf(m);
-    if (!type.ok()) {
-      std::cerr << "error: " << type.status().message() << "\n";
-      rc = static_cast<int>(ExitCode::kFailed);
-      continue;
-    }
-    std::string ns = m.object["metadata"].value("namespace", remote->ns);
-    std::string name = m.object["metadata"].value("name", "");
-    Json applied = m.object;
-    if (applied["metadata"].contains("annotations")) {
-      applied["metadata"]["annotations"].erase(kLastApplied);
-    }
-    Json desired = m.object;
-    desired["metadata"]["annotations"][kLastApplied] = applied.dump();
-    std::string verb;
-    auto current = remote->client->Get(**type, ns, name);
-    Result<Json> result = Status();
-    if (!current.ok() && current.status().code() == Code::kNotFound) {
-      result = remote->client->Create(**type, ns, desired);
-      verb = "created";
-    } else if (!current.ok()) {
-      result = current.status();
-    } else {
-      const Json& meta = (*current)["metadata"];
-      Json last = Json::object();
-      if (meta.contains("annotations") && meta["annotations"].contains(kLastApplied)) {
-        last = Json::parse(meta["annotations"].value(kLastApplied, "{}"), nullptr, false);
-        if (last.is_discarded()) last = Json::object();
-      }
-      Json patch = CreateMergePatch(last, applied);
-      patch["metadata"]["annotations"][kLastApplied] = applied.dump();
-      if (last == applied) {
-        result = *current;
-        verb = "unchanged";
-      } else {
-        result = remote->client->Patch(**type, ns, name, api::PatchType::kMerge, patch);
-        verb = "configured";
-      }
-    }
-    if (!result.ok()) {
-      std::cerr << "Error from server (" << ReasonOf(result.status().code())
-                << "): error when applying \"" << m.source << "\": " << result.status().message()
-                << "\n";
-      rc = static_cast<int>(ExitCode::kFailed);
-      continue;
-    }
-    std::cout << KindName(**type) << "/" << name << " " << verb << "\n";
-  }
-  return rc;
+  return WriteEachObject(
+      flags.files, flags.remote, "applying",
+      [](Remote& remote, const api::ResourceType& type, const std::string& ns,
+         const manifest::Manifest& m) -> Result<std::string> {
+        std::string name = m.object["metadata"].value("name", "");
+        Json applied = m.object;
+        if (applied["metadata"].contains("annotations")) {
+          applied["metadata"]["annotations"].erase(kLastApplied);
+        }
+        Json desired = m.object;
+        desired["metadata"]["annotations"][kLastApplied] = applied.dump();
+        std::string verb;
+        auto current = remote.client->Get(type, ns, name);
+        Result<Json> result = Status();
+        if (!current.ok() && current.status().code() == Code::kNotFound) {
+          result = remote.client->Create(type, ns, desired);
+          verb = "created";
+        } else if (!current.ok()) {
+          result = current.status();
+        } else {
+          const Json& meta = (*current)["metadata"];
+          Json last = Json::object();
+          if (meta.contains("annotations") && meta["annotations"].contains(kLastApplied)) {
+            last = Json::parse(meta["annotations"].value(kLastApplied, "{}"), nullptr, false);
+            if (last.is_discarded()) last = Json::object();
+          }
+          Json patch = CreateMergePatch(last, applied);
+          patch["metadata"]["annotations"][kLastApplied] = applied.dump();
+          if (last == applied) {
+            result = *current;
+            verb = "unchanged";
+          } else {
+            result = remote.client->Patch(type, ns, name, api::PatchType::kMerge, patch);
+            verb = "configured";
+          }
+        }
+        RETURN_IF_ERROR(result);
+        return name + " " + verb;
+      });
 }
 
 }  // namespace

@@ -1,11 +1,7 @@
 // `pjemu create -f FILE [-n NS] [--dry-run=server]`: kubectl create against `pjemu serve`.
 // Prints "pytorchjob.kubeflow.org/NAME created" per object; refusals as kubectl prints them.
-#include <iostream>
-
-#include "emulator/cli/cli.h"
 #include "emulator/cli/commands.h"
-#include "emulator/cli/inputs.h"
-#include "emulator/cli/remote.h"
+#include "emulator/cli/object_writer.h"
 
 namespace pjemu::cli {
 namespace {
@@ -17,39 +13,16 @@ struct CreateFlags {
 };
 
 int RunCreate(const CreateFlags& flags) {
-  auto inputs = LoadInputs(flags.files);
-  if (!inputs.ok()) {
-    std::cerr << "error: " << inputs.status().message() << "\n";
-    return static_cast<int>(ExitCode::kInvalidInput);
-  }
-  auto remote = Connect(flags.remote);
-  if (!remote.ok()) {
-    std::cerr << "error: " << remote.status().message() << "\n";
-    return static_cast<int>(ExitCode::kInvalidInput);
-  }
-  int rc = 0;
-  for (const manifest::Manifest& m : *inputs) {
-    auto type = TypeOf(m);
-    if (!type.ok()) {
-      std::cerr << "error: " << type.status().message() << "\n";
-      rc = static_cast<int>(ExitCode::kFailed);
-      continue;
-    }
-    std::string ns = m.object["metadata"].value("namespace", remote->ns);
-    api::WriteOptions wo;
-    wo.dry_run = flags.dry_run == "server";
-    auto created = remote->client->Create(**type, ns, m.object, wo);
-    if (!created.ok()) {
-      std::cerr << "Error from server (" << ReasonOf(created.status().code())
-                << "): error when creating \"" << m.source << "\": " << created.status().message()
-                << "\n";
-      rc = static_cast<int>(ExitCode::kFailed);
-      continue;
-    }
-    std::cout << KindName(**type) << "/" << (*created)["metadata"].value("name", "") << " created"
-              << (wo.dry_run ? " (server dry run)" : "") << "\n";
-  }
-  return rc;
+  api::WriteOptions wo;
+  wo.dry_run = flags.dry_run == "server";
+  return WriteEachObject(flags.files, flags.remote, "creating",
+                         [&](Remote& remote, const api::ResourceType& type, const std::string& ns,
+                             const manifest::Manifest& m) -> Result<std::string> {
+                           ASSIGN_OR_RETURN(Json created,
+                                            remote.client->Create(type, ns, m.object, wo));
+                           return created["metadata"].value("name", "") + " created" +
+                                  (wo.dry_run ? " (server dry run)" : "");
+                         });
 }
 
 }  // namespace

@@ -53,7 +53,15 @@ TEST_CASE("serve answers create, get, wait, logs, describe and delete from the p
 
   CliResult again = pjemu({"create", "-f", job});
   CHECK(again.exit_code == 1);
-  CHECK(Contains(again.err, "AlreadyExists"));
+  CHECK(Contains(again.err, "Error from server (AlreadyExists): error when creating"));
+
+  // Client-side apply: the first records last-applied-configuration, the second finds no change.
+  CliResult applied = pjemu({"apply", "-f", job});
+  CHECK(applied.exit_code == 0);
+  CHECK(Contains(applied.out, "pytorchjob.kubeflow.org/served configured"));
+  CliResult reapplied = pjemu({"apply", "-f", job});
+  CHECK(reapplied.exit_code == 0);
+  CHECK(Contains(reapplied.out, "pytorchjob.kubeflow.org/served unchanged"));
 
   CliResult waited =
       pjemu({"wait", "--for=condition=Succeeded", "pytorchjob/served", "-n", "kubeflow",
