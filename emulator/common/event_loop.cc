@@ -71,11 +71,14 @@ bool EventLoop::RunUntil(const std::function<bool()>& pred, Duration max) {
       fake->Set(std::min(std::max(next, fake->Now()), end));
     } else {
       std::unique_lock<std::mutex> lock(mu_);
-      Time wake = std::min(end, queue_.empty() ? end : queue_.begin()->first.first);
+      const Time now = clock_.Now();
+      // A task posted since RunUntilIdle (by pred, or by another thread) is due now: run it.
+      // (Waiting here instead computed Time::min() - now, which overflows into a huge wait.)
+      if (!queue_.empty() && queue_.begin()->first.first <= now) continue;
       // Re-check pred at least every 50 ms: it may read state other threads change.
-      wake = std::min(wake, clock_.Now() + std::chrono::milliseconds(50));
-      auto wait = wake - clock_.Now();
-      if (wait > Duration(0)) cv_.wait_for(lock, wait);
+      Time wake = std::min(end, now + std::chrono::milliseconds(50));
+      if (!queue_.empty()) wake = std::min(wake, queue_.begin()->first.first);
+      if (wake > now) cv_.wait_for(lock, wake - now);
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <thread>
 
 #include "emulator/common/event_loop.h"
 
@@ -58,4 +59,36 @@ TEST_CASE("RunUntil stops as soon as the predicate holds", "[common]") {
   CHECK(loop.RunUntil([&] { return done; }, 10min));
   CHECK(FormatTime(clock.Now()) == "2024-01-01T00:00:30Z");
   CHECK_FALSE(loop.RunUntil([] { return false; }, 1min));
+}
+
+TEST_CASE("real time: a task posted while RunUntil checks its predicate runs at once", "[common]") {
+  // Given a task posted between running the due tasks and waiting (here by the predicate
+  // itself), RunUntil must run it rather than sleep. A rescue thread wakes a stuck loop after
+  // 3 s so that a regression fails on the elapsed time instead of hanging.
+  RealClock clock;
+  EventLoop loop(clock);
+  bool posted = false, done = false;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  std::thread rescue([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    if (!cv.wait_for(lock, std::chrono::seconds(3), [&] { return finished; })) loop.Post([] {});
+  });
+  auto start = std::chrono::steady_clock::now();
+  bool ok = loop.RunUntil(
+      [&] {
+        if (!posted) posted = true, loop.Post([&] { done = true; });
+        return done;
+      },
+      30s);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    finished = true;
+  }
+  cv.notify_all();
+  rescue.join();
+  CHECK(ok);
+  CHECK(elapsed < std::chrono::seconds(1));
 }
