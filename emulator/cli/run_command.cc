@@ -1,4 +1,4 @@
-// `pjemu run -f FILE... [--timeout D] [--image-map F] [--gpus N] [--data-dir D] [--output-dir D]
+// `pjemu run -f FILE... [--timeout D] [--image-map F] [--gpus N] [--dataset-dir D] [--output-dir D]
 // [--all-logs] [--output json]`: the one-command path. Validates every manifest (exit 2, nothing
 // started), starts an embedded cluster in real time with real processes, submits, shows live
 // progress, and exits 0 when every job Succeeded, 1 when one Failed, 3 on timeout, 130 on
@@ -191,8 +191,8 @@ void SetupRun(CLI::App& command, int& exit_code) {
                      "image map file (ClusterOptions::image_map; default fixtures/images.yaml)");
   command.add_option("--gpus", flags->cluster.gpus,
                      "GPUs of the node (ClusterOptions::gpus; default: detected)");
-  command.add_option("--data-dir", flags->cluster.data_dir,
-                     "FashionMNIST directory for mapped trainer images (ClusterOptions::data_dir)");
+  command.add_option("--dataset-dir", flags->cluster.dataset_dir,
+                     "FashionMNIST directory for mapped trainer images (ClusterOptions::dataset_dir)");
   command.add_option("--output-dir", flags->output_dir,
                      "keep pod logs and trainer metrics here (ClusterOptions::state_dir)");
   command.add_flag("--all-logs", flags->all_logs, "stream every pod's log, not only the master's");

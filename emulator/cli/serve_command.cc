@@ -1,4 +1,4 @@
-// `pjemu serve [--port N] [--address A] [--kubeconfig F] [--data-dir D] [--gpus N] [--token T]
+// `pjemu serve [--port N] [--address A] [--kubeconfig F] [--dataset-dir D] [--gpus N] [--token T]
 // [--image-map F] [--output-dir D]`: the embedded cluster plus its Kubernetes API server, until
 // SIGINT/SIGTERM. Writes a kubeconfig so that `KUBECONFIG=F kubectl ...` (and pjemu's own
 // kubectl-like commands) reach it; stops every process it started before exiting.
@@ -88,8 +88,8 @@ void SetupServe(CLI::App& command, int& exit_code) {
   command.add_option("--token", flags->cluster.token,
                      "require this bearer token (ClusterOptions::token; serves https)");
   command.add_option("--gpus", flags->cluster.gpus, "GPUs of the node (ClusterOptions::gpus)");
-  command.add_option("--data-dir", flags->cluster.data_dir,
-                     "FashionMNIST directory for mapped trainer images (ClusterOptions::data_dir)");
+  command.add_option("--dataset-dir", flags->cluster.dataset_dir,
+                     "FashionMNIST directory for mapped trainer images (ClusterOptions::dataset_dir)");
   command.add_option("--image-map", flags->cluster.image_map,
                      "image map file (ClusterOptions::image_map)");
   command.add_option("--output-dir", flags->output_dir,

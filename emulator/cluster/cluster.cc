@@ -81,7 +81,7 @@ Status Cluster::Start() {
   p->store->SetValidator(api::PyTorchJobs(), controller::ValidatePyTorchJob);
   p->client = client::MakeLocalClient(*p->store);
   p->posix = std::make_unique<process::PosixProcessRunner>(p->loop);
-  p->runner = std::make_unique<TrainerRunner>(*p->posix, trainer, state_dir_, options_.data_dir);
+  p->runner = std::make_unique<TrainerRunner>(*p->posix, trainer, state_dir_, options_.dataset_dir);
 
   kubelet::KubeletOptions ko;
   ko.node_name = options_.node_name;

@@ -20,9 +20,10 @@ struct ClusterOptions {
   std::string image_map;
   // The trainer program behind ${PJEMU_TRAINER} in the image map; "" = "pjemu-trainer" on PATH.
   std::string trainer_path;
-  // FashionMNIST directory handed to mapped trainer images (`--data-dir`); "" = the trainer's own
+  // FashionMNIST directory handed to mapped trainer images (`--dataset-dir`; the trainer's
+  // --data-dir); "" = the trainer's own
   // default (/usr/share/datasets/fashion-mnist).
-  std::string data_dir;
+  std::string dataset_dir;
   // Where pod logs and the trainer's metrics land (`--output-dir`); "" = a fresh temporary
   // directory, removed by Stop() unless keep_state_dir.
   std::string state_dir;

@@ -2,7 +2,7 @@
 // PosixProcessRunner. For processes that run the mapped trainer (argv[0] == trainer path) it
 // gives each pod a working directory of its own under the cluster's state directory (so the
 // trainer's relative --dir, "logs" by default, lands there and two jobs never share a metrics
-// file) and passes --data-dir when ClusterOptions::data_dir is set (first, so that flags in the
+// file) and passes --data-dir when ClusterOptions::dataset_dir is set (first, so that flags in the
 // pod's own command line win). Every other process is passed through unchanged.
 // Thread safety: as the wrapped runner (EventLoop thread).
 #pragma once
