@@ -1,0 +1,32 @@
+// Fuzz target: resource quantities ("500m", "2Gi", "1e3") as the store, scheduler and kubelet
+// read them from resources.limits/requests.
+// Invariants: no crash, no UB in the __int128 arithmetic; a parsed quantity prints to text
+// that parses to an equal quantity, and the canonical text is a fixed point.
+#include "emulator/api/resource_quantity.h"
+#include "tests/fuzz/fuzz_targets.h"
+
+namespace pjemu::fuzz {
+
+int FuzzQuantity(const std::uint8_t* data, std::size_t size) {
+  std::string_view text = AsText(data, size);
+  auto q = api::Quantity::Parse(text);
+  (void)api::Quantity::FromJson(Json(std::string(text)));
+  if (!q.ok()) {
+    FUZZ_CHECK(q.status().code() == Code::kBadRequest);
+    return 0;
+  }
+  (void)q->Value();
+  (void)q->MilliValue();
+  std::string printed = q->String();
+  std::string canonical = q->CanonicalString();
+  auto again = api::Quantity::Parse(printed);
+  FUZZ_CHECK(again.ok());
+  FUZZ_CHECK(again->Cmp(*q) == 0);
+  auto canon = api::Quantity::Parse(canonical);
+  FUZZ_CHECK(canon.ok());
+  FUZZ_CHECK(canon->Cmp(*q) == 0);
+  FUZZ_CHECK(canon->CanonicalString() == canonical);
+  return 0;
+}
+
+}  // namespace pjemu::fuzz
