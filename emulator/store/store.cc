@@ -29,7 +29,9 @@ void ResetStatusOnCreate(const api::ResourceType& type, Json& object) {
 Store::Impl::Impl(const Clock& clock, StoreOptions options)
     : clock(clock),
       options(options),
-      random(options.seed),
+      // After a restart, uids and generateName suffixes must not replay the first run's.
+      random(options.restore ? options.seed ^ (options.restore->rv * 0x9E3779B97F4A7C15ULL)
+                             : options.seed),
       hub(options.watch_history, options.watch_queue_limit) {}
 
 TypeRef Store::Impl::Canonical(const api::ResourceType& type) {
@@ -92,11 +94,60 @@ ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, Ob
   auto ptr = std::make_shared<const Json>(std::move(object));
   Key key{MetaString(*ptr, "namespace"), MetaString(*ptr, "name")};
   ObjectPtr& slot = objects[type->PluralGroup()][key];
+  ObjectPtr before = slot;
   Reindex(type, key, slot.get(), ptr.get());
   slot = ptr;
   by_uid[MetaString(*ptr, "uid")] = {type, key};
-  hub.Record(rv, *type, event, ptr, std::move(old));
+  Record(type, key, event, ptr, std::move(old), std::move(before));
   return ptr;
+}
+
+void Store::Impl::Record(TypeRef type, const Key& key, WatchEvent::Type event, ObjectPtr object,
+                         ObjectPtr old, ObjectPtr slot_before) {
+  if (pending.empty()) rv_before_pending = rv - 1;
+  if (options.durability) {
+    undo.push_back({type, key, std::move(slot_before),
+                    event == WatchEvent::Type::kDeleted ? nullptr : object});
+  }
+  pending.push_back({rv, type, event, std::move(object), std::move(old)});
+}
+
+Status Store::Impl::CommitPending() {
+  if (pending.empty()) return Status::Ok();
+  Status committed = options.durability ? options.durability->Commit(pending) : Status::Ok();
+  if (committed.ok()) {
+    for (auto& c : pending) hub.Record(c.rv, *c.type, c.event, c.object, c.old);
+  } else {
+    // Undo in reverse order, so each entry finds the map as it left it.
+    for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+      auto& by_key = objects[it->type->PluralGroup()];
+      if (it->before) {
+        by_key[it->key] = it->before;
+      } else {
+        by_key.erase(it->key);
+      }
+      Reindex(it->type, it->key, it->after.get(), it->before.get());
+      if (it->after) by_uid.erase(MetaString(*it->after, "uid"));
+      if (it->before) by_uid[MetaString(*it->before, "uid")] = {it->type, it->key};
+    }
+    rv = rv_before_pending;
+  }
+  pending.clear();
+  undo.clear();
+  return committed;
+}
+
+void Store::Impl::Restore(const Snapshot& snapshot) {
+  for (const auto& [type, object] : snapshot.objects) {
+    auto ptr = std::make_shared<const Json>(object);
+    Key key{MetaString(*ptr, "namespace"), MetaString(*ptr, "name")};
+    Reindex(type, key, nullptr, ptr.get());
+    objects[type->PluralGroup()][key] = ptr;
+    by_uid[MetaString(*ptr, "uid")] = {type, key};
+  }
+  rv = snapshot.rv;
+  hub.Restore(snapshot.compacted_rv);
+  for (const auto& c : snapshot.history) hub.Record(c.rv, *c.type, c.event, c.object, c.old);
 }
 
 Status Store::Impl::CheckBody(TypeRef type, std::string_view ns, Json& object) const {
@@ -232,6 +283,10 @@ Result<std::shared_ptr<api::Watch>> Store::Impl::WatchLocked(TypeRef type, std::
 
 Store::Store(const Clock& clock, StoreOptions options)
     : impl_(std::make_unique<Impl>(clock, options)) {
+  if (options.restore && options.restore->rv > 0) {
+    impl_->Restore(*options.restore);
+    return;
+  }
   if (!options.default_namespaces) return;
   for (const char* ns : {"default", "kube-system", "kube-public", "kubeflow"}) {
     Json object = {{"metadata", {{"name", ns}}}};

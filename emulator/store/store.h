@@ -59,6 +59,7 @@
 #include "emulator/api/resources.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
+#include "emulator/store/durability.h"
 
 namespace pjemu::store {
 
@@ -68,6 +69,11 @@ struct StoreOptions {
       20000;                       // events a slow watcher may fall behind before it is ended
   std::uint64_t seed = 1;          // uids and generateName suffixes are drawn from it
   bool default_namespaces = true;  // create default, kube-system, kube-public, kubeflow
+  // Persistence (emulator/persist): every write is committed through `durability` before it is
+  // published or acknowledged; `restore` (when non-null and rv > 0) is loaded instead of the
+  // default namespaces. Both must outlive the Store. nullptr = in memory only.
+  Durability* durability = nullptr;
+  const Snapshot* restore = nullptr;
 };
 
 // Admission for a resource type (the PyTorchJob webhook): called on create and update of the

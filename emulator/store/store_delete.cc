@@ -162,7 +162,7 @@ Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {
   by_uid.erase(MetaString(removed, "uid"));
   ++rv;
   MutableMeta(removed)["resourceVersion"] = std::to_string(rv);
-  hub.Record(rv, *type, WatchEvent::Type::kDeleted, std::make_shared<const Json>(removed), last);
+  Record(type, key, WatchEvent::Type::kDeleted, std::make_shared<const Json>(removed), last, last);
   CollectGarbage(type, removed);
   return removed;
 }

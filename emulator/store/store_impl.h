@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <type_traits>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -33,6 +34,10 @@ class Store::Impl {
     auto result = [&] {
       std::lock_guard<std::mutex> lock(mu);
       auto r = f();
+      // Durable before anyone sees it; a failed commit undoes the request and is its answer.
+      if (Status s = CommitPending(); !s.ok()) {
+        if constexpr (std::is_constructible_v<decltype(r), Status>) r = std::move(s);
+      }
       touched = hub.TakeTouched();
       return r;
     }();
@@ -52,6 +57,14 @@ class Store::Impl {
   ObjectPtr Find(TypeRef type, const Key& key) const;
   // Commits `object` as the new state: next RV, maps, history and watches. Returns the snapshot.
   ObjectPtr Put(TypeRef type, Json object, api::WatchEvent::Type event, ObjectPtr old);
+  // Queues a committed change for CommitPending (with what to undo should the commit fail).
+  void Record(TypeRef type, const Key& key, api::WatchEvent::Type event, ObjectPtr object,
+              ObjectPtr old, ObjectPtr slot_before);
+  // Commits the queued changes through options.durability, then records them in the hub; on
+  // failure restores the maps and rv as they were before the request.
+  Status CommitPending();
+  // Loads a persisted snapshot into the empty maps (constructor).
+  void Restore(const Snapshot& snapshot);
   // Moves `key`'s entries in the GC indexes from `before` to `after` (either may be null).
   void Reindex(TypeRef type, const Key& key, const Json* before, const Json* after);
   // Checks the namespace and apiVersion/kind of an incoming body against the request.
@@ -95,6 +108,16 @@ class Store::Impl {
   std::unordered_map<std::string, std::set<Key>> events_about;
   std::map<std::string, Validator> validators;
   WatchHub hub;
+  // The running request's changes, not yet durable nor visible to watches.
+  struct Undo {
+    TypeRef type;
+    Key key;
+    ObjectPtr before;  // the map's entry before (null: absent)
+    ObjectPtr after;   // null: removed
+  };
+  std::vector<Change> pending;
+  std::vector<Undo> undo;
+  std::uint64_t rv_before_pending = 0;
 
  private:
   void CollectGarbage(TypeRef type, const Json& removed);
