@@ -3,14 +3,12 @@
 #include <sys/socket.h>
 
 #include <atomic>
-#include <boost/asio/connect.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <thread>
+
+#include "emulator/client/http_transport.h"
 
 namespace pjemu::client {
 namespace {
@@ -20,39 +18,9 @@ namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-struct Endpoint {
-  std::string host;
-  std::string port;
-  std::string prefix;  // path prefix of the server URL, without trailing '/'
-};
-
-Result<Endpoint> ParseServer(const std::string& server) {
-  std::string_view s = server;
-  if (s.rfind("https://", 0) == 0) {
-    return Status(Code::kBadRequest, "server " + server +
-                                         ": https is not supported by pjemu's client; use the "
-                                         "http:// address that `pjemu serve` prints");
-  }
-  if (s.rfind("http://", 0) == 0) s.remove_prefix(7);
-  Endpoint ep;
-  auto slash = s.find('/');
-  std::string_view hostport = s.substr(0, slash);
-  if (slash != std::string_view::npos) ep.prefix = std::string(s.substr(slash));
-  while (!ep.prefix.empty() && ep.prefix.back() == '/') ep.prefix.pop_back();
-  auto colon = hostport.rfind(':');
-  if (colon == std::string_view::npos) {
-    ep.host = std::string(hostport);
-    ep.port = "80";
-  } else {
-    ep.host = std::string(hostport.substr(0, colon));
-    ep.port = std::string(hostport.substr(colon + 1));
-  }
-  if (ep.host.size() > 2 && ep.host.front() == '[') ep.host = ep.host.substr(1, ep.host.size() - 2);
-  if (ep.host.empty() || ep.port.empty()) {
-    return Status(Code::kBadRequest, "invalid server address \"" + server + "\"");
-  }
-  return ep;
-}
+using internal::Endpoint;
+using internal::HttpTransport;
+using internal::ParseServer;
 
 Status Unreachable(const std::string& server, const beast::error_code& ec) {
   return Status(Code::kUnavailable, "the connection to the server " + server +
@@ -94,49 +62,50 @@ Status StatusFromReply(int code, const std::string& body) {
 // can shut it down to end the stream early.
 Status StreamImpl(const HttpClientOptions& options, std::string_view target,
                   const std::function<bool(std::string_view)>& on_data, std::atomic<int>* fd,
-                  std::atomic<bool>* stopped) {
+                  std::atomic<bool>* stopped,
+                  std::string_view accept = "application/json, */*") {
   ASSIGN_OR_RETURN(Endpoint ep, ParseServer(options.server));
-  net::io_context ioc;
-  tcp::resolver resolver(ioc);
-  tcp::socket socket(ioc);
-  beast::error_code ec;
-  auto results = resolver.resolve(ep.host, ep.port, ec);
-  if (!ec) net::connect(socket, results, ec);
-  if (ec) return Unreachable(options.server, ec);
+  ASSIGN_OR_RETURN(std::unique_ptr<HttpTransport> conn,
+                   HttpTransport::Open(options, ep, options.timeout, /*streaming=*/true));
   if (fd) {
-    fd->store(socket.native_handle());
+    fd->store(conn->native_handle());
     if (stopped && stopped->load()) return Status::Ok();
   }
-  auto req = MakeRequest(ep, options, "GET", target, {}, {}, "application/json, */*");
-  http::write(socket, req, ec);
-  if (ec) return Unreachable(options.server, ec);
-  beast::flat_buffer buffer;
-  http::response_parser<http::buffer_body> parser;
-  parser.body_limit(boost::none);
-  http::read_header(socket, buffer, parser, ec);
-  if (ec) return Unreachable(options.server, ec);
-  int code = parser.get().result_int();
+  auto req = MakeRequest(ep, options, "GET", target, {}, {}, accept);
+  beast::error_code ec;
+  int code = 0;
   std::string error_body;
-  char chunk[16384];
-  while (!parser.is_done()) {
-    parser.get().body().data = chunk;
-    parser.get().body().size = sizeof chunk;
-    http::read(socket, buffer, parser, ec);
-    if (ec == http::error::need_buffer) ec = {};
-    if (ec) break;
-    std::string_view data(chunk, sizeof chunk - parser.get().body().size);
-    if (code / 100 != 2) {
-      error_body.append(data);
-    } else if (!data.empty() && !on_data(data)) {
-      break;
+  Status read_status = conn->With([&](auto& stream) -> Status {
+    http::write(stream, req, ec);
+    if (ec) return Unreachable(options.server, ec);
+    beast::flat_buffer buffer;
+    http::response_parser<http::buffer_body> parser;
+    parser.body_limit(boost::none);
+    http::read_header(stream, buffer, parser, ec);
+    if (ec) return Unreachable(options.server, ec);
+    code = parser.get().result_int();
+    char chunk[16384];
+    while (!parser.is_done()) {
+      parser.get().body().data = chunk;
+      parser.get().body().size = sizeof chunk;
+      http::read(stream, buffer, parser, ec);
+      if (ec == http::error::need_buffer) ec = {};
+      if (ec) break;
+      std::string_view data(chunk, sizeof chunk - parser.get().body().size);
+      if (code / 100 != 2) {
+        error_body.append(data);
+      } else if (!data.empty() && !on_data(data)) {
+        break;
+      }
     }
-  }
+    return Status::Ok();
+  });
   if (fd) fd->store(-1);
-  beast::error_code ignored;
-  socket.shutdown(tcp::socket::shutdown_both, ignored);
+  conn->Close();
+  if (!read_status.ok()) return read_status;
   if (code / 100 != 2) return StatusFromReply(code, error_body);
   if (ec && !(stopped && stopped->load()) && ec != http::error::end_of_stream &&
-      ec != net::error::eof) {
+      ec != net::error::eof && ec != net::ssl::error::stream_truncated) {
     return Unreachable(options.server, ec);
   }
   return Status::Ok();
@@ -315,25 +284,20 @@ Result<HttpReply> HttpClient::Request(std::string_view method, std::string_view 
                                       std::string_view body, std::string_view content_type,
                                       std::string_view accept) {
   ASSIGN_OR_RETURN(Endpoint ep, ParseServer(options_.server));
-  net::io_context ioc;
-  tcp::resolver resolver(ioc);
-  beast::tcp_stream stream(ioc);
-  beast::error_code ec;
-  auto results = resolver.resolve(ep.host, ep.port, ec);
-  if (ec) return Unreachable(options_.server, ec);
-  stream.expires_after(options_.timeout);
-  stream.connect(results, ec);
-  if (ec) return Unreachable(options_.server, ec);
+  ASSIGN_OR_RETURN(std::unique_ptr<HttpTransport> conn,
+                   HttpTransport::Open(options_, ep, options_.timeout, /*streaming=*/false));
   auto req = MakeRequest(ep, options_, method, target, body, content_type, accept);
-  http::write(stream, req, ec);
-  if (ec) return Unreachable(options_.server, ec);
-  beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.body_limit(boost::none);
-  http::read(stream, buffer, parser, ec);
+  beast::error_code ec;
+  conn->With([&](auto& stream) {
+    http::write(stream, req, ec);
+    if (ec) return;
+    beast::flat_buffer buffer;
+    http::read(stream, buffer, parser, ec);
+  });
+  conn->Close();
   if (ec) return Unreachable(options_.server, ec);
-  beast::error_code ignored;
-  stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
   HttpReply reply;
   reply.status = parser.get().result_int();
   reply.content_type = std::string(parser.get()[http::field::content_type]);
@@ -342,8 +306,9 @@ Result<HttpReply> HttpClient::Request(std::string_view method, std::string_view 
 }
 
 Status HttpClient::Stream(std::string_view target,
-                          const std::function<bool(std::string_view)>& on_data) {
-  return StreamImpl(options_, target, on_data, nullptr, nullptr);
+                          const std::function<bool(std::string_view)>& on_data,
+                          std::string_view accept) {
+  return StreamImpl(options_, target, on_data, nullptr, nullptr, accept);
 }
 
 Result<Json> HttpClient::Call(std::string_view method, const std::string& target,

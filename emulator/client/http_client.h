@@ -1,5 +1,5 @@
 // HttpClient: a client::Client over the Kubernetes REST API of a running `pjemu serve` (or any
-// API server speaking plain HTTP). The CLI's create/get/logs/wait/delete commands use it; the
+// API server), over http or https (certificate checked against the kubeconfig's CA). The CLI's create/get/logs/wait/delete commands use it; the
 // in-process actors use LocalClient instead. Synchronous Boost.Beast, one connection per call;
 // watches and log follows read a chunked stream on a thread of their own.
 // Thread safety: every method is safe to call from any thread (no shared connection state).
@@ -15,8 +15,10 @@
 namespace pjemu::client {
 
 struct HttpClientOptions {
-  std::string server = "http://127.0.0.1:6443";  // scheme://host:port; only http is spoken
+  std::string server = "http://127.0.0.1:6443";  // http:// or https://host:port[/prefix]
   std::string token;        // sent as "Authorization: Bearer <token>" when set
+  std::string ca_pem;       // https: trust this CA (PEM); "" = the system's roots
+  bool insecure_skip_tls_verify = false;  // https: accept any certificate (kubeconfig's flag)
   Duration timeout = 30s;   // per request (connect + exchange); streams have none
 };
 
@@ -55,7 +57,8 @@ class HttpClient final : public Client {
                             std::string_view accept = "application/json");
   // GET target and hand the (de-chunked) body to on_data as it arrives, until the server ends
   // the response or on_data returns false. A non-2xx answer is returned as its Status.
-  Status Stream(std::string_view target, const std::function<bool(std::string_view)>& on_data);
+  Status Stream(std::string_view target, const std::function<bool(std::string_view)>& on_data,
+                std::string_view accept = "application/json, */*");
 
   // "/apis/kubeflow.org/v1/namespaces/ns/pytorchjobs[/name]" (ns "" = all namespaces).
   static std::string PathOf(const ResourceType& type, std::string_view ns,
