@@ -22,10 +22,10 @@ ALLOWED = {
     "faults": {"client", "process"},
     "persist": {"store"},
     "cluster": {"manifest", "store", "process", "client", "apiserver", "controller",
-                "scheduler", "kubelet", "faults", "persist"},
+                "scheduler", "kubelet", "faults", "persist", "ui"},
     "scenario": {"cluster", "manifest", "faults", "client", "process", "controller"},
     "cli": {"scenario", "cluster", "client", "manifest", "controller", "apiserver"},
-    "ui": {"store", "apiserver"},
+    "ui": {"store", "apiserver", "manifest", "controller"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"emulator/([a-z_]+)/')
 

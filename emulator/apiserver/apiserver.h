@@ -17,8 +17,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "emulator/api/logs.h"
+#include "emulator/apiserver/http_types.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
 #include "emulator/store/store.h"
@@ -43,6 +45,7 @@ struct ApiServerOptions {
   const Clock* clock = nullptr;         // Table ages and log sinceSeconds; nullptr = real time
   int threads = 1;                      // io threads
   ApiServerLimits limits;
+  std::vector<Mount> mounts;            // extra handlers under path prefixes (the console's /ui/)
 };
 
 class ApiServer {

@@ -54,4 +54,13 @@ struct HttpResponse {
   std::shared_ptr<StreamSource> stream;  // set: body is ignored, the stream is sent chunked
 };
 
+// A handler mounted under a path prefix of the server (the web console at /ui/). It gets every
+// request whose path starts with `prefix`, before authentication, and is told whether the
+// request carried the server's token (always true without one): it decides what needs it. A
+// GET of the prefix without its trailing '/' is redirected to it.
+struct Mount {
+  std::string prefix;  // "/ui/"
+  std::function<HttpResponse(const HttpRequest& request, bool authorized)> handler;
+};
+
 }  // namespace pjemu::apiserver

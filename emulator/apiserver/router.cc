@@ -62,6 +62,19 @@ bool Router::Authorized(const HttpRequest& request, const std::string& path) con
 }
 
 HttpResponse Router::Route(const HttpRequest& request) const {
+  std::string raw_path = request.target.substr(0, request.target.find('?'));
+  for (const Mount& mount : options_.mounts) {
+    if (raw_path.rfind(mount.prefix, 0) == 0) {
+      return mount.handler(request, Authorized(request, raw_path));
+    }
+    if (mount.prefix.size() > 1 && raw_path + "/" == mount.prefix) {
+      HttpResponse redirect;
+      redirect.status = 301;
+      redirect.content_type = "text/plain; charset=utf-8";
+      redirect.headers.emplace_back("Location", mount.prefix);
+      return redirect;
+    }
+  }
   Query query;
   auto path = ParseTarget(request.target, &query);
   std::string plain_path = path.ok() ? path->path : "";

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "emulator/api/logs.h"
 #include "emulator/apiserver/http_types.h"
@@ -23,6 +24,7 @@ struct RouterOptions {
   std::string token;                    // "" = no authentication
   std::string git_version = "v1.30.0";  // /version, OpenAPI info; must be full semver
   const Clock* clock = nullptr;         // Table ages and sinceSeconds; nullptr = real time
+  std::vector<Mount> mounts;            // served before authentication (see Mount)
 };
 
 // A v1 Status response for a failure (code and reason from the Status).

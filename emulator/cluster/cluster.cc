@@ -14,8 +14,10 @@
 #include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/kubelet.h"
 #include "emulator/process/posix_process_runner.h"
+#include "emulator/process/resource_sampler.h"
 #include "emulator/scheduler/scheduler.h"
 #include "emulator/store/store.h"
+#include "emulator/ui/console.h"
 
 namespace pjemu::cluster {
 
@@ -27,6 +29,7 @@ class Cluster::Parts {
   std::unique_ptr<store::Store> store;
   std::unique_ptr<client::Client> client;
   std::unique_ptr<process::PosixProcessRunner> posix;
+  std::unique_ptr<process::ResourceSampler> sampler;  // the console's CPU/memory charts
   std::unique_ptr<TrainerRunner> runner;
   std::unique_ptr<controller::Controller> controller;
   std::unique_ptr<scheduler::Scheduler> scheduler;
@@ -114,6 +117,23 @@ Status Cluster::Start() {
     ao.token = options_.token;
     ao.tls = !options_.token.empty();
     ao.clock = &raw->clock;
+    // The web console at /ui/, with the CPU/memory sampler of the pods' processes.
+    process::PosixProcessRunner* posix = raw->posix.get();
+    raw->sampler = std::make_unique<process::ResourceSampler>(
+        raw->clock, [posix] { return posix->Live(); });
+    raw->sampler->Start();
+    ui::ConsoleOptions co;
+    co.metrics_path = [this](const Json& pod) { return MetricsPath(pod); };
+    co.usage = [sampler = raw->sampler.get()](const std::string& ns, const std::string& pod) {
+      std::vector<ui::ContainerUsage> out;
+      for (auto& [container, samples] : sampler->Samples(ns + "/" + pod + "/")) {
+        ui::ContainerUsage usage{container, {}};
+        for (const auto& s : samples) usage.points.push_back({s.time, s.cpu_cores, s.rss_bytes});
+        out.push_back(std::move(usage));
+      }
+      return out;
+    };
+    ao.mounts.push_back(ui::MakeConsoleMount(*raw->store, std::move(co)));
     raw->api = std::make_unique<apiserver::ApiServer>(*raw->store, raw->kubelet.get(), ao);
     if (Status s = raw->api->Start(); !s.ok()) {
       Stop();
@@ -127,6 +147,7 @@ void Cluster::Stop() {
   if (!parts_) return;
   Parts* p = parts_.get();
   if (p->api) p->api->Stop();
+  if (p->sampler) p->sampler->Stop();
   if (p->loop_thread.joinable()) {
     // Actors stop on the loop thread; the kubelet SIGKILLs its pods' process groups.
     (void)p->OnLoop([p] {

@@ -26,6 +26,7 @@ struct PosixProcessRunner::Proc {
   int out_fd = -1;
   int err_fd = -1;
   std::int64_t memory_limit = 0;
+  std::string name;  // ProcessSpec::name
   bool exited = false;
   bool oom_killed = false;
   ProcessExit exit;
@@ -159,6 +160,7 @@ Result<Pid> PosixProcessRunner::Start(const ProcessSpec& spec, ExitCallback on_e
   proc->out_fd = out[0];
   proc->err_fd = err[0];
   proc->memory_limit = spec.memory_limit_bytes;
+  proc->name = spec.name;
   {
     std::lock_guard<std::mutex> lock(mu_);
     procs_[pid] = std::move(proc);
@@ -185,6 +187,15 @@ void PosixProcessRunner::KillAll() {
 std::size_t PosixProcessRunner::running() const {
   std::lock_guard<std::mutex> lock(mu_);
   return procs_.size();
+}
+
+std::vector<std::pair<Pid, std::string>> PosixProcessRunner::Live() const {
+  std::vector<std::pair<Pid, std::string>> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [pid, proc] : procs_) {
+    if (!proc->exited) out.emplace_back(pid, proc->name);
+  }
+  return out;
 }
 
 void PosixProcessRunner::IoLoop() {

@@ -13,6 +13,8 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "emulator/common/clock.h"
 #include "emulator/common/event_loop.h"
@@ -37,6 +39,8 @@ class PosixProcessRunner final : public ProcessRunner {
   Status Signal(Pid pid, int sig) override;
   void KillAll() override;
   std::size_t running() const override;
+  // The processes that have not exited yet, as (pid, ProcessSpec::name): ResourceSampler's lister.
+  std::vector<std::pair<Pid, std::string>> Live() const;
 
   const OrphanGuard& guard() const { return guard_; }
 

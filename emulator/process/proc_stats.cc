@@ -58,6 +58,27 @@ std::int64_t RssBytes(pid_t pid) {
   return bytes;
 }
 
+// utime + stime (fields 14 and 15 of /proc/<pid>/stat), in clock ticks; 0 when gone.
+std::int64_t CpuTicks(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  std::FILE* f = std::fopen(path, "re");
+  if (!f) return 0;
+  char buf[1024];
+  std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char* close = std::strrchr(buf, ')');
+  if (!close) return 0;
+  unsigned long long utime = 0, stime = 0;
+  // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+  if (std::sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+                  &stime) != 2) {
+    return 0;
+  }
+  return static_cast<std::int64_t>(utime + stime);
+}
+
 }  // namespace
 
 std::vector<pid_t> GroupMembers(pid_t pgid) {
@@ -73,6 +94,18 @@ std::map<pid_t, std::int64_t> RssByGroup(const std::set<pid_t>& pgids) {
   if (pgids.empty()) return out;
   ForEachProcess([&](pid_t pid, pid_t pgrp) {
     if (pgids.count(pgrp)) out[pgrp] += RssBytes(pid);
+  });
+  return out;
+}
+
+std::map<pid_t, GroupUsage> UsageByGroup(const std::set<pid_t>& pgids) {
+  std::map<pid_t, GroupUsage> out;
+  if (pgids.empty()) return out;
+  ForEachProcess([&](pid_t pid, pid_t pgrp) {
+    if (!pgids.count(pgrp)) return;
+    GroupUsage& usage = out[pgrp];
+    usage.cpu_ticks += CpuTicks(pid);
+    usage.rss_bytes += RssBytes(pid);
   });
   return out;
 }

@@ -1,0 +1,186 @@
+#include "emulator/ui/console.h"
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "emulator/api/resources.h"
+#include "emulator/ui/assets.h"
+#include "emulator/ui/manifest_check.h"
+#include "emulator/ui/metrics_reader.h"
+
+namespace pjemu::ui {
+namespace {
+
+using apiserver::HttpRequest;
+using apiserver::HttpResponse;
+
+constexpr std::string_view kPrefix = "/ui/";
+
+HttpResponse JsonResponse(int status, const Json& body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+// The Kubernetes Status shape the rest of the server answers errors with.
+HttpResponse StatusResponse(int code, const std::string& reason, const std::string& message) {
+  return JsonResponse(code, {{"kind", "Status"},
+                             {"apiVersion", "v1"},
+                             {"metadata", Json::object()},
+                             {"status", "Failure"},
+                             {"message", message},
+                             {"reason", reason},
+                             {"code", code}});
+}
+
+HttpResponse NotFound(const std::string& what) {
+  return StatusResponse(404, "NotFound", what + " not found");
+}
+
+// DNS-1123 subdomain (pod names) / label (namespaces): lower-case alphanumerics, '-' and '.'
+// (subdomain only), starting and ending alphanumeric.
+bool ValidName(std::string_view name, bool allow_dots, std::size_t max_len) {
+  if (name.empty() || name.size() > max_len) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alnum(name.front()) || !alnum(name.back())) return false;
+  for (char c : name) {
+    if (!alnum(c) && c != '-' && !(allow_dots && c == '.')) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> Split(std::string_view path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    parts.emplace_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
+}
+
+double Seconds(Time t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+// The metrics file of a pod: the path the cluster names, else the one metrics-rank<R>.jsonl
+// beside it (a worker's rank is not 0).
+std::string FindMetricsFile(const std::string& named) {
+  std::error_code ec;
+  if (named.empty() || std::filesystem::exists(named, ec)) return named;
+  std::filesystem::path dir = std::filesystem::path(named).parent_path();
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string file = it->path().filename().string();
+    if (file.rfind("metrics-rank", 0) == 0 && it->path().extension() == ".jsonl") {
+      return it->path().string();
+    }
+  }
+  return named;
+}
+
+class Console {
+ public:
+  Console(store::Store& store, ConsoleOptions options)
+      : store_(store), options_(std::move(options)) {}
+
+  HttpResponse Handle(const HttpRequest& request, bool authorized) const {
+    std::string path = request.target.substr(0, request.target.find('?'));
+    std::string rest = path.substr(kPrefix.size());
+    if (rest.rfind("api/", 0) == 0 || rest == "api") {
+      if (!authorized) return StatusResponse(401, "Unauthorized", "Unauthorized");
+      return Api(request, rest.substr(std::min<std::size_t>(4, rest.size())));
+    }
+    if (request.method != "GET" && request.method != "HEAD") {
+      return StatusResponse(405, "MethodNotAllowed", "only GET is served under /ui/");
+    }
+    const Asset* asset = FindAsset(rest.empty() ? "index.html" : rest);
+    if (asset == nullptr) return NotFound("/ui/" + rest);
+    HttpResponse r;
+    r.content_type = std::string(asset->content_type);
+    r.body = std::string(asset->data);
+    r.headers.emplace_back("Cache-Control", "no-cache");
+    r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    r.headers.emplace_back("Content-Security-Policy",
+                           "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+                           "frame-ancestors 'none'");
+    return r;
+  }
+
+ private:
+  HttpResponse Api(const HttpRequest& request, const std::string& rest) const {
+    if (rest == "validate") {
+      if (request.method != "POST") {
+        return StatusResponse(405, "MethodNotAllowed", "POST the YAML text");
+      }
+      return JsonResponse(200, CheckManifest(request.body));
+    }
+    // namespaces/{ns}/pods/{pod}/{metrics|resources}
+    std::vector<std::string> parts = Split(rest);
+    if (parts.size() != 5 || parts[0] != "namespaces" || parts[2] != "pods") {
+      return NotFound("/ui/api/" + rest);
+    }
+    if (request.method != "GET" && request.method != "HEAD") {
+      return StatusResponse(405, "MethodNotAllowed", "only GET is served here");
+    }
+    const std::string& ns = parts[1];
+    const std::string& name = parts[3];
+    if (!ValidName(ns, false, 63) || !ValidName(name, true, 253)) {
+      return StatusResponse(400, "BadRequest", "invalid namespace or pod name");
+    }
+    auto pod = store_.Get(api::Pods(), ns, name);
+    if (!pod.ok()) return NotFound("pods \"" + name + "\"");
+    if (parts[4] == "metrics") return Metrics(*pod);
+    if (parts[4] == "resources") return Resources(ns, name);
+    return NotFound("/ui/api/" + rest);
+  }
+
+  HttpResponse Metrics(const Json& pod) const {
+    std::string file = options_.metrics_path ? FindMetricsFile(options_.metrics_path(pod)) : "";
+    Json body = file.empty() ? Json{{"steps", Json::array()}, {"epochs", Json::array()},
+                                    {"truncated", false}}
+                             : ReadMetrics(file, options_.max_metrics_bytes);
+    body["trainer"] = !file.empty();
+    return JsonResponse(200, body);
+  }
+
+  HttpResponse Resources(const std::string& ns, const std::string& name) const {
+    Json containers = Json::array();
+    if (options_.usage) {
+      for (const ContainerUsage& c : options_.usage(ns, name)) {
+        Json points = Json::array();
+        for (const UsagePoint& p : c.points) {
+          points.push_back(Json::array({Seconds(p.time), p.cpu_cores, p.rss_bytes}));
+        }
+        containers.push_back({{"container", c.container}, {"points", std::move(points)}});
+      }
+    }
+    return JsonResponse(200, {{"containers", std::move(containers)}});
+  }
+
+  store::Store& store_;
+  ConsoleOptions options_;
+};
+
+}  // namespace
+
+const Asset* FindAsset(std::string_view path) {
+  for (const Asset& asset : Assets()) {
+    if (asset.path == path) return &asset;
+  }
+  return nullptr;
+}
+
+apiserver::Mount MakeConsoleMount(store::Store& store, ConsoleOptions options) {
+  auto console = std::make_shared<const Console>(store, std::move(options));
+  return apiserver::Mount{std::string(kPrefix),
+                          [console](const HttpRequest& request, bool authorized) {
+                            return console->Handle(request, authorized);
+                          }};
+}
+
+}  // namespace pjemu::ui

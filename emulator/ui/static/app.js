@@ -1,0 +1,843 @@
+// pjemu console: a single-page app over the Kubernetes API of the server that serves it
+// (list + watch streamed through fetch, so a bearer token can be sent) and the few /ui/api/
+// endpoints for what that API lacks (metrics files, resource samples, YAML checks with lines).
+// No framework and no chart library: the DOM is built with h(), charts are drawn as SVG.
+'use strict';
+
+const JOBS = '/apis/kubeflow.org/v1';
+const JOB_LABEL = 'training.kubeflow.org/job-name';
+const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
+const MAX_LOG_CHARS = 2 * 1024 * 1024;
+
+const session = { token: sessionStorage.getItem('pjemu.token') || '' };
+let view = null;  // { controller: AbortController, timers: [] } of the page shown
+
+// ---------- DOM helpers ----------
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'class') el.className = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+function replace(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+function s(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, String(v));
+  for (const c of children) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return el;
+}
+
+function table(headers, rows, attrs) {
+  return h('table', attrs, h('thead', {}, h('tr', {}, headers.map((x) => h('th', {}, x)))),
+    h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: headers.length, class: 'muted' }, 'None'))));
+}
+
+function kv(pairs) {
+  return h('table', { class: 'kv' }, h('tbody', {},
+    pairs.filter((p) => p).map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v)))));
+}
+
+function badge(text, extra) {
+  return h('span', { class: `badge ${text} ${extra || ''}` }, text);
+}
+
+// ---------- time ----------
+
+function age(ts) {
+  if (!ts) return '';
+  let sec = Math.max(0, Math.floor((Date.now() - Date.parse(ts)) / 1000));
+  if (sec < 120) return `${sec}s`;
+  const min = Math.floor(sec / 60);
+  if (min < 120) return `${min}m${sec % 60 ? (sec % 60) + 's' : ''}`;
+  const hr = Math.floor(min / 60);
+  if (hr < 48) return `${hr}h${min % 60 ? (min % 60) + 'm' : ''}`;
+  return `${Math.floor(hr / 24)}d`;
+}
+
+function duration(from, to) {
+  if (!from) return '';
+  const sec = Math.max(0, Math.round(((to ? Date.parse(to) : Date.now()) - Date.parse(from)) / 1000));
+  return sec < 60 ? `${sec}s` : `${Math.floor(sec / 60)}m${sec % 60}s`;
+}
+
+function when(ts) {
+  return ts ? h('span', { title: ts, 'data-age': ts }, `${age(ts)} ago`) : '';
+}
+
+setInterval(() => {
+  for (const el of document.querySelectorAll('[data-age]')) el.textContent = `${age(el.dataset.age)} ago`;
+  for (const el of document.querySelectorAll('[data-age-plain]')) el.textContent = age(el.dataset.agePlain);
+}, 1000);
+
+// ---------- API ----------
+
+class ApiError extends Error {
+  constructor(code, message, status) {
+    super(message);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+function authHeaders(extra) {
+  const headers = Object.assign({}, extra || {});
+  if (session.token) headers.Authorization = `Bearer ${session.token}`;
+  return headers;
+}
+
+async function api(method, url, body, contentType, signal) {
+  const opts = { method, headers: authHeaders(), signal };
+  if (body !== undefined) {
+    opts.headers['Content-Type'] = contentType || 'application/json';
+    opts.body = typeof body === 'string' ? body : JSON.stringify(body);
+  }
+  const r = await fetch(url, opts);
+  const text = await r.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch (e) { /* not JSON */ }
+  if (r.status === 401) askToken(true);
+  if (!r.ok) throw new ApiError(r.status, (json && json.message) || text || r.statusText, json);
+  return json;
+}
+
+// Reads a streamed response line by line until it ends or the signal aborts.
+async function readLines(response, onLine) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let i;
+    while ((i = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, i);
+      buffer = buffer.slice(i + 1);
+      onLine(line);
+    }
+  }
+  if (buffer) onLine(buffer);
+}
+
+const keyOf = (o) => `${o.metadata.namespace || ''}/${o.metadata.name}`;
+
+// List, then watch from the list's resourceVersion; relists when the watch ends or fails
+// (410 Gone included). onChange(Map key -> object) is called at most once per frame.
+function watchList(url, signal, onChange) {
+  const items = new Map();
+  let pending = false;
+  const changed = () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => { pending = false; if (!signal.aborted) onChange(items); });
+  };
+  const sep = url.includes('?') ? '&' : '?';
+  (async () => {
+    while (!signal.aborted) {
+      try {
+        const list = await api('GET', url, undefined, undefined, signal);
+        items.clear();
+        for (const o of list.items || []) items.set(keyOf(o), o);
+        changed();
+        const r = await fetch(`${url}${sep}watch=1&allowWatchBookmarks=true&resourceVersion=${list.metadata.resourceVersion}`,
+          { headers: authHeaders(), signal });
+        if (r.status === 401) { askToken(true); return; }
+        if (!r.ok) throw new ApiError(r.status, r.statusText);
+        let gone = false;
+        await readLines(r, (line) => {
+          if (!line.trim() || gone) return;
+          const ev = JSON.parse(line);
+          if (ev.type === 'ADDED' || ev.type === 'MODIFIED') items.set(keyOf(ev.object), ev.object);
+          else if (ev.type === 'DELETED') items.delete(keyOf(ev.object));
+          else if (ev.type === 'ERROR') gone = true;
+          else return;  // BOOKMARK
+          changed();
+        });
+      } catch (e) {
+        if (signal.aborted) return;
+        if (e.code === 401) return;
+      }
+      await sleep(1000, signal);
+    }
+  })();
+}
+
+function sleep(ms, signal) {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    if (signal) signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+  });
+}
+
+// Discovery: the plural and scope of a kind, for creating any object of a pasted manifest.
+const discoveryCache = new Map();
+async function resourceFor(apiVersion, kind) {
+  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  if (!discoveryCache.has(base)) discoveryCache.set(base, await api('GET', base));
+  const found = (discoveryCache.get(base).resources || []).find((r) => r.kind === kind && !r.name.includes('/'));
+  if (!found) throw new ApiError(404, `no matches for kind "${kind}" in version "${apiVersion}"`);
+  return { base, plural: found.name, namespaced: found.namespaced };
+}
+
+// ---------- token ----------
+
+function askToken(required) {
+  const dialog = document.getElementById('token-dialog');
+  if (dialog.open) return;
+  document.getElementById('token-input').value = session.token;
+  dialog.dataset.required = required ? '1' : '';
+  dialog.showModal();
+}
+
+function setupToken() {
+  document.getElementById('token-button').addEventListener('click', () => askToken(false));
+  document.getElementById('token-form').addEventListener('submit', () => {
+    session.token = document.getElementById('token-input').value.trim();
+    sessionStorage.setItem('pjemu.token', session.token);
+    route();
+  });
+  document.getElementById('token-clear').addEventListener('click', () => {
+    session.token = '';
+    sessionStorage.removeItem('pjemu.token');
+    document.getElementById('token-dialog').close();
+    route();
+  });
+}
+
+// ---------- job helpers ----------
+
+function jobState(job) {
+  const conds = (job.status && job.status.conditions) || [];
+  const trueConds = conds.filter((c) => c.status === 'True');
+  return trueConds.length ? trueConds[trueConds.length - 1].type : (conds.length ? conds[conds.length - 1].type : 'Pending');
+}
+
+function desiredReplicas(job) {
+  const specs = (job.spec && job.spec.pytorchReplicaSpecs) || {};
+  return Object.values(specs).reduce((n, r) => n + (r.replicas === undefined ? 1 : r.replicas), 0);
+}
+
+function podReady(pod) {
+  return ((pod.status && pod.status.conditions) || []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+function restarts(pod) {
+  return ((pod.status && pod.status.containerStatuses) || []).reduce((n, c) => n + (c.restartCount || 0), 0);
+}
+
+function gpus(pod) {
+  let n = 0;
+  for (const c of (pod.spec && pod.spec.containers) || []) {
+    const lim = (c.resources && (c.resources.limits || c.resources.requests)) || {};
+    n += Number(lim['nvidia.com/gpu'] || 0);
+  }
+  return n;
+}
+
+function podPhase(pod) {
+  const statuses = (pod.status && pod.status.containerStatuses) || [];
+  for (const c of statuses) {
+    const w = c.state && c.state.waiting;
+    if (w && w.reason && w.reason !== 'ContainerCreating') return w.reason;
+  }
+  return (pod.status && pod.status.phase) || 'Pending';
+}
+
+function sortPods(pods) {
+  const rank = (p) => ((p.metadata.labels || {})['training.kubeflow.org/replica-type'] === 'master' ? 0 : 1);
+  return [...pods].sort((a, b) => rank(a) - rank(b) || a.metadata.name.localeCompare(b.metadata.name, undefined, { numeric: true }));
+}
+
+function jobPath(ns, name) {
+  return `${JOBS}/namespaces/${encodeURIComponent(ns)}/pytorchjobs/${encodeURIComponent(name)}`;
+}
+
+async function deleteJob(ns, name) {
+  if (!confirm(`Delete PyTorchJob ${ns}/${name}? Its pods and services go with it.`)) return false;
+  await api('DELETE', jobPath(ns, name), { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' });
+  return true;
+}
+
+// ---------- job list ----------
+
+function showJobList(main, signal) {
+  const body = h('div');
+  replace(main,
+    h('div', { class: 'page-head' }, h('h1', { class: 'grow' }, 'PyTorchJobs'),
+      h('a', { href: '#/create' }, h('button', { class: 'primary', type: 'button' }, 'Create job'))),
+    body);
+  let jobs = new Map();
+  let pods = new Map();
+  const render = () => {
+    if (!jobs.size) {
+      replace(body, h('div', { class: 'empty', id: 'no-jobs' }, 'No PyTorchJobs yet. ', h('a', { href: '#/create' }, 'Create one from YAML.')));
+      return;
+    }
+    const byJob = new Map();
+    for (const p of pods.values()) {
+      const k = `${p.metadata.namespace}/${(p.metadata.labels || {})[JOB_LABEL]}`;
+      if (!byJob.has(k)) byJob.set(k, []);
+      byJob.get(k).push(p);
+    }
+    const rows = [...jobs.values()].sort((a, b) => keyOf(a).localeCompare(keyOf(b))).map((job) => {
+      const ns = job.metadata.namespace;
+      const name = job.metadata.name;
+      const jp = byJob.get(`${ns}/${name}`) || [];
+      const ready = jp.filter(podReady).length;
+      const done = jp.filter((p) => p.status && p.status.phase === 'Succeeded').length;
+      const state = jobState(job);
+      return h('tr', { 'data-job': `${ns}/${name}` },
+        h('td', {}, h('a', { href: `#/jobs/${ns}/${name}/overview`, class: 'job-link' }, name)),
+        h('td', {}, ns),
+        h('td', { class: 'job-state' }, badge(state)),
+        h('td', { class: 'job-ready' }, `${ready}/${desiredReplicas(job)}`, done ? h('span', { class: 'muted' }, ` (${done} succeeded)`) : ''),
+        h('td', {}, h('span', { 'data-age-plain': job.metadata.creationTimestamp }, age(job.metadata.creationTimestamp))),
+        h('td', {}, h('button', {
+          class: 'danger', type: 'button',
+          onclick: () => deleteJob(ns, name).catch((e) => alert(e.message)),
+        }, 'Delete')));
+    });
+    replace(body, table(['Name', 'Namespace', 'State', 'Replicas ready', 'Age', ''], rows, { id: 'job-table' }));
+  };
+  watchList(`${JOBS}/pytorchjobs`, signal, (items) => { jobs = items; render(); });
+  watchList(`/api/v1/pods?labelSelector=${encodeURIComponent(JOB_LABEL)}`, signal, (items) => { pods = items; render(); });
+}
+
+// ---------- job page ----------
+
+const TABS = [['overview', 'Overview'], ['replicas', 'Replicas'], ['logs', 'Logs'], ['metrics', 'Metrics'],
+  ['resources', 'Resources'], ['yaml', 'YAML']];
+
+function showJob(main, signal, ns, name, tab, query) {
+  const state = { job: null, pods: new Map(), events: new Map(), gone: false };
+  const stateBadge = h('span', { id: 'job-state' });
+  const content = h('div', { id: 'tab-content' });
+  const tabs = h('div', { class: 'tabs' }, TABS.map(([id, label]) => h('button', {
+    type: 'button', 'data-tab': id, class: id === tab ? 'active' : '',
+    onclick: () => { location.hash = `#/jobs/${ns}/${name}/${id}`; },
+  }, label)));
+  replace(main,
+    h('div', { class: 'page-head' },
+      h('div', { class: 'grow' }, h('h1', {}, name, ' ', stateBadge), h('div', { class: 'muted' }, `PyTorchJob in namespace ${ns}`)),
+      h('button', {
+        class: 'danger', type: 'button', id: 'delete-job',
+        onclick: () => deleteJob(ns, name).then((ok) => { if (ok) location.hash = '#/'; }).catch((e) => alert(e.message)),
+      }, 'Delete')),
+    tabs, content);
+
+  const tabView = TAB_VIEWS[tab] || TAB_VIEWS.overview;
+  const instance = tabView(content, signal, ns, name, state, query);
+  const update = () => {
+    if (state.job) replace(stateBadge, badge(jobState(state.job)));
+    else if (state.gone) replace(stateBadge, badge('Deleted'));
+    if (instance && instance.update) instance.update();
+  };
+  const nsBase = `/api/v1/namespaces/${encodeURIComponent(ns)}`;
+  watchList(`${JOBS}/namespaces/${encodeURIComponent(ns)}/pytorchjobs?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`,
+    signal, (items) => {
+      const job = items.get(`${ns}/${name}`) || null;
+      state.gone = !!state.job && !job;
+      state.job = job;
+      state.loaded = true;
+      update();
+    });
+  watchList(`${nsBase}/pods?labelSelector=${encodeURIComponent(`${JOB_LABEL}=${name}`)}`, signal, (items) => { state.pods = items; update(); });
+  watchList(`${nsBase}/events`, signal, (items) => { state.events = items; update(); });
+}
+
+function overviewTab(el, signal, ns, name, state) {
+  return {
+    update() {
+      const job = state.job;
+      if (!job) { replace(el, h('p', { class: 'muted' }, state.loaded ? 'This PyTorchJob does not exist (any more).' : 'Loading…')); return; }
+      const st = job.status || {};
+      const specs = job.spec.pytorchReplicaSpecs || {};
+      const rp = job.spec.runPolicy || {};
+      const replicaSummary = Object.entries(specs).map(([t, r]) => `${t} ×${r.replicas === undefined ? 1 : r.replicas} (${r.restartPolicy || 'default'})`).join(', ');
+      const statuses = Object.entries(st.replicaStatuses || {}).map(([t, r]) =>
+        `${t}: ${r.active || 0} active, ${r.succeeded || 0} succeeded, ${r.failed || 0} failed`).join('; ');
+      const image = Object.values(specs).map((r) => (((r.template || {}).spec || {}).containers || [])[0]).filter((c) => c).map((c) => c.image)[0];
+      const conds = (st.conditions || []).map((c) => h('tr', {},
+        h('td', {}, c.type), h('td', {}, badge(c.status, c.type === 'Failed' && c.status === 'True' ? 'bad' : '')),
+        h('td', {}, c.reason || ''), h('td', {}, c.message || ''), h('td', {}, when(c.lastTransitionTime))));
+      const podNames = new Set([...state.pods.values()].map((p) => p.metadata.name));
+      const events = [...state.events.values()].filter((e) => {
+        const o = e.involvedObject || {};
+        return (o.kind === 'PyTorchJob' && o.name === name) || (o.kind === 'Pod' && (podNames.has(o.name) || o.name.startsWith(`${name}-`))) ||
+          (o.kind === 'Service' && o.name.startsWith(`${name}-`));
+      }).sort((a, b) => String(a.lastTimestamp || a.eventTime || '').localeCompare(String(b.lastTimestamp || b.eventTime || '')));
+      const eventRows = events.map((e) => h('tr', {},
+        h('td', {}, badge(e.type || 'Normal')), h('td', {}, e.reason || ''),
+        h('td', {}, `${(e.involvedObject || {}).kind}/${(e.involvedObject || {}).name}`),
+        h('td', {}, e.message || ''), h('td', {}, e.count || 1), h('td', {}, when(e.lastTimestamp || e.eventTime))));
+      replace(el,
+        h('h2', {}, 'Basic information'),
+        kv([
+          ['Name', job.metadata.name], ['Namespace', job.metadata.namespace], ['UID', h('span', { class: 'mono' }, job.metadata.uid)],
+          ['State', badge(jobState(job))], ['Created', when(job.metadata.creationTimestamp)],
+          ['Started', when(st.startTime)], ['Completed', when(st.completionTime)],
+          ['Duration', duration(st.startTime, st.completionTime)],
+          ['Replicas', replicaSummary], ['Replica status', statuses || '—'], ['Image', image ? h('span', { class: 'mono' }, image) : '—'],
+          ['Run policy', `cleanPodPolicy ${rp.cleanPodPolicy || 'None'}` + (rp.backoffLimit !== undefined ? `, backoffLimit ${rp.backoffLimit}` : '') +
+            (rp.activeDeadlineSeconds ? `, activeDeadlineSeconds ${rp.activeDeadlineSeconds}` : '') +
+            (rp.ttlSecondsAfterFinished !== undefined ? `, ttlSecondsAfterFinished ${rp.ttlSecondsAfterFinished}` : '')],
+        ]),
+        h('h2', {}, 'Conditions'),
+        table(['Type', 'Status', 'Reason', 'Message', 'Last transition'], conds, { id: 'conditions-table' }),
+        h('h2', {}, 'Events'),
+        table(['Type', 'Reason', 'Object', 'Message', 'Count', 'Last seen'], eventRows, { id: 'events-table' }));
+    },
+  };
+}
+
+function replicasTab(el, signal, ns, name, state) {
+  return {
+    update() {
+      const rows = sortPods(state.pods.values()).map((p) => {
+        const labels = p.metadata.labels || {};
+        return h('tr', { 'data-pod': p.metadata.name },
+          h('td', {}, p.metadata.name),
+          h('td', {}, `${labels['training.kubeflow.org/replica-type'] || ''} ${labels['training.kubeflow.org/replica-index'] || ''}`),
+          h('td', {}, badge(podPhase(p))), h('td', {}, restarts(p)),
+          h('td', {}, p.spec.nodeName || '—'), h('td', { class: 'mono' }, (p.status && p.status.podIP) || '—'),
+          h('td', {}, gpus(p)), h('td', {}, when(p.status && p.status.startTime)),
+          h('td', {}, h('a', { href: `#/jobs/${ns}/${name}/logs?pod=${encodeURIComponent(p.metadata.name)}` }, 'Log'), ' · ',
+            h('a', { href: `#/jobs/${ns}/${name}/metrics?pod=${encodeURIComponent(p.metadata.name)}` }, 'Metrics')));
+      });
+      replace(el, table(['Pod', 'Replica', 'Phase', 'Restarts', 'Node', 'IP', 'GPUs', 'Started', ''], rows, { id: 'replicas-table' }));
+    },
+  };
+}
+
+// A pod chooser that keeps its choice while the pod list changes.
+function podPicker(state, initial, onPick) {
+  const select = h('select', { id: 'pod-select' });
+  let chosen = initial || '';
+  select.addEventListener('change', () => { chosen = select.value; onPick(chosen); });
+  return {
+    select,
+    get value() { return chosen; },
+    refresh() {
+      const names = sortPods(state.pods.values()).map((p) => p.metadata.name);
+      if (!chosen && names.length) { chosen = names[0]; onPick(chosen); }
+      const options = names.includes(chosen) || !chosen ? names : [chosen, ...names];
+      if (options.join() !== [...select.options].map((o) => o.value).join()) {
+        replace(select, options.map((n) => h('option', { value: n }, n)));
+      }
+      select.value = chosen;
+    },
+  };
+}
+
+function logsTab(el, signal, ns, name, state, query) {
+  const out = h('pre', { class: 'log', id: 'log-output' });
+  const follow = h('input', { type: 'checkbox', id: 'log-follow', checked: true });
+  const status = h('span', { class: 'muted', id: 'log-status' });
+  let stream = null;
+  const start = (pod) => {
+    if (stream) stream.abort();
+    stream = new AbortController();
+    const local = stream;
+    signal.addEventListener('abort', () => local.abort(), { once: true });
+    out.textContent = '';
+    streamLog(ns, pod, follow.checked, local.signal, out, status, follow);
+  };
+  const picker = podPicker(state, query.get('pod'), start);
+  follow.addEventListener('change', () => { if (picker.value) start(picker.value); });
+  replace(el, h('div', { class: 'toolbar' }, h('label', {}, 'Pod ', picker.select),
+    h('label', {}, follow, ' Follow'), status), out);
+  return { update: () => picker.refresh() };
+}
+
+async function streamLog(ns, pod, follow, signal, out, status, followBox) {
+  const url = `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(pod)}/log${follow ? '?follow=true' : ''}`;
+  const decoder = new TextDecoder();
+  while (!signal.aborted) {
+    try {
+      status.textContent = follow ? 'connecting…' : '';
+      const r = await fetch(url, { headers: authHeaders(), signal });
+      if (r.status === 401) { askToken(true); return; }
+      if (!r.ok) {
+        const body = await r.json().catch(() => ({}));
+        status.textContent = body.message || r.statusText;
+        await sleep(1000, signal);
+        continue;
+      }
+      status.textContent = follow ? 'following' : '';
+      const reader = r.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        out.textContent += decoder.decode(value, { stream: true });
+        if (out.textContent.length > MAX_LOG_CHARS) out.textContent = out.textContent.slice(-MAX_LOG_CHARS / 2);
+        if (followBox.checked) out.scrollTop = out.scrollHeight;
+      }
+      status.textContent = 'end of log';
+      return;
+    } catch (e) {
+      if (signal.aborted) return;
+      status.textContent = e.message;
+      await sleep(1000, signal);
+    }
+  }
+}
+
+// Polls fn every `ms` until the view goes away.
+function poll(signal, ms, fn) {
+  (async () => {
+    while (!signal.aborted) {
+      try { await fn(); } catch (e) { if (e.code === 401) return; }
+      await sleep(ms, signal);
+    }
+  })();
+}
+
+function metricsTab(el, signal, ns, name, state, query) {
+  const charts = h('div', { class: 'charts' });
+  const summary = h('div');
+  let pod = '';
+  let last = '';
+  const load = async () => {
+    if (!pod) return;
+    const m = await api('GET', `/ui/api/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(pod)}/metrics`, undefined, undefined, signal);
+    const key = JSON.stringify(m);
+    if (key === last) return;
+    last = key;
+    const loss = m.steps.map(([step, l]) => [step, l]);
+    const acc = m.epochs.filter((e) => e.accuracy !== undefined).map((e) => [e.epoch, e.accuracy]);
+    const testLoss = m.epochs.filter((e) => e.test_loss !== undefined).map((e) => [e.epoch, e.test_loss]);
+    replace(charts,
+      chartBox('Training loss per step', 'loss-chart', [{ name: 'loss', points: loss }], { xLabel: 'step', integerX: true }),
+      chartBox('Test accuracy per epoch', 'accuracy-chart', [{ name: 'accuracy', points: acc }],
+        { xLabel: 'epoch', integerX: true, dots: true, yMin: 0, yMax: 1, yFormat: (v) => `${Math.round(v * 100)}%` }),
+      chartBox('Test loss per epoch', 'test-loss-chart', [{ name: 'test loss', points: testLoss }], { xLabel: 'epoch', integerX: true, dots: true, yMin: 0 }));
+    replace(summary,
+      !m.trainer ? h('div', { class: 'notice' }, 'This pod runs no mapped trainer: no metrics file.') : '',
+      m.truncated ? h('div', { class: 'notice' }, 'The metrics file is large: only its end is shown.') : '',
+      h('h2', {}, 'Epochs'),
+      table(['Epoch', 'Accuracy', 'Test loss', 'Steps', 'Train seconds', 'Samples/s'], m.epochs.map((e) => h('tr', {},
+        h('td', {}, e.epoch), h('td', {}, fmt(e.accuracy, 4)), h('td', {}, fmt(e.test_loss, 4)), h('td', {}, e.steps ?? ''),
+        h('td', {}, fmt(e.train_seconds, 2)), h('td', {}, fmt(e.samples_per_second, 0)))), { id: 'epochs-table' }),
+      h('p', { class: 'muted' }, `${m.steps.length} logged steps, read from the trainer's metrics file (metrics-rank<R>.jsonl); the same scalars are in its TensorBoard event files.`));
+  };
+  const picker = podPicker(state, query.get('pod'), (p) => { pod = p; last = ''; load().catch(() => {}); });
+  replace(el, h('div', { class: 'toolbar' }, h('label', {}, 'Pod ', picker.select)), charts, summary);
+  poll(signal, 2000, load);
+  return { update: () => picker.refresh() };
+}
+
+function resourcesTab(el, signal, ns, name, state) {
+  const charts = h('div', { class: 'charts' });
+  replace(el, h('p', { class: 'muted' }, 'CPU (cores) and resident memory of each pod\'s processes, sampled from /proc every second while they run.'), charts);
+  const load = async () => {
+    const pods = sortPods(state.pods.values()).map((p) => p.metadata.name);
+    const cpu = [];
+    const mem = [];
+    for (const pod of pods) {
+      const r = await api('GET', `/ui/api/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(pod)}/resources`, undefined, undefined, signal);
+      for (const c of r.containers) {
+        const label = r.containers.length > 1 ? `${pod}/${c.container}` : pod;
+        cpu.push({ name: label, points: c.points.map(([t, cores]) => [t, cores]) });
+        mem.push({ name: label, points: c.points.map(([t, , rss]) => [t, rss / (1024 * 1024)]) });
+      }
+    }
+    replace(charts,
+      chartBox('CPU (cores)', 'cpu-chart', cpu, { time: true, yMin: 0 }),
+      chartBox('Memory (MiB RSS)', 'memory-chart', mem, { time: true, yMin: 0 }));
+  };
+  poll(signal, 2000, load);
+  return { update() {} };
+}
+
+function yamlTab(el, signal, ns, name, state) {
+  return {
+    update() {
+      if (!state.job) { replace(el, h('p', { class: 'muted' }, 'No object.')); return; }
+      const job = Object.assign({ apiVersion: 'kubeflow.org/v1', kind: 'PyTorchJob' }, state.job);
+      replace(el, h('pre', { class: 'yaml', id: 'job-yaml' }, toYaml(job)));
+    },
+  };
+}
+
+const TAB_VIEWS = { overview: overviewTab, replicas: replicasTab, logs: logsTab, metrics: metricsTab, resources: resourcesTab, yaml: yamlTab };
+
+function fmt(v, digits) {
+  return typeof v === 'number' ? v.toFixed(digits) : '';
+}
+
+// ---------- charts (SVG) ----------
+
+function niceTicks(min, max, count) {
+  if (!(max > min)) { max = min + 1; }
+  const raw = (max - min) / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((st) => st >= raw) || raw;
+  const ticks = [];
+  for (let v = Math.ceil(min / step) * step; v <= max + step * 1e-9; v += step) ticks.push(Number(v.toFixed(10)));
+  return ticks;
+}
+
+function chartBox(title, id, series, opts) {
+  const legend = series.length > 1 ? h('div', { class: 'legend' }, series.map((se, i) =>
+    h('span', {}, h('i', { class: `c${i}` }), se.name))) : '';
+  const box = h('div', { class: 'chart-box', id }, h('h3', {}, title), lineChart(series, opts), legend);
+  box.querySelectorAll('.legend i').forEach((el, i) => { el.style.background = COLORS[i % COLORS.length]; });
+  return box;
+}
+
+function lineChart(series, opts) {
+  const W = 560, H = 240, L = 52, R = 14, T = 10, B = 34;
+  const svg = s('svg', { class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img' });
+  const all = series.flatMap((se) => se.points);
+  if (!all.length) {
+    svg.append(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'no-data' }, 'no data yet'));
+    return svg;
+  }
+  let xMin = Math.min(...all.map((p) => p[0])), xMax = Math.max(...all.map((p) => p[0]));
+  let yMin = opts.yMin ?? Math.min(...all.map((p) => p[1])), yMax = opts.yMax ?? Math.max(...all.map((p) => p[1]));
+  if (opts.yMin !== undefined) yMax = Math.max(yMax, opts.yMin);
+  if (xMax === xMin) { xMin -= 1; xMax += 1; }
+  if (yMax === yMin) { yMax = yMin + (Math.abs(yMin) || 1); }
+  if (opts.integerX) { xMin = Math.floor(xMin); xMax = Math.ceil(xMax); }
+  const yTicks = niceTicks(yMin, yMax, 5);
+  yMin = Math.min(yMin, yTicks[0]);
+  yMax = Math.max(yMax, yTicks[yTicks.length - 1]);
+  let xTicks = niceTicks(xMin, xMax, 6);
+  if (opts.integerX) xTicks = xTicks.filter((v) => Number.isInteger(v));
+  const X = (v) => L + ((v - xMin) / (xMax - xMin)) * (W - L - R);
+  const Y = (v) => T + (1 - (v - yMin) / (yMax - yMin)) * (H - T - B);
+  const yFormat = opts.yFormat || ((v) => (Math.abs(v) >= 100 ? v.toFixed(0) : String(Number(v.toPrecision(3)))));
+  const xFormat = opts.time ? (v) => new Date(v * 1000).toLocaleTimeString([], { hour12: false }) : (v) => String(v);
+  for (const v of yTicks) {
+    svg.append(s('line', { class: 'grid', x1: L, x2: W - R, y1: Y(v), y2: Y(v) }));
+    svg.append(s('text', { x: L - 6, y: Y(v) + 4, 'text-anchor': 'end' }, yFormat(v)));
+  }
+  for (const v of xTicks) {
+    if (v < xMin || v > xMax) continue;
+    svg.append(s('text', { x: X(v), y: H - B + 16, 'text-anchor': 'middle' }, xFormat(v)));
+  }
+  svg.append(s('line', { class: 'axis', x1: L, x2: W - R, y1: H - B, y2: H - B }));
+  svg.append(s('line', { class: 'axis', x1: L, x2: L, y1: T, y2: H - B }));
+  if (opts.xLabel) svg.append(s('text', { x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle' }, opts.xLabel));
+  series.forEach((se, i) => {
+    const color = COLORS[i % COLORS.length];
+    if (se.points.length > 1) {
+      svg.append(s('polyline', { class: 'series', stroke: color, points: se.points.map((p) => `${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(' ') }));
+    }
+    if (opts.dots || se.points.length === 1) {
+      for (const p of se.points) {
+        const dot = s('circle', { cx: X(p[0]), cy: Y(p[1]), r: 4, fill: color });
+        dot.append(s('title', {}, `${opts.xLabel || 'x'} ${xFormat(p[0])}: ${yFormat(p[1])}`));
+        svg.append(dot);
+        if (opts.dots && se.points.length <= 12) {
+          svg.append(s('text', { x: X(p[0]), y: Y(p[1]) - 8, 'text-anchor': 'middle', class: 'value' }, yFormat(p[1])));
+        }
+      }
+    }
+  });
+  return svg;
+}
+
+// ---------- YAML output ----------
+
+const YAML_PLAIN = /^[A-Za-z_./][A-Za-z0-9_./:@ -]*$/;
+const YAML_SPECIAL = /^(true|false|yes|no|on|off|null|~|y|n)$/i;
+
+function yamlScalar(v) {
+  if (v === null) return 'null';
+  if (typeof v !== 'string') return String(v);
+  if (v === '' || !YAML_PLAIN.test(v) || YAML_SPECIAL.test(v) || /^[0-9.+-]/.test(v) || v.endsWith(' ') ||
+      v.includes(': ') || v.includes(' #') || /^\d{4}-\d\d-\d\d/.test(v)) return JSON.stringify(v);
+  return v;
+}
+
+function toYaml(v, indent = '') {
+  if (Array.isArray(v)) {
+    if (!v.length) return '[]\n';
+    return v.map((item) => {
+      if (item && typeof item === 'object' && Object.keys(item).length) {
+        const inner = toYaml(item, `${indent}  `);
+        return `${indent}- ${inner.slice(indent.length + 2)}`;
+      }
+      return `${indent}- ${item && typeof item === 'object' ? (Array.isArray(item) ? '[]' : '{}') : yamlScalar(item)}\n`;
+    }).join('');
+  }
+  if (v && typeof v === 'object') {
+    const keys = Object.keys(v);
+    if (!keys.length) return '{}\n';
+    return keys.map((k) => {
+      const val = v[k];
+      const key = yamlScalar(k);
+      if (val && typeof val === 'object' && (Array.isArray(val) ? val.length : Object.keys(val).length)) {
+        return `${indent}${key}:\n${toYaml(val, Array.isArray(val) ? indent : `${indent}  `)}`;
+      }
+      return `${indent}${key}: ${val && typeof val === 'object' ? (Array.isArray(val) ? '[]' : '{}') : yamlScalar(val)}\n`;
+    }).join('');
+  }
+  return `${indent}${yamlScalar(v)}\n`;
+}
+
+// ---------- create ----------
+
+function fieldToPointer(field) {
+  // "spec.pytorchReplicaSpecs[Master].template.spec.containers[0].image" -> JSON pointer parts
+  const parts = [];
+  const re = /([^.[\]]+)|\[([^\]]*)\]/g;
+  let m;
+  while ((m = re.exec(field))) parts.push((m[1] ?? m[2]).replace(/~/g, '~0').replace(/\//g, '~1'));
+  return parts;
+}
+
+function lineOfField(doc, field) {
+  const parts = fieldToPointer(field || '');
+  while (parts.length) {
+    const line = doc.lines[`/${parts.join('/')}`];
+    if (line) return line;
+    parts.pop();
+  }
+  return doc.line;
+}
+
+function showCreate(main) {
+  const sample = 'apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: my-job\n  namespace: default\nspec:\n  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n      restartPolicy: OnFailure\n      template:\n        spec:\n          containers:\n            - name: pytorch\n              image: docker.io/kubeflowkatib/pytorch-mnist:v1beta1-45c5727\n              command: ["python3", "/opt/pytorch-mnist/mnist.py", "--epochs=1"]\n';
+  const gutter = h('pre', { class: 'gutter', id: 'yaml-gutter' });
+  const input = h('textarea', { id: 'yaml-input', spellcheck: 'false', placeholder: 'Paste a PyTorchJob manifest (YAML or JSON)' });
+  input.value = sample;
+  const ns = h('input', { id: 'default-namespace', value: 'default', size: 14 });
+  const result = h('div', { id: 'create-result' });
+  const file = h('input', { type: 'file', id: 'yaml-file', accept: '.yaml,.yml,.json,text/yaml,application/json' });
+  let errorLines = new Set();
+  const drawGutter = () => {
+    const n = input.value.split('\n').length;
+    replace(gutter, Array.from({ length: n }, (_, i) => h('span', { class: errorLines.has(i + 1) ? 'err' : '' }, `${i + 1}\n`)));
+    gutter.scrollTop = input.scrollTop;
+  };
+  input.addEventListener('input', () => { errorLines = new Set(); drawGutter(); });
+  input.addEventListener('scroll', () => { gutter.scrollTop = input.scrollTop; });
+  file.addEventListener('change', async () => {
+    if (!file.files.length) return;
+    if (file.files[0].size > 3 * 1024 * 1024) { replace(result, h('div', { class: 'notice error' }, 'The file is over 3 MiB.')); return; }
+    input.value = await file.files[0].text();
+    errorLines = new Set();
+    drawGutter();
+  });
+  const showErrors = (title, errors, warnings) => {
+    errorLines = new Set(errors.filter((e) => e.line).map((e) => e.line));
+    drawGutter();
+    replace(result, h('div', { class: 'notice error' }, title),
+      h('ul', { class: 'errors', id: 'create-errors' }, errors.map((e) => h('li', {}, e.line ? h('b', {}, `line ${e.line}: `) : '', e.message))),
+      warnings && warnings.length ? h('ul', { class: 'warnings' }, warnings.map((w) => h('li', {}, w))) : '');
+    const first = [...errorLines].sort((a, b) => a - b)[0];
+    if (first) {
+      const offset = input.value.split('\n').slice(0, first - 1).join('\n').length + (first > 1 ? 1 : 0);
+      input.focus();
+      input.setSelectionRange(offset, offset);
+      input.scrollTop = Math.max(0, (first - 5) * 18);
+    }
+  };
+  const check = async () => {
+    const v = await api('POST', '/ui/api/validate', input.value, 'application/yaml');
+    const errors = [...v.errors];
+    const warnings = [];
+    for (const d of v.documents) { errors.push(...d.errors); warnings.push(...d.warnings); }
+    if (errors.length) { showErrors('The manifest is invalid; nothing was created.', errors, warnings); return null; }
+    return v;
+  };
+  const validateButton = h('button', {
+    type: 'button', id: 'validate-button',
+    onclick: async () => {
+      try {
+        const v = await check();
+        if (v) { errorLines = new Set(); drawGutter(); replace(result, h('div', { class: 'notice' }, `Valid: ${v.documents.length} object(s).`)); }
+      } catch (e) { replace(result, h('div', { class: 'notice error' }, e.message)); }
+    },
+  }, 'Validate');
+  const createButton = h('button', {
+    type: 'button', class: 'primary', id: 'create-button',
+    onclick: async () => {
+      createButton.disabled = true;
+      try {
+        const v = await check();
+        if (!v) return;
+        const created = [];
+        for (const d of v.documents) {
+          const o = d.object;
+          const res = await resourceFor(o.apiVersion, o.kind);
+          const namespace = (o.metadata && o.metadata.namespace) || ns.value.trim() || 'default';
+          const url = res.namespaced ? `${res.base}/namespaces/${encodeURIComponent(namespace)}/${res.plural}` : `${res.base}/${res.plural}`;
+          try {
+            const out = await api('POST', `${url}?fieldValidation=Strict`, o);
+            created.push(out);
+          } catch (e) {
+            const causes = (e.status && e.status.details && e.status.details.causes) || [];
+            const errors = causes.length ? causes.map((c) => ({ line: lineOfField(d, c.field), message: `${c.field ? c.field + ': ' : ''}${c.message}` }))
+              : [{ line: d.line, message: e.message }];
+            showErrors(`${o.kind} ${(o.metadata || {}).name}: ${e.message}`, errors);
+            return;
+          }
+        }
+        const job = created.find((o) => o.kind === 'PyTorchJob');
+        if (job) location.hash = `#/jobs/${job.metadata.namespace}/${job.metadata.name}/overview`;
+        else replace(result, h('div', { class: 'notice' }, `Created ${created.length} object(s).`));
+      } catch (e) {
+        replace(result, h('div', { class: 'notice error' }, e.message));
+      } finally {
+        createButton.disabled = false;
+      }
+    },
+  }, 'Create');
+  replace(main,
+    h('div', { class: 'page-head' }, h('h1', { class: 'grow' }, 'Create a PyTorchJob')),
+    h('div', { class: 'toolbar' }, h('label', {}, 'Upload ', file), h('label', {}, 'Namespace (when the manifest names none) ', ns)),
+    h('div', { class: 'editor' }, gutter, input),
+    h('div', { class: 'toolbar', style: null }, validateButton, createButton),
+    result);
+  drawGutter();
+}
+
+// ---------- router ----------
+
+function route() {
+  if (view) view.controller.abort();
+  view = { controller: new AbortController() };
+  const signal = view.controller.signal;
+  const main = document.getElementById('main');
+  const hash = location.hash.replace(/^#/, '') || '/';
+  const [path, qs] = hash.split('?');
+  const query = new URLSearchParams(qs || '');
+  const parts = path.split('/').filter((p) => p).map(decodeURIComponent);
+  document.getElementById('nav-jobs').className = parts[0] !== 'create' ? 'active' : '';
+  document.getElementById('nav-create').className = parts[0] === 'create' ? 'active' : '';
+  if (parts[0] === 'create') { document.title = 'Create job · pjemu'; showCreate(main); return; }
+  if (parts[0] === 'jobs' && parts.length >= 3) {
+    document.title = `${parts[2]} · pjemu`;
+    showJob(main, signal, parts[1], parts[2], parts[3] || 'overview', query);
+    return;
+  }
+  document.title = 'PyTorchJobs · pjemu';
+  showJobList(main, signal);
+}
+
+setupToken();
+window.addEventListener('hashchange', route);
+route();

@@ -1,0 +1,280 @@
+#include "emulator/ui/console.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "emulator/api/resources.h"
+#include "emulator/apiserver/router.h"
+
+namespace pjemu::ui {
+namespace {
+
+using apiserver::HttpRequest;
+using apiserver::HttpResponse;
+
+struct TempDir {
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "pjemu-ui-test-XXXXXX").string();
+    path = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string path;
+};
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+HttpRequest Req(std::string method, std::string target, std::string body = "") {
+  HttpRequest r;
+  r.method = std::move(method);
+  r.target = std::move(target);
+  r.body = std::move(body);
+  return r;
+}
+
+std::string Header(const HttpResponse& r, const std::string& name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+struct Fixture {
+  FakeClock clock;
+  store::Store store{clock};
+  TempDir dir;
+  std::string metrics_file;  // what metrics_path names for every pod
+  apiserver::Mount mount;
+
+  Fixture() {
+    metrics_file = dir.path + "/kubeflow/job-master-0/logs/metrics-rank0.jsonl";
+    ConsoleOptions options;
+    options.metrics_path = [this](const Json& pod) {
+      return pod["metadata"]["name"] == "no-trainer" ? std::string() : metrics_file;
+    };
+    options.usage = [](const std::string& ns, const std::string& pod) {
+      std::vector<ContainerUsage> out;
+      if (ns == "kubeflow" && pod == "job-master-0") {
+        Time t0 = Time(std::chrono::seconds(1000));
+        out.push_back({"pytorch", {{t0, 0.0, 1024}, {t0 + std::chrono::seconds(1), 1.5, 4096}}});
+      }
+      return out;
+    };
+    options.max_metrics_bytes = 4096;
+    mount = MakeConsoleMount(store, std::move(options));
+    for (const char* name : {"job-master-0", "no-trainer"}) {
+      Json pod = {{"apiVersion", "v1"},
+                  {"kind", "Pod"},
+                  {"metadata", {{"name", name}, {"namespace", "kubeflow"}}},
+                  {"spec", {{"containers", {{{"name", "pytorch"}, {"image", "busybox"}}}}}}};
+      REQUIRE(store.Create(api::Pods(), "kubeflow", pod).ok());
+    }
+  }
+
+  HttpResponse Get(const std::string& target, bool authorized = true) {
+    return mount.handler(Req("GET", target), authorized);
+  }
+};
+
+TEST_CASE("console: the static shell is served to anyone, with its content types") {
+  Fixture f;
+  REQUIRE(f.mount.prefix == "/ui/");
+  HttpResponse index = f.Get("/ui/", false);
+  CHECK(index.status == 200);
+  CHECK(index.content_type == "text/html; charset=utf-8");
+  CHECK(index.body.find("<script src=\"app.js\"></script>") != std::string::npos);
+  CHECK(Header(index, "Content-Security-Policy").find("default-src 'self'") != std::string::npos);
+  CHECK(f.Get("/ui/index.html?x=1", false).body == index.body);
+  HttpResponse js = f.Get("/ui/app.js", false);
+  CHECK(js.status == 200);
+  CHECK(js.content_type == "text/javascript; charset=utf-8");
+  CHECK(js.body.find("function watchList") != std::string::npos);
+  CHECK(f.Get("/ui/app.css", false).content_type == "text/css; charset=utf-8");
+  CHECK(f.Get("/ui/nope.js", false).status == 404);
+  CHECK(f.Get("/ui/../apiserver.h", false).status == 404);
+  CHECK(f.mount.handler(Req("POST", "/ui/app.js"), true).status == 405);
+}
+
+TEST_CASE("console: /ui/api/ needs the token and leaks nothing without it") {
+  Fixture f;
+  WriteFile(f.metrics_file, "{\"type\":\"step\",\"step\":1,\"loss\":2.0,\"epoch\":1}\n");
+  for (const char* target :
+       {"/ui/api/namespaces/kubeflow/pods/job-master-0/metrics",
+        "/ui/api/namespaces/kubeflow/pods/job-master-0/resources", "/ui/api/validate",
+        "/ui/api/namespaces/kubeflow/pods/missing/metrics"}) {
+    HttpResponse r = f.Get(target, false);
+    CHECK(r.status == 401);
+    CHECK(r.body.find("loss") == std::string::npos);
+    CHECK(r.body.find("missing") == std::string::npos);
+    CHECK(Json::parse(r.body)["reason"] == "Unauthorized");
+  }
+  CHECK(f.mount.handler(Req("POST", "/ui/api/validate", "kind: x"), false).status == 401);
+}
+
+TEST_CASE("console: pod names are checked and looked up in the store") {
+  Fixture f;
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/pods/..%2F..%2Fetc/metrics").status == 400);
+  CHECK(f.Get("/ui/api/namespaces/Kube_flow/pods/job-master-0/metrics").status == 400);
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/pods/-x/metrics").status == 400);
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/pods/" + std::string(254, 'a') + "/metrics").status ==
+        400);
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/pods/absent/metrics").status == 404);
+  CHECK(f.Get("/ui/api/namespaces/default/pods/job-master-0/metrics").status == 404);
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/pods/job-master-0/other").status == 404);
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/pods/job-master-0").status == 404);
+  CHECK(f.Get("/ui/api/").status == 404);
+}
+
+TEST_CASE("console: metrics are read from the trainer's JSON lines") {
+  Fixture f;
+  SECTION("no file yet: empty lists") {
+    Json m = Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/job-master-0/metrics").body);
+    CHECK(m["steps"].empty());
+    CHECK(m["epochs"].empty());
+    CHECK(m["trainer"] == true);
+  }
+  SECTION("steps, epochs, and a half-written last line") {
+    WriteFile(f.metrics_file,
+              "{\"type\":\"step\",\"epoch\":1,\"step\":1,\"batch\":0,\"loss\":2.31,\"samples\":0,"
+              "\"time\":0.1}\n"
+              "{\"type\":\"step\",\"epoch\":1,\"step\":11,\"batch\":10,\"loss\":1.5,\"samples\":"
+              "640,\"time\":0.9}\n"
+              "{\"type\":\"epoch\",\"epoch\":1,\"accuracy\":0.6954,\"test_loss\":0.84,\"steps\":"
+              "40,\"train_seconds\":3.5,\"train_cpu_seconds\":3.4,\"samples_per_second\":"
+              "1463.2,\"time\":4.2}\n"
+              "{\"type\":\"step\",\"epoch\":2,\"st");
+    HttpResponse r = f.Get("/ui/api/namespaces/kubeflow/pods/job-master-0/metrics");
+    REQUIRE(r.status == 200);
+    Json m = Json::parse(r.body);
+    CHECK(m["steps"] == Json::parse("[[1,2.31,1],[11,1.5,1]]"));
+    REQUIRE(m["epochs"].size() == 1);
+    CHECK(m["epochs"][0]["accuracy"] == 0.6954);
+    CHECK(m["epochs"][0]["test_loss"] == 0.84);
+    CHECK(m["epochs"][0]["steps"] == 40);
+    CHECK(!m["epochs"][0].contains("train_cpu_seconds"));
+    CHECK(m["truncated"] == false);
+  }
+  SECTION("a large file: only its end, from a whole line") {
+    std::string text;
+    for (int step = 1; step <= 200; ++step) {
+      text += "{\"type\":\"step\",\"epoch\":1,\"step\":" + std::to_string(step) +
+              ",\"loss\":1.0}\n";
+    }
+    WriteFile(f.metrics_file, text);
+    Json m = Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/job-master-0/metrics").body);
+    CHECK(m["truncated"] == true);
+    REQUIRE(!m["steps"].empty());
+    CHECK(m["steps"].back()[0] == 200);
+    CHECK(m["steps"].size() < 200);
+    int first = m["steps"][0][0];
+    CHECK(m["steps"].size() == static_cast<std::size_t>(200 - first + 1));
+  }
+  SECTION("a worker's rank file beside the named one") {
+    std::string rank1 =
+        std::filesystem::path(f.metrics_file).parent_path().string() + "/metrics-rank1.jsonl";
+    WriteFile(rank1, "{\"type\":\"step\",\"epoch\":1,\"step\":5,\"loss\":0.5}\n");
+    Json m = Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/job-master-0/metrics").body);
+    CHECK(m["steps"] == Json::parse("[[5,0.5,1]]"));
+  }
+  SECTION("a pod without a trainer") {
+    Json m = Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/no-trainer/metrics").body);
+    CHECK(m["trainer"] == false);
+    CHECK(m["steps"].empty());
+  }
+}
+
+TEST_CASE("console: resource samples per container") {
+  Fixture f;
+  Json r = Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/job-master-0/resources").body);
+  REQUIRE(r["containers"].size() == 1);
+  CHECK(r["containers"][0]["container"] == "pytorch");
+  CHECK(r["containers"][0]["points"] == Json::parse("[[1000.0,0.0,1024],[1001.0,1.5,4096]]"));
+  Json none = Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/no-trainer/resources").body);
+  CHECK(none["containers"].empty());
+}
+
+TEST_CASE("console: validate gives objects, field lines and the webhook's errors at their line") {
+  Fixture f;
+  auto validate = [&](const std::string& yaml) {
+    HttpResponse r = f.mount.handler(Req("POST", "/ui/api/validate", yaml), true);
+    REQUIRE(r.status == 200);
+    return Json::parse(r.body);
+  };
+  SECTION("the seed job is valid") {
+    std::ifstream in(std::string(PJEMU_SOURCE_DIR) + "/fixtures/seeds/pytorch-simple.yaml");
+    std::string seed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Json v = validate(seed);
+    CHECK(v["errors"].empty());
+    REQUIRE(v["documents"].size() == 1);
+    CHECK(v["documents"][0]["errors"].empty());
+    CHECK(v["documents"][0]["object"]["metadata"]["name"] == "pytorch-simple");
+    CHECK(v["documents"][0]["lines"]["/spec/pytorchReplicaSpecs/Worker/replicas"] == 22);
+  }
+  SECTION("a webhook error at its field's line") {
+    Json v = validate(
+        "apiVersion: kubeflow.org/v1\n"
+        "kind: PyTorchJob\n"
+        "metadata:\n"
+        "  name: bad\n"
+        "spec:\n"
+        "  pytorchReplicaSpecs:\n"
+        "    Master:\n"
+        "      replicas: 2\n"
+        "      template:\n"
+        "        spec:\n"
+        "          containers:\n"
+        "            - name: pytorch\n"
+        "              image: busybox\n");
+    REQUIRE(v["documents"].size() == 1);
+    const Json& errors = v["documents"][0]["errors"];
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0]["line"] == 8);
+    CHECK(errors[0]["field"] == "spec.pytorchReplicaSpecs[Master].replicas");
+    CHECK(errors[0]["message"].get<std::string>().find("must be 1") != std::string::npos);
+  }
+  SECTION("a syntax error at its line") {
+    Json v = validate("apiVersion: v1\nkind: Pod\nmetadata:\n  name: [unclosed\n");
+    CHECK(v["documents"].empty());
+    REQUIRE(v["errors"].size() == 1);
+    CHECK(v["errors"][0]["line"].get<int>() >= 4);
+    CHECK(!v["errors"][0]["message"].get<std::string>().empty());
+  }
+  SECTION("an unknown kind") {
+    Json v = validate("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n");
+    REQUIRE(v["documents"].size() == 1);
+    CHECK(v["documents"][0]["errors"][0]["line"] == 2);
+  }
+  CHECK(f.Get("/ui/api/validate").status == 405);
+}
+
+TEST_CASE("router: a mount is served before authentication, and only under its prefix") {
+  Fixture f;
+  apiserver::RouterOptions options;
+  options.token = "s3cret";
+  options.mounts.push_back(f.mount);
+  apiserver::Router router(f.store, nullptr, options);
+  CHECK(router.Route(Req("GET", "/ui/")).status == 200);
+  HttpResponse redirect = router.Route(Req("GET", "/ui"));
+  CHECK(redirect.status == 301);
+  CHECK(Header(redirect, "Location") == "/ui/");
+  CHECK(router.Route(Req("GET", "/ui/api/namespaces/kubeflow/pods/job-master-0/resources"))
+            .status == 401);
+  HttpRequest with_token = Req("GET", "/ui/api/namespaces/kubeflow/pods/job-master-0/resources");
+  with_token.headers["authorization"] = "Bearer s3cret";
+  CHECK(router.Route(with_token).status == 200);
+  with_token.headers["authorization"] = "Bearer wrong";
+  CHECK(router.Route(with_token).status == 401);
+  CHECK(router.Route(Req("GET", "/api/v1/namespaces/kubeflow/pods")).status == 401);
+  CHECK(router.Route(Req("GET", "/uix/")).status == 401);
+}
+
+}  // namespace
+}  // namespace pjemu::ui
