@@ -27,6 +27,8 @@ class VirtualCluster::Parts {
   std::unique_ptr<controller::Controller> controller;
   std::unique_ptr<scheduler::Scheduler> scheduler;
   std::unique_ptr<kubelet::Kubelet> kubelet;
+  kubelet::KubeletOptions kubelet_options;  // to power the node on again
+  bool node_up = true;
   kubelet::ImageMap images;
 
   client::Client& actors() { return wrapped_client ? *wrapped_client : *local; }
@@ -74,6 +76,8 @@ Status VirtualCluster::Start() {
   ko.cpu = options_.cpu;
   ko.memory = options_.memory;
   ko.backoff_scale = options_.backoff_scale;
+  ko.network = std::make_shared<kubelet::ClusterNetwork>();
+  p->kubelet_options = ko;
   p->controller = std::make_unique<controller::Controller>(p->actors(), p->loop);
   p->scheduler = std::make_unique<scheduler::Scheduler>(p->actors(), p->loop);
   p->kubelet = std::make_unique<kubelet::Kubelet>(p->actors(), p->loop, p->runner(), ko);
@@ -111,6 +115,31 @@ Status VirtualCluster::RestartController() {
   parts_->controller->Stop();
   parts_->controller = std::make_unique<controller::Controller>(parts_->actors(), parts_->loop);
   return parts_->controller->Start();
+}
+
+Status VirtualCluster::SetNodePower(const std::string& node, bool up) {
+  if (!parts_) return Status(Code::kInvalid, "cluster not started");
+  Parts* p = parts_.get();
+  if (node != p->kubelet_options.node_name) return NotFoundError("nodes", node);
+  if (up == p->node_up) return Status::Ok();
+  p->node_up = up;
+  if (!up) {
+    p->kubelet->Stop();
+    return Status::Ok();
+  }
+  p->kubelet = std::make_unique<kubelet::Kubelet>(p->actors(), p->loop, p->runner(),
+                                                  p->kubelet_options);
+  return p->kubelet->Start();
+}
+
+Status VirtualCluster::EvictPod(const std::string& ns, const std::string& name,
+                                const std::string& message) {
+  if (!parts_) return Status(Code::kInvalid, "cluster not started");
+  return parts_->kubelet->EvictPod(ns, name, message);
+}
+
+void VirtualCluster::SetPullDelay(const std::string& glob, Duration delay) {
+  if (parts_) parts_->kubelet->SetPullDelay(glob, delay);
 }
 
 client::Client& VirtualCluster::client() { return *parts_->local; }

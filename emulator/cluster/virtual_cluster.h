@@ -14,6 +14,7 @@
 #include "emulator/api/logs.h"
 #include "emulator/client/client.h"
 #include "emulator/common/event_loop.h"
+#include "emulator/cluster/scenario_cluster.h"
 #include "emulator/process/simulated_process_runner.h"
 
 namespace pjemu::cluster {
@@ -35,26 +36,33 @@ struct VirtualClusterOptions {
   std::function<std::unique_ptr<process::ProcessRunner>(process::ProcessRunner&)> wrap_runner;
 };
 
-class VirtualCluster {
+class VirtualCluster final : public ScenarioCluster {
  public:
   explicit VirtualCluster(VirtualClusterOptions options);
-  ~VirtualCluster();  // Stop()
+  ~VirtualCluster() override;  // Stop()
   VirtualCluster(const VirtualCluster&) = delete;
   VirtualCluster& operator=(const VirtualCluster&) = delete;
 
   // Builds and starts every component; kInvalid for a bad image map; nothing left on error.
-  Status Start();
+  Status Start() override;
   // Stops the actors, kills what is still "running" and lets the loop report it. Idempotent.
-  void Stop();
+  void Stop() override;
   // Stops the controller and starts a fresh one over the same store (state comes from there).
-  Status RestartController();
+  Status RestartController() override;
+  bool real_time() const override { return false; }
+  void Step(Duration d) override { loop().RunFor(d); }
+  Status SetNodePower(const std::string& node, bool up) override;
+  Status EvictPod(const std::string& ns, const std::string& name,
+                  const std::string& message) override;
+  void SetPullDelay(const std::string& glob, Duration delay) override;
+  std::string MetricsPath(const Json&) const override { return ""; }
 
   // REQUIRES: Start() returned OK.
-  client::Client& client();          // unwrapped, for submitting and inspecting
-  client::Client& actor_client();    // what the actors use (wrapped when wrap_client is set)
-  process::ProcessRunner& runner();  // the kubelet's (wrapped when wrap_runner is set)
-  api::PodLogs& logs();
-  EventLoop& loop();
+  client::Client& client() override;  // unwrapped, for submitting and inspecting
+  client::Client& actor_client();     // what the actors use (wrapped when wrap_client is set)
+  process::ProcessRunner& runner();   // the kubelet's (wrapped when wrap_runner is set)
+  api::PodLogs& logs() override;
+  EventLoop& loop() override;
   FakeClock& clock();
   // Checks every container image of a job against the image map (see Cluster::CheckImages).
   Status CheckImage(const std::string& image) const;

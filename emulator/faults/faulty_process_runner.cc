@@ -32,9 +32,9 @@ Result<process::Pid> FaultyProcessRunner::Start(const process::ProcessSpec& spec
   auto pid = inner_.Start(spec, [this, on_exit](const process::ProcessExit& exit) {
     process::ProcessExit reported = exit;
     if (auto it = exit_override_.find(exit.pid); it != exit_override_.end()) {
-      reported.exit_code = it->second;
-      reported.signal = 0;
-      reported.oom_killed = false;
+      reported.exit_code = it->second.exit_code;
+      reported.signal = it->second.oom ? SIGKILL : 0;
+      reported.oom_killed = it->second.oom;
       exit_override_.erase(it);
     }
     procs_.erase(exit.pid);
@@ -44,6 +44,7 @@ Result<process::Pid> FaultyProcessRunner::Start(const process::ProcessSpec& spec
   RunningProcess p = ParseName(spec.name);
   p.pid = *pid;
   procs_[*pid] = p;
+  started_.push_back(*pid);
   return pid;
 }
 
@@ -77,7 +78,23 @@ Status FaultyProcessRunner::Hang(std::string_view ns, std::string_view pod,
 
 Status FaultyProcessRunner::ExitWith(std::string_view ns, std::string_view pod, int exit_code,
                                      std::string_view container) {
-  for (const RunningProcess& p : Find(ns, pod, container)) exit_override_[p.pid] = exit_code;
+  for (const RunningProcess& p : Find(ns, pod, container)) {
+    exit_override_[p.pid] = {exit_code, false};
+  }
+  Status s = Kill(ns, pod, SIGKILL, container);
+  if (!s.ok()) {
+    for (const RunningProcess& p : Find(ns, pod, container)) exit_override_.erase(p.pid);
+  }
+  return s;
+}
+
+}  // namespace pjemu::faults
+
+namespace pjemu::faults {
+
+Status FaultyProcessRunner::OomKill(std::string_view ns, std::string_view pod,
+                                   std::string_view container) {
+  for (const RunningProcess& p : Find(ns, pod, container)) exit_override_[p.pid] = {137, true};
   Status s = Kill(ns, pod, SIGKILL, container);
   if (!s.ok()) {
     for (const RunningProcess& p : Find(ns, pod, container)) exit_override_.erase(p.pid);

@@ -42,13 +42,24 @@ class FaultyProcessRunner final : public process::ProcessRunner {
   // the process is SIGKILLed and its exit rewritten, as if it had called exit(exit_code).
   Status ExitWith(std::string_view ns, std::string_view pod, int exit_code,
                   std::string_view container = "");
+  // Ends the pod's processes as the kernel's OOM killer would inside a container at its memory
+  // limit: SIGKILL, reported as OOMKilled with exit code 137.
+  Status OomKill(std::string_view ns, std::string_view pod, std::string_view container = "");
+  // Process group ids of every process started through this decorator (for the "no process
+  // left behind" check once the cluster stopped).
+  const std::vector<process::Pid>& started() const { return started_; }
   // Faults acted out so far (kills, hangs, exits), for reports.
   int acted() const { return acted_; }
 
  private:
   process::ProcessRunner& inner_;
   std::map<process::Pid, RunningProcess> procs_;
-  std::map<process::Pid, int> exit_override_;
+  struct Override {
+    int exit_code = 0;
+    bool oom = false;
+  };
+  std::map<process::Pid, Override> exit_override_;
+  std::vector<process::Pid> started_;
   int acted_ = 0;
 };
 

@@ -1,6 +1,9 @@
 #include "emulator/faults/injector.h"
 
+#include <algorithm>
 #include <cstring>
+#include <regex>
+#include <sstream>
 
 namespace pjemu::faults {
 
@@ -22,7 +25,47 @@ std::pair<std::string, std::string> SplitKey(const std::string& key) {
 
 bool IsPodAction(ActionKind kind) {
   return kind == ActionKind::kKill || kind == ActionKind::kExit || kind == ActionKind::kHang ||
-         kind == ActionKind::kDeletePod;
+         kind == ActionKind::kDeletePod || kind == ActionKind::kEvict || kind == ActionKind::kOom;
+}
+
+// The text of a CRI log line ("<time> <stream> <F|P> <text>"); other lines as they are.
+std::string CriText(const std::string& line) {
+  std::size_t a = line.find(' ');
+  std::size_t b = a == std::string::npos ? a : line.find(' ', a + 1);
+  std::size_t c = b == std::string::npos ? b : line.find(' ', b + 1);
+  if (c == std::string::npos) return line;
+  return line.substr(c + 1);
+}
+
+bool LogMatches(const std::string& log, const std::string& pattern) {
+  std::regex re;
+  try {
+    re = std::regex(pattern);
+  } catch (const std::regex_error&) {
+    return false;
+  }
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (std::regex_search(CriText(line), re)) return true;
+  }
+  return false;
+}
+
+// A metrics record of the trainer's JSON-lines file that reaches the trigger's step or epoch.
+bool MetricsReached(const std::string& text, const Trigger& t) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    Json rec = Json::parse(line, nullptr, false);
+    if (!rec.is_object()) continue;  // a line being written
+    std::string type = rec.value("type", "");
+    if (t.step > 0 && type == "step" && rec.value("step", std::int64_t{0}) >= t.step) return true;
+    if (t.epoch > 0 && type == "epoch" && rec.value("epoch", std::int64_t{0}) >= t.epoch) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -43,12 +86,22 @@ const char* ActionName(ActionKind kind) {
       return "hook";
     case ActionKind::kPatchJob:
       return "patch-job";
+    case ActionKind::kEvict:
+      return "evict";
+    case ActionKind::kOom:
+      return "oom";
+    case ActionKind::kNodeDown:
+      return "node-down";
+    case ActionKind::kNodeUp:
+      return "node-up";
+    case ActionKind::kPullDelay:
+      return "pull-delay";
   }
   return "?";
 }
 
 Injector::Injector(EventLoop& loop, client::Client& client, InjectorOptions options)
-    : loop_(loop), client_(client), options_(options) {}
+    : loop_(loop), client_(client), options_(options), random_(options.seed) {}
 
 Injector::~Injector() { Stop(); }
 
@@ -62,7 +115,8 @@ Status Injector::Add(FaultSpec spec) {
   if (IsPodAction(a.kind) && a.target.name.empty() && a.target.label_selector.empty()) {
     return Status(Code::kInvalid, "pod: fault \"" + spec.id + "\" needs a pod name or selector");
   }
-  if ((a.kind == ActionKind::kKill || a.kind == ActionKind::kExit || a.kind == ActionKind::kHang) &&
+  if ((a.kind == ActionKind::kKill || a.kind == ActionKind::kExit || a.kind == ActionKind::kHang ||
+       a.kind == ActionKind::kOom) &&
       processes_ == nullptr) {
     return Status(Code::kInvalid,
                   std::string(ActionName(a.kind)) + ": no process runner to act on (not wrapped)");
@@ -77,7 +131,34 @@ Status Injector::Add(FaultSpec spec) {
   if (a.kind == ActionKind::kHook && !hooks_.count(a.hook)) {
     return Status(Code::kInvalid, "hook: unknown action \"" + a.hook + "\"");
   }
+  if (a.kind == ActionKind::kEvict && !node_.evict) {
+    return Status(Code::kInvalid, "evict: no kubelet to act on");
+  }
+  if ((a.kind == ActionKind::kNodeDown || a.kind == ActionKind::kNodeUp) &&
+      (!node_.power || a.node.empty())) {
+    return Status(Code::kInvalid, std::string(ActionName(a.kind)) + ": no node to act on");
+  }
+  if (a.kind == ActionKind::kPullDelay && (!node_.pull_delay || a.image.empty())) {
+    return Status(Code::kInvalid, "pull-delay: needs an image glob and a kubelet to act on");
+  }
   const Trigger& t = spec.trigger;
+  if (t.kind == Trigger::Kind::kLogMatch) {
+    if (!node_.read_log) return Status(Code::kInvalid, "when.log: no pod logs to read");
+    if (t.pod.name.empty()) return Status(Code::kInvalid, "when.pod: a log trigger needs a pod");
+    try {
+      std::regex re(t.regex);
+    } catch (const std::regex_error& e) {
+      return Status(Code::kInvalid, "when.log: invalid regex \"" + t.regex + "\": " + e.what());
+    }
+  }
+  if (t.kind == Trigger::Kind::kMetrics) {
+    if (!node_.read_metrics) {
+      return Status(Code::kInvalid, "when.metrics: no trainer metrics in this run (real time only)");
+    }
+    if (t.pod.name.empty() || (t.step <= 0 && t.epoch <= 0)) {
+      return Status(Code::kInvalid, "when.metrics: needs a pod and a step or epoch above 0");
+    }
+  }
   if (t.kind == Trigger::Kind::kAfterFault) {
     bool known = false;
     for (const FaultSpec& s : specs_) known = known || s.id == t.fault;
@@ -104,10 +185,18 @@ void Injector::Stop() {
   *alive_ = false;
   for (auto id : timers_) loop_.Cancel(id);
   timers_.clear();
+  for (auto& [node, ids] : node_timers_) {
+    for (auto id : ids) loop_.Cancel(id);
+  }
+  node_timers_.clear();
 }
 
 void Injector::Schedule(const FaultSpec& spec, Duration delay) {
   scheduled_[spec.id] = true;
+  if (spec.trigger.jitter > Duration::zero()) {
+    auto n = std::chrono::duration_cast<std::chrono::milliseconds>(spec.trigger.jitter).count();
+    delay += std::chrono::milliseconds(random_.Uniform(static_cast<std::uint64_t>(n)));
+  }
   std::weak_ptr<bool> alive = alive_;
   std::size_t index = &spec - specs_.data();
   timers_.push_back(loop_.PostAfter(delay, [this, alive, index] {
@@ -115,13 +204,31 @@ void Injector::Schedule(const FaultSpec& spec, Duration delay) {
   }));
 }
 
+bool Injector::TriggerMatched(const Trigger& t) {
+  switch (t.kind) {
+    case Trigger::Kind::kJobCondition: {
+      auto [ns, name] = SplitKey(t.job);
+      auto job = client_.Get(api::PyTorchJobs(), ns, name);
+      return job.ok() && ConditionTrue(*job, t.condition);
+    }
+    case Trigger::Kind::kLogMatch:
+      return LogMatches(node_.read_log(t.pod.ns, t.pod.name, t.pod.container), t.regex);
+    case Trigger::Kind::kMetrics:
+      return MetricsReached(node_.read_metrics(t.pod.ns, t.pod.name), t);
+    default:
+      return false;
+  }
+}
+
 void Injector::Poll() {
   bool waiting = false;
   for (const FaultSpec& spec : specs_) {
-    if (spec.trigger.kind != Trigger::Kind::kJobCondition || scheduled_.count(spec.id)) continue;
-    auto [ns, name] = SplitKey(spec.trigger.job);
-    auto job = client_.Get(api::PyTorchJobs(), ns, name);
-    if (job.ok() && ConditionTrue(*job, spec.trigger.condition)) {
+    const Trigger::Kind kind = spec.trigger.kind;
+    if (kind == Trigger::Kind::kAt || kind == Trigger::Kind::kAfterFault ||
+        scheduled_.count(spec.id)) {
+      continue;
+    }
+    if (TriggerMatched(spec.trigger)) {
       Schedule(spec, spec.trigger.delay);
     } else {
       waiting = true;
@@ -147,12 +254,16 @@ Result<std::vector<std::string>> Injector::TargetPods(const PodTarget& target) {
   if (names.empty()) {
     return Status(Code::kNotFound, "no pod matches \"" + target.label_selector + "\"");
   }
+  std::sort(names.begin(), names.end());  // the list order must not decide a seeded pick
   return names;
 }
 
 Status Injector::ActOnPods(const FaultSpec& spec, std::string* what) {
   const FaultAction& a = spec.action;
   ASSIGN_OR_RETURN(std::vector<std::string> pods, TargetPods(a.target));
+  if (a.pick_random && pods.size() > 1) {
+    pods = {pods[random_.Uniform(pods.size())]};
+  }
   Status first;
   for (const std::string& pod : pods) {
     Status s;
@@ -169,6 +280,12 @@ Status Injector::ActOnPods(const FaultSpec& spec, std::string* what) {
         break;
       case ActionKind::kDeletePod:
         s = client_.Delete(api::Pods(), a.target.ns, pod).status();
+        break;
+      case ActionKind::kEvict:
+        s = node_.evict(a.target.ns, pod, a.message);
+        break;
+      case ActionKind::kOom:
+        s = processes_->OomKill(a.target.ns, pod, a.target.container);
         break;
       default:
         break;
@@ -192,7 +309,24 @@ void Injector::Fire(const FaultSpec& spec) {
       break;
     case ActionKind::kHang:
     case ActionKind::kDeletePod:
+    case ActionKind::kEvict:
+    case ActionKind::kOom:
       record.result = ActOnPods(spec, &record.what);
+      break;
+    case ActionKind::kNodeDown:
+      record.what += " " + a.node;
+      record.result = node_.power(a.node, false);
+      if (record.result.ok()) NodeDown(spec);
+      break;
+    case ActionKind::kNodeUp:
+      record.what += " " + a.node;
+      for (auto id : node_timers_[a.node]) loop_.Cancel(id);
+      node_timers_.erase(a.node);
+      record.result = node_.power(a.node, true);
+      break;
+    case ActionKind::kPullDelay:
+      record.what += " " + a.image + " " + FormatAge(a.pull_delay);
+      node_.pull_delay(a.image, a.pull_delay);
       break;
     case ActionKind::kApiErrors: {
       auto id = api_->AddRule(a.api_rule);
@@ -225,6 +359,37 @@ void Injector::Fire(const FaultSpec& spec) {
       Schedule(other, other.trigger.delay);
     }
   }
+}
+
+void Injector::NodeDown(const FaultSpec& spec) {
+  const FaultAction& a = spec.action;
+  std::weak_ptr<bool> alive = alive_;
+  const std::string node = a.node;
+  const std::string id = spec.id;
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += " " + s;
+    return out;
+  };
+  auto& timers = node_timers_[node];
+  timers.push_back(loop_.PostAfter(a.node_timing.grace, [this, alive, node, id, join] {
+    if (auto live = alive.lock(); !live || !*live) return;
+    auto marked = MarkNodeUnreachable(client_, node, loop_.Now());
+    log_.push_back({id, loop_.Now(),
+                    "node-lifecycle " + node + " NotReady (Unknown), pods not ready:" +
+                        (marked.ok() ? join(*marked) : ""),
+                    marked.status()});
+  }));
+  if (a.node_timing.eviction <= Duration::zero()) return;
+  timers.push_back(loop_.PostAfter(
+      a.node_timing.grace + a.node_timing.eviction, [this, alive, node, id, join] {
+        if (auto live = alive.lock(); !live || !*live) return;
+        auto evicted = EvictPodsOfLostNode(client_, node, loop_.Now());
+        log_.push_back({id, loop_.Now(),
+                        "node-lifecycle " + node + " pods evicted and garbage-collected:" +
+                            (evicted.ok() ? join(*evicted) : ""),
+                        evicted.status()});
+      }));
 }
 
 }  // namespace pjemu::faults

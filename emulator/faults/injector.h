@@ -2,7 +2,9 @@
 // (a time after Arm(), a job reaching a condition, or another fault having fired) and an action
 // on pods picked by name or label selector: kill with a signal, exit with a code, hang
 // (SIGSTOP), delete through the API, a share of API errors for a while, or a named hook the
-// owner registers (e.g. "restart-controller"). Production components never see it; a run
+// owner registers (e.g. "restart-controller"); node faults (evict, node down/up with the node
+// lifecycle controller's steps, image pull delays, OOM) go through NodeSeams. Triggers may
+// also wait for a pod's log line or the trainer's metrics. Production components never see it; a run
 // without the Injector is the same run without faults. Every firing is kept in log().
 // Thread safety: EventLoop thread only (Add/Arm before or on it).
 #pragma once
@@ -15,8 +17,10 @@
 
 #include "emulator/client/client.h"
 #include "emulator/common/event_loop.h"
+#include "emulator/common/random.h"
 #include "emulator/faults/faulty_client.h"
 #include "emulator/faults/faulty_process_runner.h"
+#include "emulator/faults/node_lifecycle.h"
 
 namespace pjemu::faults {
 
@@ -27,8 +31,22 @@ struct PodTarget {
   std::string container;       // "" = every container
 };
 
-enum class ActionKind { kKill, kExit, kHang, kDeletePod, kApiErrors, kHook, kPatchJob };
-// "kill", "exit", "hang", "delete-pod", "api-errors", "hook", "patch-job".
+enum class ActionKind {
+  kKill,
+  kExit,
+  kHang,
+  kDeletePod,
+  kApiErrors,
+  kHook,
+  kPatchJob,
+  kEvict,
+  kOom,
+  kNodeDown,
+  kNodeUp,
+  kPullDelay
+};
+// "kill", "exit", "hang", "delete-pod", "api-errors", "hook", "patch-job", "evict", "oom",
+// "node-down", "node-up", "pull-delay".
 const char* ActionName(ActionKind kind);
 
 struct FaultAction {
@@ -41,15 +59,26 @@ struct FaultAction {
   std::string hook;          // kHook: the name given to SetHook
   std::string job;           // kPatchJob: ns/name or name
   Json patch;                // kPatchJob: a merge patch (e.g. spec.runPolicy.suspend)
+  std::string message;       // kEvict: the eviction message ("" = a memory-pressure one)
+  std::string node = "pjemu-node";  // kNodeDown, kNodeUp
+  NodeLifecycleTiming node_timing;  // kNodeDown
+  std::string image;                // kPullDelay: a glob on the image reference
+  Duration pull_delay{0};           // kPullDelay
+  bool pick_random = false;         // pod actions: one of the matching pods, seeded
 };
 
 struct Trigger {
-  enum class Kind { kAt, kJobCondition, kAfterFault };
+  enum class Kind { kAt, kJobCondition, kAfterFault, kLogMatch, kMetrics };
   Kind kind = Kind::kAt;
   Duration delay{0};      // kAt: after Arm(); others: after the trigger matched
+  Duration jitter{0};     // a seeded random extra delay in [0, jitter)
   std::string job;        // kJobCondition: ns/name or name (namespace "default")
   std::string condition;  // kJobCondition: a condition type that must be True
   std::string fault;      // kAfterFault: the id of the other fault
+  PodTarget pod;          // kLogMatch, kMetrics: the pod (and container) to watch
+  std::string regex;      // kLogMatch: ECMAScript regex searched in each log line
+  std::int64_t step = 0;  // kMetrics: a step record with step >= this, or
+  std::int64_t epoch = 0;  // an epoch record with epoch >= this (after its test)
 };
 
 struct FaultSpec {
@@ -66,7 +95,26 @@ struct FaultRecord {
 };
 
 struct InjectorOptions {
-  Duration poll_interval = 500ms;  // how often condition triggers look at their job
+  Duration poll_interval = 500ms;  // how often condition, log and metrics triggers look
+  std::uint64_t seed = 1;          // jitter and pick_random
+};
+
+// What the injector needs from the node (the kubelet) for node-level faults; each is optional
+// and Add refuses a fault whose seam is missing. Called on the EventLoop thread.
+struct NodeSeams {
+  // The kubelet's eviction manager evicts ns/pod (kNotFound when the node does not run it).
+  std::function<Status(const std::string& ns, const std::string& pod, const std::string& msg)>
+      evict;
+  // Powers the node off (its kubelet and every container process stop at once) or on again.
+  std::function<Status(const std::string& node, bool up)> power;
+  // From now on pulls of images matching the glob take this long (cached copies are dropped).
+  std::function<void(const std::string& glob, Duration delay)> pull_delay;
+  // Reads what the triggers look at: the log text of a pod's container ("" = the only/first
+  // one) and the trainer's metrics file (JSON lines) of a pod; "" when there is none yet.
+  std::function<std::string(const std::string& ns, const std::string& pod,
+                            const std::string& container)>
+      read_log;
+  std::function<std::string(const std::string& ns, const std::string& pod)> read_metrics;
 };
 
 class Injector {
@@ -79,6 +127,7 @@ class Injector {
   void SetProcessFaults(FaultyProcessRunner* runner) { processes_ = runner; }
   void SetApiFaults(FaultyClient* client) { api_ = client; }
   void SetHook(const std::string& name, std::function<Status()> hook) { hooks_[name] = hook; }
+  void SetNodeSeams(NodeSeams seams) { node_ = std::move(seams); }
 
   // kInvalid naming the field: empty or duplicate id, unknown kAfterFault target, a pod action
   // without a target, an action whose seam was not set, a hook not registered.
@@ -97,6 +146,8 @@ class Injector {
   void Poll();
   Status ActOnPods(const FaultSpec& spec, std::string* what);
   Result<std::vector<std::string>> TargetPods(const PodTarget& target);
+  bool TriggerMatched(const Trigger& t);
+  void NodeDown(const FaultSpec& spec);
 
   EventLoop& loop_;
   client::Client& client_;
@@ -104,10 +155,13 @@ class Injector {
   FaultyProcessRunner* processes_ = nullptr;
   FaultyClient* api_ = nullptr;
   std::map<std::string, std::function<Status()>> hooks_;
+  NodeSeams node_;
+  Random random_;
   std::vector<FaultSpec> specs_;
   std::map<std::string, bool> scheduled_;  // ids whose trigger has matched
   std::size_t fired_ = 0;
   std::vector<EventLoop::TimerId> timers_;
+  std::map<std::string, std::vector<EventLoop::TimerId>> node_timers_;  // node-down steps
   std::vector<FaultRecord> log_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(false);
 };

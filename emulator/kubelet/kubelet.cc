@@ -1,5 +1,7 @@
 #include "emulator/kubelet/kubelet.h"
 
+#include <fnmatch.h>
+
 #include "emulator/kubelet/node_object.h"
 #include "emulator/kubelet/pod_worker.h"
 
@@ -41,6 +43,7 @@ Status Kubelet::Start() {
                                std::move(*images),
                                options_.network,
                                CrashBackoff(options_.backoff_scale),
+                               {},
                                {},
                                {},
                                {},
@@ -87,6 +90,28 @@ void Kubelet::Stop() {
   if (heartbeat_) loop_.Cancel(heartbeat_);
   for (auto& [uid, worker] : workers_) worker->Kill();
   workers_.clear();
+}
+
+Status Kubelet::EvictPod(const std::string& ns, const std::string& name,
+                         const std::string& message) {
+  for (auto& [uid, worker] : workers_) {
+    if (worker->ns() != ns || worker->name() != name) continue;
+    auto keep = worker;  // Evict may write status, which re-enters HandlePod
+    // The eviction manager's message for a memory threshold (pkg/kubelet/eviction/helpers.go).
+    keep->Evict(message.empty() ? "The node was low on resource: memory. Threshold quantity: "
+                                  "100Mi, available: 51200Ki. "
+                                : message);
+    return Status::Ok();
+  }
+  return NotFoundError("pods", name);
+}
+
+void Kubelet::SetPullDelay(const std::string& image_glob, Duration delay) {
+  if (!ctx_) return;
+  ctx_->pull_delays.emplace_back(image_glob, delay);
+  for (auto it = ctx_->pulled.begin(); it != ctx_->pulled.end();) {
+    it = ::fnmatch(image_glob.c_str(), it->c_str(), 0) == 0 ? ctx_->pulled.erase(it) : ++it;
+  }
 }
 
 void Kubelet::DrainWatch() {

@@ -70,6 +70,15 @@ class Kubelet final : public api::PodLogs {
 
   Result<api::LogFile> Find(const api::LogRequest& request) override;
 
+  // Fault hooks (scenarios). The eviction manager evicts ns/name as under node pressure
+  // (SIGKILL, phase Failed, reason Evicted, `message`; "" = a memory-pressure message);
+  // kNotFound when no running pod of that name is on this node.
+  Status EvictPod(const std::string& ns, const std::string& name, const std::string& message);
+  // From now on, pulls of images matching image_glob (fnmatch, on the reference as written or
+  // normalized) take `delay` (ContainerCreating meanwhile); matching images already pulled are
+  // forgotten, as if garbage-collected.
+  void SetPullDelay(const std::string& image_glob, Duration delay);
+
   const std::string& node_name() const { return options_.node_name; }
   const std::string& host_ip() const { return host_ip_; }
   // Pods with a worker on this node (running, terminating or finished but not deleted).

@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <fnmatch.h>
+
 #include <cmath>
 #include <filesystem>
 
@@ -107,7 +109,7 @@ bool PodWorker::AnyRunning() const {
 }
 
 void PodWorker::Advance() {
-  if (terminating_ || deleted_ || !state_.terminal_phase.empty()) return;
+  if (terminating_ || deleted_ || evicting_ || !state_.terminal_phase.empty()) return;
   for (std::size_t i = 0; i < state_.init.size(); ++i) {
     ContainerState& c = state_.init[i];
     if (c.phase == Phase::kTerminated && c.exit_code == 0) continue;
@@ -195,10 +197,17 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
     return fail_waiting("CreateContainerError", msg);
   }
   c.image_id = "pjemu://" + plan->normalized;
-  if (plan->pull_delay > Duration(0) && !ctx_.pulled.count(plan->normalized)) {
+  Duration pull_delay = plan->pull_delay;
+  for (const auto& [glob, delay] : ctx_.pull_delays) {
+    if (::fnmatch(glob.c_str(), c.image.c_str(), 0) == 0 ||
+        ::fnmatch(glob.c_str(), plan->normalized.c_str(), 0) == 0) {
+      pull_delay = delay;
+    }
+  }
+  if (pull_delay > Duration(0) && !ctx_.pulled.count(plan->normalized)) {
     Event("Normal", "Pulling", "Pulling image \"" + c.image + "\"");
     std::string image = plan->normalized;
-    c.timer = After(plan->pull_delay, [init, i, image](PodWorker& w) {
+    c.timer = After(pull_delay, [init, i, image](PodWorker& w) {
       w.Container(init, i).timer = 0;
       w.ctx_.pulled.insert(image);
       w.Event("Normal", "Pulled",
@@ -321,6 +330,10 @@ void PodWorker::OnExit(bool init, std::size_t i, const process::ProcessExit& exi
     MaybeFinishTermination();
     return;
   }
+  if (evicting_) {
+    if (!AnyRunning()) FinishEviction();
+    return;
+  }
   std::string policy = pod_["spec"].value("restartPolicy", "Always");
   // Init containers are retried on failure unless the policy is Never; success moves on.
   bool restart =
@@ -372,6 +385,55 @@ void PodWorker::FinishIfTerminal() {
   }
   state_.terminal_phase = phase;
   ReleaseResources();
+}
+
+void PodWorker::Evict(const std::string& message) {
+  if (terminating_ || deleted_ || evicting_ || !state_.terminal_phase.empty()) return;
+  evicting_ = true;
+  eviction_message_ = message;
+  Event("Warning", "Evicted", message);
+  for (auto* list : {&state_.init, &state_.main}) {
+    for (auto& c : *list) {
+      if (c.timer) ctx_.loop.Cancel(c.timer), c.timer = 0;
+      if (c.phase != Phase::kRunning) continue;
+      Event("Normal", "Killing", "Stopping container " + c.name);
+      if (c.pid > 0) {
+        (void)ctx_.runner.Signal(c.pid, SIGKILL);
+      } else {  // builtin: no process, it ends at once
+        process::ProcessExit e{-1, 128 + SIGKILL, SIGKILL, false, ctx_.loop.Now()};
+        bool init = list == &state_.init;
+        std::size_t i = &c - list->data();
+        ctx_.loop.Post([self = weak_from_this(), init, i, e] {
+          if (auto w = self.lock()) w->OnExit(init, i, e);
+        });
+      }
+    }
+  }
+  if (!AnyRunning()) FinishEviction();
+}
+
+void PodWorker::FinishEviction() {
+  if (!state_.terminal_phase.empty()) return;
+  state_.terminal_phase = "Failed";
+  state_.terminal_reason = "Evicted";
+  state_.terminal_message = eviction_message_;
+  // DisruptionTarget is not the kubelet's to compute: it goes into the stored status, which
+  // ComputePodStatus keeps.
+  Json& status = pod_["status"];
+  if (!status.is_object()) status = Json::object();
+  Json conds = Json::array();
+  for (const Json& c : status.value("conditions", Json::array())) {
+    if (c.value("type", "") != "DisruptionTarget") conds.push_back(c);
+  }
+  conds.push_back({{"type", "DisruptionTarget"},
+                   {"status", "True"},
+                   {"reason", "TerminationByKubelet"},
+                   {"message", eviction_message_},
+                   {"lastTransitionTime", FormatTime(ctx_.loop.Now())},
+                   {"lastProbeTime", nullptr}});
+  status["conditions"] = conds;
+  ReleaseResources();
+  WriteStatus();
 }
 
 void PodWorker::ReleaseResources() {

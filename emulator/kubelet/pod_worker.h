@@ -53,6 +53,8 @@ struct WorkerContext {
   std::set<std::string> pulled;        // images whose pull delay has passed
   std::mutex logs_mu;
   std::map<std::string, PodLogInfo> logs;  // "ns/name" -> info; GUARDED_BY(logs_mu)
+  // Extra image pull time set by the pull-delay fault: image glob -> delay (latest wins).
+  std::vector<std::pair<std::string, Duration>> pull_delays;
 };
 
 class PodWorker : public std::enable_shared_from_this<PodWorker> {
@@ -66,7 +68,12 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   void Deleted();
   // SIGKILL everything (kubelet Stop); no status is written.
   void Kill();
+  // The eviction manager's hard eviction: SIGKILL every container (grace 0), then phase
+  // Failed, reason Evicted, the message, and DisruptionTarget (TerminationByKubelet).
+  void Evict(const std::string& message);
   const std::string& uid() const { return uid_; }
+  const std::string& ns() const { return ns_; }
+  const std::string& name() const { return name_; }
 
  private:
   ContainerState& Container(bool init, std::size_t i) {
@@ -83,6 +90,7 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   void BeginTermination();
   void MaybeFinishTermination();
   void FinishIfTerminal();
+  void FinishEviction();
   void ReleaseResources();
   void WriteStatus();
   void PublishLogs();
@@ -104,6 +112,8 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   bool terminating_ = false;
   bool deleted_ = false;
   bool delete_sent_ = false;
+  bool evicting_ = false;
+  std::string eviction_message_;
   EventLoop::TimerId kill_timer_ = 0;
   Json last_status_;
   std::vector<int> gpus_;

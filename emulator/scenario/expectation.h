@@ -23,10 +23,20 @@ struct Observed {
   bool finished = false;                                    // every accepted job ended
   Duration duration{0};                                     // submit -> end (or the timeout)
   std::vector<std::string> fault_log;                       // "12s kill SIGKILL default/x: OK"
+  std::map<std::string, std::string> metrics;    // pod name -> the trainer's metrics file text
+  std::map<std::string, std::string> log_tails;  // pod name -> last lines of each container
+  int running_at_end = 0;                        // container processes running when it ended
+  std::vector<std::string> survivors;  // process groups alive after the cluster stopped
+  bool stopped = false;                // survivors is known (the cluster has stopped)
 };
 
-// The failures (empty = passed). client reads the final state.
+// The failures (empty = passed). client reads the final state. no_process_left is judged
+// only once observed.stopped (CheckProcessesLeft), the others only before.
 std::vector<std::string> CheckExpectations(const Scenario& scenario, const Observed& observed,
                                            client::Client& client);
+std::vector<std::string> CheckProcessesLeft(const Scenario& scenario, const Observed& observed);
+
+// "OP NUMBER" (>=, <=, >, <, ==) against value; kInvalid for a malformed bound.
+Result<bool> CompareBound(const std::string& bound, double value);
 
 }  // namespace pjemu::scenario

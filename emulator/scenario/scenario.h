@@ -5,6 +5,7 @@
 // Thread safety: plain values.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,7 +17,7 @@
 namespace pjemu::scenario {
 
 struct Options {
-  bool virtual_time = true;  // `time: virtual|real` (only virtual is run so far)
+  bool virtual_time = true;  // `time: virtual|real`
   std::uint64_t seed = 1;
   Duration timeout = 30min;  // cluster time the run may take before it is stopped
   Duration settle = 0s;      // cluster time run on after every job finished (TTL, cleanup)
@@ -33,6 +34,7 @@ struct ProcessRule {
   Duration runtime = 1min;
   int exit_code = 0;
   std::vector<std::string> output;
+  std::int64_t peak_memory_bytes = 0;  // reached at half the runtime; over the limit: OOMKilled
 };
 
 struct JobSource {
@@ -51,7 +53,9 @@ struct Expectation {
     kDuration,
     kRejected,
     kJobGone,
-    kPodCount
+    kPodCount,
+    kMetrics,
+    kNoProcessLeft
   };
   Kind kind = Kind::kCondition;
   int line = 0;
@@ -62,14 +66,19 @@ struct Expectation {
   std::string pod;                           // kPod, kEnv
   std::optional<std::string> phase;          // kPod
   std::optional<int> restarts, recreations;  // kPod
+  std::string restarts_bound;                // kPod: `restarts: ">= 1"` (CompareBound)
   std::optional<std::string> scheduled_reason, waiting_reason;  // kPod
+  std::optional<std::string> terminated_reason;  // kPod: state or lastState terminated reason
   std::optional<bool> exists;                                   // kPod
   std::string container;                                        // kEnv ("" = first)
   std::string env_name, env_value;                              // kEnv
   int min_count = 1;         // kEvent (at least), kPodCount (exact, see count)
   std::optional<int> count;  // kEvent / kPodCount exact count
   std::string selector;      // kPodCount label selector
-  Duration max_duration{0};  // kDuration
+  Duration max_duration{0};  // kDuration (0 = no upper bound)
+  Duration min_duration{0};  // kDuration (duration_at_least)
+  // kMetrics: key (accuracy, test_loss, final_loss, steps, epochs) -> "OP NUMBER".
+  std::map<std::string, std::string> metrics;
 };
 
 struct Scenario {

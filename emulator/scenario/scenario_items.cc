@@ -2,6 +2,10 @@
 #include <csignal>
 #include <cstring>
 
+#include <regex>
+#include <set>
+
+#include "emulator/scenario/expectation.h"
 #include "emulator/scenario/yaml_reader.h"
 
 namespace pjemu::scenario::internal {
@@ -24,7 +28,12 @@ const std::map<std::string, faults::ActionKind>& Actions() {
       {"delete-pod", faults::ActionKind::kDeletePod},
       {"api-errors", faults::ActionKind::kApiErrors},
       {"restart-controller", faults::ActionKind::kHook},
-      {"patch-job", faults::ActionKind::kPatchJob}};
+      {"patch-job", faults::ActionKind::kPatchJob},
+      {"evict", faults::ActionKind::kEvict},
+      {"oom", faults::ActionKind::kOom},
+      {"node-down", faults::ActionKind::kNodeDown},
+      {"node-up", faults::ActionKind::kNodeUp},
+      {"pull-delay", faults::ActionKind::kPullDelay}};
   return kActions;
 }
 
@@ -33,9 +42,10 @@ const std::map<std::string, faults::ActionKind>& Actions() {
 Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
   RETURN_IF_ERROR(
       Keys(n, "faults[]",
-           {"id",       "at",        "when",      "after",   "delay",     "action", "pod",
-            "selector", "namespace", "container", "signal",  "exit_code", "verb",   "resource",
-            "rate",     "nth",       "code",      "message", "duration",  "job",    "patch"}));
+           {"id",     "at",       "when",    "after",    "delay",     "jitter",    "action",
+            "pod",    "selector", "pick",    "namespace", "container", "signal",   "exit_code",
+            "verb",   "resource", "rate",    "nth",       "code",      "message",  "duration",
+            "job",    "patch",    "node",    "grace",     "eviction",  "image"}));
   if (!n["id"]) return Error(n, "faults[].id", "Required value");
   ASSIGN_OR_RETURN(f->id, String(n["id"], "faults[].id"));
   int triggers = (n["at"] ? 1 : 0) + (n["when"] ? 1 : 0) + (n["after"] ? 1 : 0);
@@ -45,13 +55,50 @@ Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
     ASSIGN_OR_RETURN(f->trigger.delay, Dur(n["at"], "faults[].at"));
   } else if (n["when"]) {
     const YAML::Node w = n["when"];
-    RETURN_IF_ERROR(Keys(w, "faults[].when", {"job", "condition"}));
-    if (!w["job"] || !w["condition"]) {
-      return Error(w, "faults[].when", "needs job and condition");
+    RETURN_IF_ERROR(Keys(w, "faults[].when",
+                         {"job", "condition", "log", "metrics", "pod", "container", "namespace"}));
+    faults::Trigger& t = f->trigger;
+    if (w["log"] || w["metrics"]) {
+      if (!w["pod"]) return Error(w, "faults[].when.pod", "Required value");
+      ASSIGN_OR_RETURN(t.pod.name, String(w["pod"], "faults[].when.pod"));
+      if (w["container"]) {
+        ASSIGN_OR_RETURN(t.pod.container, String(w["container"], "faults[].when.container"));
+      }
+      if (w["namespace"]) {
+        ASSIGN_OR_RETURN(t.pod.ns, String(w["namespace"], "faults[].when.namespace"));
+      }
     }
-    f->trigger.kind = faults::Trigger::Kind::kJobCondition;
-    ASSIGN_OR_RETURN(f->trigger.job, String(w["job"], "faults[].when.job"));
-    ASSIGN_OR_RETURN(f->trigger.condition, String(w["condition"], "faults[].when.condition"));
+    if (w["log"]) {
+      t.kind = faults::Trigger::Kind::kLogMatch;
+      ASSIGN_OR_RETURN(t.regex, String(w["log"], "faults[].when.log"));
+      try {
+        std::regex check(t.regex);
+      } catch (const std::regex_error& e) {
+        return Error(w["log"], "faults[].when.log", std::string("invalid regex: ") + e.what());
+      }
+    } else if (w["metrics"]) {
+      t.kind = faults::Trigger::Kind::kMetrics;
+      const YAML::Node m = w["metrics"];
+      RETURN_IF_ERROR(Keys(m, "faults[].when.metrics", {"step", "epoch"}));
+      if (m["step"]) {
+        ASSIGN_OR_RETURN(int step, Int(m["step"], "faults[].when.metrics.step"));
+        t.step = step;
+      }
+      if (m["epoch"]) {
+        ASSIGN_OR_RETURN(int epoch, Int(m["epoch"], "faults[].when.metrics.epoch"));
+        t.epoch = epoch;
+      }
+      if (t.step <= 0 && t.epoch <= 0) {
+        return Error(m, "faults[].when.metrics", "give a step or an epoch above 0");
+      }
+    } else {
+      if (!w["job"] || !w["condition"]) {
+        return Error(w, "faults[].when", "needs job and condition, log and pod, or metrics and pod");
+      }
+      t.kind = faults::Trigger::Kind::kJobCondition;
+      ASSIGN_OR_RETURN(t.job, String(w["job"], "faults[].when.job"));
+      ASSIGN_OR_RETURN(t.condition, String(w["condition"], "faults[].when.condition"));
+    }
   } else {
     f->trigger.kind = faults::Trigger::Kind::kAfterFault;
     ASSIGN_OR_RETURN(f->trigger.fault, String(n["after"], "faults[].after"));
@@ -59,14 +106,18 @@ Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
   if (n["delay"]) {
     ASSIGN_OR_RETURN(f->trigger.delay, Dur(n["delay"], "faults[].delay"));
   }
+  if (n["jitter"]) {
+    ASSIGN_OR_RETURN(f->trigger.jitter, Dur(n["jitter"], "faults[].jitter"));
+  }
   if (!n["action"]) return Error(n, "faults[].action", "Required value");
   ASSIGN_OR_RETURN(std::string action, String(n["action"], "faults[].action"));
   auto it = Actions().find(action);
   if (it == Actions().end()) {
     return Error(n["action"], "faults[].action",
                  "Unsupported value: \"" + action +
-                     "\": supported values: kill, exit, hang, delete-pod, api-errors, "
-                     "restart-controller, patch-job");
+                     "\": supported values: kill, exit, hang, delete-pod, evict, oom, "
+                     "api-errors, restart-controller, patch-job, node-down, node-up, "
+                     "pull-delay");
   }
   faults::FaultAction& a = f->action;
   a.kind = it->second;
@@ -79,6 +130,29 @@ Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
   }
   if (n["namespace"]) {
     ASSIGN_OR_RETURN(a.target.ns, String(n["namespace"], "faults[].namespace"));
+  }
+  if (n["pick"]) {
+    ASSIGN_OR_RETURN(std::string pick, String(n["pick"], "faults[].pick"));
+    if (pick != "all" && pick != "random") {
+      return Error(n["pick"], "faults[].pick",
+                   "Unsupported value: \"" + pick + "\": supported values: all, random");
+    }
+    a.pick_random = pick == "random";
+  }
+  if (n["node"]) {
+    ASSIGN_OR_RETURN(a.node, String(n["node"], "faults[].node"));
+  }
+  if (n["grace"]) {
+    ASSIGN_OR_RETURN(a.node_timing.grace, Dur(n["grace"], "faults[].grace"));
+  }
+  if (n["eviction"]) {
+    ASSIGN_OR_RETURN(a.node_timing.eviction, Dur(n["eviction"], "faults[].eviction"));
+  }
+  if (n["image"]) {
+    ASSIGN_OR_RETURN(a.image, String(n["image"], "faults[].image"));
+  }
+  if (a.kind == faults::ActionKind::kPullDelay && (a.image.empty() || !n["duration"])) {
+    return Error(n, "faults[]", "pull-delay needs image and duration");
   }
   if (n["container"]) {
     ASSIGN_OR_RETURN(a.target.container, String(n["container"], "faults[].container"));
@@ -113,10 +187,12 @@ Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
     }
   }
   if (n["message"]) {
-    ASSIGN_OR_RETURN(a.api_rule.message, String(n["message"], "faults[].message"));
+    ASSIGN_OR_RETURN(std::string message, String(n["message"], "faults[].message"));
+    (a.kind == faults::ActionKind::kEvict ? a.message : a.api_rule.message) = message;
   }
   if (n["duration"]) {
-    ASSIGN_OR_RETURN(a.api_duration, Dur(n["duration"], "faults[].duration"));
+    ASSIGN_OR_RETURN(Duration d, Dur(n["duration"], "faults[].duration"));
+    (a.kind == faults::ActionKind::kPullDelay ? a.pull_delay : a.api_duration) = d;
   }
   if (n["job"]) {
     ASSIGN_OR_RETURN(a.job, String(n["job"], "faults[].job"));
@@ -156,10 +232,14 @@ Status Reader::Expect(const YAML::Node& n, Expectation* e) {
                         "container",
                         "value",
                         "duration_at_most",
+                        "duration_at_least",
+                        "terminated_reason",
                         "rejected",
                         "job_gone",
                         "pods",
-                        "selector"}));
+                        "selector",
+                        "metrics",
+                        "no_process_left"}));
   if (n["job"]) {
     ASSIGN_OR_RETURN(e->job, String(n["job"], "expect[].job"));
   }
@@ -190,6 +270,30 @@ Status Reader::Expect(const YAML::Node& n, Expectation* e) {
       return Error(n["conditions_seen"], "expect[].conditions_seen", "expected a list");
     }
     for (const auto& c : n["conditions_seen"]) e->seen.push_back(c.as<std::string>());
+  } else if (n["metrics"]) {
+    e->kind = K::kMetrics;
+    if (!n["metrics"].IsMap() || n["metrics"].size() == 0) {
+      return Error(n["metrics"], "expect[].metrics",
+                   "expected a map such as {accuracy: \">= 0.68\", final_loss: \"<= 1.0\"}");
+    }
+    for (const auto& kv : n["metrics"]) {
+      std::string key = kv.first.as<std::string>();
+      static const std::set<std::string> kKnown = {"accuracy", "test_loss", "final_loss", "steps",
+                                                   "epochs"};
+      if (!kKnown.count(key)) {
+        return Error(kv.first, "expect[].metrics." + key,
+                     "unknown metric (accuracy, test_loss, final_loss, steps, epochs)");
+      }
+      std::string bound = kv.second.as<std::string>();
+      auto check = CompareBound(bound, 0);
+      if (!check.ok()) return Error(kv.second, "expect[].metrics." + key, check.status().message());
+      e->metrics[key] = bound;
+    }
+    if (n["pod"]) {
+      ASSIGN_OR_RETURN(e->pod, String(n["pod"], "expect[].pod"));
+    }
+  } else if (n["no_process_left"]) {
+    e->kind = K::kNoProcessLeft;
   } else if (n["env"]) {
     e->kind = K::kEnv;
     if (!n["pod"] || !n["value"]) return Error(n, "expect[].env", "needs pod and value");
@@ -203,7 +307,14 @@ Status Reader::Expect(const YAML::Node& n, Expectation* e) {
       ASSIGN_OR_RETURN(e->phase, String(n["phase"], "expect[].phase"));
     }
     if (n["restarts"]) {
-      ASSIGN_OR_RETURN(e->restarts, Int(n["restarts"], "expect[].restarts"));
+      ASSIGN_OR_RETURN(std::string r, String(n["restarts"], "expect[].restarts"));
+      if (!r.empty() && (r[0] == '<' || r[0] == '>' || r[0] == '=')) {
+        auto check = CompareBound(r, 0);
+        if (!check.ok()) return Error(n["restarts"], "expect[].restarts", check.status().message());
+        e->restarts_bound = r;
+      } else {
+        ASSIGN_OR_RETURN(e->restarts, Int(n["restarts"], "expect[].restarts"));
+      }
     }
     if (n["recreations"]) {
       ASSIGN_OR_RETURN(e->recreations, Int(n["recreations"], "expect[].recreations"));
@@ -215,13 +326,23 @@ Status Reader::Expect(const YAML::Node& n, Expectation* e) {
     if (n["waiting_reason"]) {
       ASSIGN_OR_RETURN(e->waiting_reason, String(n["waiting_reason"], "expect[].waiting_reason"));
     }
+    if (n["terminated_reason"]) {
+      ASSIGN_OR_RETURN(e->terminated_reason,
+                       String(n["terminated_reason"], "expect[].terminated_reason"));
+    }
     if (n["exists"]) e->exists = n["exists"].as<bool>();
   } else if (n["event"]) {
     e->kind = K::kEvent;
     ASSIGN_OR_RETURN(e->reason, String(n["event"], "expect[].event"));
-  } else if (n["duration_at_most"]) {
+  } else if (n["duration_at_most"] || n["duration_at_least"]) {
     e->kind = K::kDuration;
-    ASSIGN_OR_RETURN(e->max_duration, Dur(n["duration_at_most"], "expect[].duration_at_most"));
+    if (n["duration_at_most"]) {
+      ASSIGN_OR_RETURN(e->max_duration, Dur(n["duration_at_most"], "expect[].duration_at_most"));
+    }
+    if (n["duration_at_least"]) {
+      ASSIGN_OR_RETURN(e->min_duration,
+                       Dur(n["duration_at_least"], "expect[].duration_at_least"));
+    }
   } else if (n["rejected"]) {
     e->kind = K::kRejected;
     ASSIGN_OR_RETURN(e->message, String(n["rejected"], "expect[].rejected"));
@@ -235,7 +356,7 @@ Status Reader::Expect(const YAML::Node& n, Expectation* e) {
   } else {
     return Error(n, "expect[]",
                  "say what to expect: condition, conditions_seen, pod, event, env, "
-                 "duration_at_most, rejected, job_gone or pods");
+                 "duration_at_most/_at_least, rejected, job_gone, pods, metrics or no_process_left");
   }
   return Status::Ok();
 }

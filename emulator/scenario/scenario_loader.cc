@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "emulator/api/resource_quantity.h"
 #include "emulator/scenario/scenario.h"
 #include "emulator/scenario/yaml_reader.h"
 
@@ -23,9 +24,7 @@ Status Reader::Options(const YAML::Node& n, scenario::Options* o) {
       return Error(n["time"], "options.time",
                    "Unsupported value: \"" + t + "\": supported values: \"virtual\", \"real\"");
     }
-    if (t == "real") {
-      return Error(n["time"], "options.time", "real-time scenarios are not supported yet");
-    }
+    o->virtual_time = t == "virtual";
   }
   if (n["seed"]) {
     ASSIGN_OR_RETURN(o->seed, Int(n["seed"], "options.seed"));
@@ -67,7 +66,16 @@ Status Reader::Job(const YAML::Node& n, JobSource* job) {
 }
 
 Status Reader::Process(const YAML::Node& n, ProcessRule* r) {
-  RETURN_IF_ERROR(Keys(n, "processes[]", {"pod", "container", "runtime", "exit_code", "output"}));
+  RETURN_IF_ERROR(Keys(n, "processes[]",
+                       {"pod", "container", "runtime", "exit_code", "output", "peak_memory"}));
+  if (n["peak_memory"]) {
+    ASSIGN_OR_RETURN(std::string q, String(n["peak_memory"], "processes[].peak_memory"));
+    auto parsed = api::Quantity::Parse(q);
+    if (!parsed.ok()) {
+      return Error(n["peak_memory"], "processes[].peak_memory", parsed.status().message());
+    }
+    r->peak_memory_bytes = parsed->Value();
+  }
   r->line = Line(n);
   if (n["pod"]) {
     ASSIGN_OR_RETURN(r->pod, String(n["pod"], "processes[].pod"));

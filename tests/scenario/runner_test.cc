@@ -3,6 +3,7 @@
 #include "emulator/scenario/runner.h"
 
 #include <catch2/catch.hpp>
+#include <set>
 
 namespace pjemu::scenario {
 namespace {
@@ -64,6 +65,86 @@ TEST_CASE("RunScenario refuses a fixture that does not load, naming the line", "
   auto report = RunScenario(*sc);
   REQUIRE_FALSE(report.ok());
   CHECK_THAT(report.status().message(), Catch::StartsWith("f.yaml:2: fixture"));
+}
+
+std::string RandomFaults(int seed) {
+  return R"(name: random
+options: {seed: )" + std::to_string(seed) + R"(}
+jobs:
+  - inline:
+      apiVersion: kubeflow.org/v1
+      kind: PyTorchJob
+      metadata: {name: r}
+      spec:
+        pytorchReplicaSpecs:
+          Master:
+            replicas: 1
+            restartPolicy: OnFailure
+            template:
+              spec:
+                containers:
+                  - {name: pytorch, image: busybox, command: [sh, -c, train]}
+          Worker:
+            replicas: 4
+            restartPolicy: OnFailure
+            template:
+              spec:
+                containers:
+                  - {name: pytorch, image: busybox, command: [sh, -c, train]}
+processes:
+  - runtime: 10m
+faults:
+  - id: chaos
+    when: {job: r, condition: Running}
+    delay: 1m
+    jitter: 5m
+    action: kill
+    selector: training.kubeflow.org/replica-type=worker
+    pick: random
+expect:
+  - condition: Succeeded
+)";
+}
+
+TEST_CASE("a seeded random fault replays exactly and stays in its window", "[scenario]") {
+  auto run = [](int seed) {
+    auto sc = ParseScenario(RandomFaults(seed), "random.yaml");
+    REQUIRE(sc.ok());
+    auto report = RunScenario(*sc);
+    REQUIRE(report.ok());
+    for (const auto& f : report->failures) UNSCOPED_INFO(f);
+    CHECK(report->passed);
+    REQUIRE(report->observed.fault_log.size() == 1);
+    return report->timeline;
+  };
+  const auto first = run(5);
+  CHECK(run(5) == first);  // the same seed: the same pod at the same moment, the same run
+  std::set<std::string> kills;
+  for (int seed = 1; seed <= 6; ++seed) {
+    auto timeline = run(seed);
+    for (const auto& line : timeline) {
+      if (line.find("chaos kill") == std::string::npos) continue;
+      kills.insert(line.substr(line.find("kill")));
+    }
+  }
+  CHECK(kills.size() > 1);  // the seed does pick: different seeds, different victims or times
+}
+
+TEST_CASE("a failed expectation shows the tail of the job's pod logs", "[scenario]") {
+  auto sc = ParseScenario(Job("Never") +
+                              "processes:\n  - exit_code: 3\n    runtime: 1m\n"
+                              "    output: [\"loading\", \"boom: out of disk\"]\n"
+                              "expect:\n  - pod: t-master-0\n    phase: Succeeded\n",
+                          "scenarios/y.yaml");
+  REQUIRE(sc.ok());
+  auto report = RunScenario(*sc);
+  REQUIRE(report.ok());
+  REQUIRE(report->failures.size() == 1);
+  CHECK_THAT(report->failures[0],
+             Catch::StartsWith("scenarios/y.yaml:20: expected pod t-master-0 phase Succeeded, "
+                               "got Failed"));
+  CHECK_THAT(report->failures[0], Catch::Contains("log t-master-0:"));
+  CHECK_THAT(report->failures[0], Catch::Contains("boom: out of disk"));
 }
 
 }  // namespace

@@ -84,6 +84,22 @@ TEST_CASE("LoadScenario refuses malformed files with path:line and the field", "
       {"jobs: [{fixture: a, inline: {}}]\nexpect: [{condition: X}]\n",
        "s.yaml:1: jobs[]: give exactly one of fixture or inline"},
       {"jobs: [{fixture: a}\n", "s.yaml:2:"},
+      {"jobs: [{fixture: a}]\nexpect:\n  - metrics: {accuracy: \"about 0.7\"}\n",
+       "s.yaml:3: expect[].metrics.accuracy: bound \"about 0.7\""},
+      {"jobs: [{fixture: a}]\nexpect:\n  - metrics: {speed: \">= 1\"}\n",
+       "s.yaml:3: expect[].metrics.speed: unknown metric"},
+      {"jobs: [{fixture: a}]\nexpect: [{condition: X}]\nfaults:\n  - id: f\n"
+       "    when: {log: \"(\", pod: p}\n    action: kill\n    pod: p\n",
+       "s.yaml:5: faults[].when.log: invalid regex"},
+      {"jobs: [{fixture: a}]\nexpect: [{condition: X}]\nfaults:\n  - id: f\n"
+       "    when: {metrics: {step: 0}, pod: p}\n    action: kill\n    pod: p\n",
+       "s.yaml:5: faults[].when.metrics: give a step or an epoch"},
+      {"jobs: [{fixture: a}]\nexpect: [{condition: X}]\nfaults:\n  - id: f\n    at: 1s\n"
+       "    action: pull-delay\n    image: busybox\n",
+       "s.yaml:4: faults[]: pull-delay needs image and duration"},
+      {"jobs: [{fixture: a}]\nexpect: [{condition: X}]\nfaults:\n  - id: f\n    at: 1s\n"
+       "    action: kill\n    pod: p\n    pick: some\n",
+       "s.yaml:8: faults[].pick: Unsupported value"},
   };
   for (const Case& c : cases) {
     auto sc = ParseScenario(c.text, "s.yaml");
@@ -92,6 +108,64 @@ TEST_CASE("LoadScenario refuses malformed files with path:line and the field", "
     CHECK(sc.status().code() == Code::kInvalid);
     CHECK_THAT(sc.status().message(), Catch::StartsWith(c.want));
   }
+}
+
+TEST_CASE("LoadScenario reads real time, node faults, new triggers and expectations",
+          "[scenario]") {
+  auto sc = ParseScenario(R"(options: {time: real, timeout: 2m}
+jobs: [{fixture: a}]
+processes:
+  - {pod: "w-*", peak_memory: 3Gi}
+faults:
+  - {id: a, at: 10s, jitter: 5s, action: evict, selector: "x=y", pick: random, message: low}
+  - {id: b, after: a, action: node-down, node: n1, grace: 20s, eviction: 1m}
+  - {id: c, when: {log: "^epoch 1", pod: p, container: c}, action: oom, pod: p}
+  - {id: d, when: {metrics: {epoch: 2}, pod: p}, action: pull-delay, image: "busybox*", duration: 2m}
+expect:
+  - metrics: {accuracy: ">= 0.68", final_loss: "<= 1.0"}
+    pod: p
+  - no_process_left: true
+  - pod: p
+    restarts: ">= 1"
+    terminated_reason: OOMKilled
+  - duration_at_least: 1m
+)",
+                          "s.yaml");
+  INFO(sc.status().ToString());
+  REQUIRE(sc.ok());
+  CHECK_FALSE(sc->options.virtual_time);
+  CHECK(sc->processes[0].peak_memory_bytes == 3LL << 30);
+  const auto& f = sc->faults;
+  CHECK(f[0].action.kind == faults::ActionKind::kEvict);
+  CHECK(f[0].action.pick_random);
+  CHECK(f[0].action.message == "low");
+  CHECK(f[0].trigger.jitter == 5s);
+  CHECK(f[1].action.node == "n1");
+  CHECK(f[1].action.node_timing.grace == 20s);
+  CHECK(f[1].action.node_timing.eviction == 1min);
+  CHECK(f[2].trigger.kind == faults::Trigger::Kind::kLogMatch);
+  CHECK(f[2].trigger.pod.container == "c");
+  CHECK(f[3].trigger.kind == faults::Trigger::Kind::kMetrics);
+  CHECK(f[3].trigger.epoch == 2);
+  CHECK(f[3].action.pull_delay == 2min);
+  const auto& e = sc->expect;
+  CHECK(e[0].kind == Expectation::Kind::kMetrics);
+  CHECK(e[0].metrics.at("final_loss") == "<= 1.0");
+  CHECK(e[1].kind == Expectation::Kind::kNoProcessLeft);
+  CHECK(e[2].restarts_bound == ">= 1");
+  CHECK(e[2].terminated_reason == "OOMKilled");
+  CHECK(e[3].min_duration == 1min);
+}
+
+TEST_CASE("CompareBound reads an operator and a number", "[scenario]") {
+  CHECK(*CompareBound(">= 0.68", 0.7));
+  CHECK_FALSE(*CompareBound(">= 0.68", 0.6));
+  CHECK(*CompareBound("<=1.0", 1.0));
+  CHECK(*CompareBound("< 1e-3", 0.0001));
+  CHECK(*CompareBound("== 40", 40));
+  CHECK_FALSE(*CompareBound("> 40", 40));
+  CHECK_FALSE(CompareBound("0.68", 1).ok());
+  CHECK_FALSE(CompareBound(">= x", 1).ok());
 }
 
 TEST_CASE("LoadScenario names a missing file", "[scenario]") {
