@@ -19,6 +19,8 @@ constexpr Command kCommands[] = {
     {"logs", "print (or follow) a pod's log", &SetupLogs},
     {"wait", "wait for a condition on objects, like kubectl wait", &SetupWait},
     {"delete", "delete objects by manifest or by name", &SetupDelete},
+    {"scenario", "run scenario files (faults and expectations): pjemu scenario run FILE...",
+     &SetupScenario},
     {"version", "print the pjemu version", &SetupVersion},
 };
 
@@ -33,6 +35,9 @@ Examples:
 
   # Check a manifest without running it (prints the defaulted job)
   pjemu validate -f fixtures/seeds/pytorch-simple.yaml
+
+  # Run fault-injection scenarios; JUnit XML and one HTML report per file
+  pjemu scenario run scenarios/*.yaml --junit out/junit.xml --output-dir out
 
   # Serve the Kubernetes API and use kubectl (or pjemu's own kubectl-like commands)
   pjemu serve --port 6443 --kubeconfig /tmp/pjemu.kubeconfig &

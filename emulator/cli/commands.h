@@ -27,5 +27,6 @@ void SetupDescribe(CLI::App& command, int& exit_code);
 void SetupLogs(CLI::App& command, int& exit_code);
 void SetupWait(CLI::App& command, int& exit_code);
 void SetupDelete(CLI::App& command, int& exit_code);
+void SetupScenario(CLI::App& command, int& exit_code);
 
 }  // namespace pjemu::cli

@@ -1,13 +1,11 @@
 // `pjemu delete (-f FILE | TYPE NAME... | TYPE/NAME...) [--ignore-not-found] [--wait]`: kubectl
 // delete against `pjemu serve`, Background propagation (the job's pods and services go with it),
-// waiting until the objects are gone as kubectl's default --wait=true does.
+// waiting (through a watch) until the objects are gone as kubectl's default --wait=true does.
 #include <iostream>
-#include <thread>
 
 #include "emulator/cli/cli.h"
 #include "emulator/cli/commands.h"
-#include "emulator/cli/inputs.h"
-#include "emulator/cli/remote.h"
+#include "emulator/cli/object_wait.h"
 
 namespace pjemu::cli {
 namespace {
@@ -21,50 +19,18 @@ struct DeleteFlags {
   std::string timeout = "60s";
 };
 
-struct Target {
-  ObjectRef ref;
-  std::string ns;
-  std::string source;  // the file, for kubectl's "error when deleting" line
-};
-
 int RunDelete(const DeleteFlags& flags) {
-  auto remote = Connect(flags.remote);
-  if (!remote.ok()) {
-    std::cerr << "error: " << remote.status().message() << "\n";
+  auto session = ConnectWithTimeout(flags.remote, flags.timeout);
+  if (!session) return static_cast<int>(ExitCode::kInvalidInput);
+  Remote* remote = &session->remote;
+  auto targets = ResolveTargets(flags.files, flags.args, remote->ns);
+  if (!targets.ok()) {
+    std::cerr << "error: " << targets.status().message() << "\n";
     return static_cast<int>(ExitCode::kInvalidInput);
-  }
-  auto timeout = ParseDuration(flags.timeout);
-  if (!timeout) {
-    std::cerr << "error: invalid --timeout \"" << flags.timeout << "\"\n";
-    return static_cast<int>(ExitCode::kInvalidInput);
-  }
-  std::vector<Target> targets;
-  if (!flags.files.empty()) {
-    auto inputs = LoadInputs(flags.files);
-    if (!inputs.ok()) {
-      std::cerr << "error: " << inputs.status().message() << "\n";
-      return static_cast<int>(ExitCode::kInvalidInput);
-    }
-    for (const manifest::Manifest& m : *inputs) {
-      auto type = TypeOf(m);
-      if (!type.ok()) {
-        std::cerr << "error: " << type.status().message() << "\n";
-        return static_cast<int>(ExitCode::kInvalidInput);
-      }
-      targets.push_back({{*type, m.object["metadata"].value("name", "")},
-                         m.object["metadata"].value("namespace", remote->ns), m.source});
-    }
-  } else {
-    auto refs = ParseObjectArgs(flags.args);
-    if (!refs.ok()) {
-      std::cerr << "error: " << refs.status().message() << "\n";
-      return static_cast<int>(ExitCode::kInvalidInput);
-    }
-    for (const ObjectRef& r : *refs) targets.push_back({r, remote->ns, ""});
   }
   int rc = 0;
   std::vector<Target> deleted;
-  for (const Target& t : targets) {
+  for (const Target& t : *targets) {
     api::DeleteOptions options;
     options.propagation_policy = "Background";
     auto result = remote->client->Delete(*t.ref.type, t.ns, t.ref.name, options);
@@ -80,15 +46,18 @@ int RunDelete(const DeleteFlags& flags) {
     deleted.push_back(t);
   }
   if (flags.wait) {
-    auto deadline = std::chrono::steady_clock::now() + *timeout;
+    auto deadline = std::chrono::steady_clock::now() + session->timeout;
     for (const Target& t : deleted) {
-      while (remote->client->Get(*t.ref.type, t.ns, t.ref.name).ok()) {
-        if (std::chrono::steady_clock::now() > deadline) {
-          std::cerr << "error: timed out waiting for the deletion of " << t.ref.type->plural << "/"
-                    << t.ref.name << "\n";
-          return static_cast<int>(ExitCode::kFailed);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      Status s = WaitForObject(*remote->client, t, [](const Json* obj) { return obj == nullptr; },
+                               deadline);
+      if (s.code() == Code::kTimeout) {
+        std::cerr << "error: timed out waiting for the deletion of " << t.ref.type->plural << "/"
+                  << t.ref.name << "\n";
+        return static_cast<int>(ExitCode::kFailed);
+      }
+      if (!s.ok()) {
+        std::cerr << ErrorLine(s) << "\n";
+        return static_cast<int>(ExitCode::kFailed);
       }
     }
   }

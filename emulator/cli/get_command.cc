@@ -1,4 +1,4 @@
-// `pjemu get TYPE [NAME...] [-l SELECTOR] [-o yaml|json|wide|name] [-n NS | -A]`: kubectl get
+// `pjemu get TYPE [NAME...] [-l SELECTOR] [-o yaml|json|wide|name] [-n NS | -A] [-w]`: kubectl get
 // against a running `pjemu serve`. Tables come from the server (Accept: as=Table), so the
 // columns are the operator's printer columns, exactly as kubectl shows them.
 #include <fmt/format.h>
@@ -24,7 +24,24 @@ struct GetFlags {
   std::string selector;
   std::string field_selector;
   std::string output;
+  bool watch = false;
+  bool watch_only = false;
 };
+
+// One object in the -o yaml|json|name shapes kubectl prints while watching (yaml objects after
+// the first start with "---").
+void PrintWatchedObject(const api::ResourceType& t, const std::string& o, const Json& object,
+                        bool first) {
+  if (o == "name") {
+    std::cout << KindName(t) << "/" << object["metadata"].value("name", "") << "\n";
+  } else if (o == "json") {
+    std::cout << object.dump(4) << "\n";
+  } else {
+    if (!first) std::cout << "---\n";
+    std::cout << ToYaml(object);
+  }
+  std::cout.flush();
+}
 
 std::string CellText(const Json& cell) {
   if (cell.is_string()) return cell.get<std::string>();
@@ -62,6 +79,61 @@ std::size_t PrintTable(const Json& table, bool wide, bool with_namespace, bool h
   }
   if (n > 0) std::cout << FormatColumns(rows);
   return n;
+}
+
+// `get -w`: the changes after list_version, one row (or object) per event until the server ends
+// the watch, as kubectl prints them: rows without a header once one was printed, each row
+// aligned on its own (kubectl flushes its tabwriter per event).
+int WatchAndPrint(client::HttpClient& client, const api::ResourceType& t,
+                  const std::string& list_target, const std::string& list_version,
+                  const GetFlags& flags, bool printed_header, bool first_object) {
+  const std::string& o = flags.output;
+  const bool table = o.empty() || o == "wide";
+  std::string target = list_target + (list_target.find('?') == std::string::npos ? "?" : "&") +
+                       "watch=true";
+  if (!list_version.empty()) {
+    target += "&resourceVersion=" + client::HttpClient::QueryEscape(list_version);
+  }
+  std::string pending;
+  Status s = client.Stream(
+      target,
+      [&](std::string_view data) {
+        pending.append(data);
+        std::size_t nl;
+        while ((nl = pending.find('\n')) != std::string::npos) {
+          Json event = Json::parse(pending.substr(0, nl), nullptr, false);
+          pending.erase(0, nl + 1);
+          if (event.is_discarded() || !event.is_object()) continue;
+          std::string type = event.value("type", "");
+          const Json& object = event.value("object", Json::object());
+          if (type == "BOOKMARK") continue;
+          if (type == "ERROR") {
+            std::cerr << ErrorLine(Status::FromStatusJson(object, object.value("code", 500)))
+                      << "\n";
+            return false;
+          }
+          if (table && object.value("kind", "") == "Table") {
+            std::size_t n = PrintTable(object, o == "wide",
+                                       flags.remote.all_namespaces && t.namespaced,
+                                       !printed_header);
+            printed_header |= n > 0;
+            std::cout.flush();
+          } else if (!table) {
+            Json item = object;
+            item["apiVersion"] = t.ApiVersion();
+            item["kind"] = t.kind;
+            PrintWatchedObject(t, o, item, first_object);
+            first_object = false;
+          }
+        }
+        return true;
+      },
+      table ? kTableAccept : "application/json");
+  if (!s.ok()) {
+    std::cerr << ErrorLine(s) << "\n";
+    return static_cast<int>(ExitCode::kFailed);
+  }
+  return 0;
 }
 
 int RunGet(const GetFlags& flags) {
@@ -103,6 +175,22 @@ int RunGet(const GetFlags& flags) {
   if (!flags.field_selector.empty()) {
     add("fieldSelector=" + client::HttpClient::QueryEscape(flags.field_selector));
   }
+  const bool watching = flags.watch || flags.watch_only;
+  if (watching && names.size() > 1) {
+    std::cerr << "error: you may only specify a single resource type and name when watching\n";
+    return static_cast<int>(ExitCode::kInvalidInput);
+  }
+  if (watching && names.size() == 1) {
+    // kubectl watches one object as a list narrowed by metadata.name.
+    std::string field = "metadata.name=" + names[0];
+    if (!flags.field_selector.empty()) field += "," + flags.field_selector;
+    query.clear();
+    if (!flags.selector.empty()) {
+      add("labelSelector=" + client::HttpClient::QueryEscape(flags.selector));
+    }
+    add("fieldSelector=" + client::HttpClient::QueryEscape(field));
+    names.clear();
+  }
   std::vector<std::string> targets;
   if (names.empty()) {
     targets.push_back(client::HttpClient::PathOf(t, ns) + query);
@@ -114,6 +202,7 @@ int RunGet(const GetFlags& flags) {
   int rc = 0;
   bool printed_header = false;
   std::size_t rows = 0;
+  std::string list_version;
   for (const std::string& target : targets) {
     auto reply = client.Request("GET", target, {}, {}, table ? kTableAccept : "application/json");
     if (!reply.ok()) {
@@ -126,6 +215,8 @@ int RunGet(const GetFlags& flags) {
       rc = static_cast<int>(ExitCode::kFailed);
       continue;
     }
+    list_version = body.value("metadata", Json::object()).value("resourceVersion", "");
+    if (flags.watch_only) continue;
     if (table && body.value("kind", "") == "Table") {
       rows += PrintTable(body, o == "wide", flags.remote.all_namespaces && t.namespaced,
                          !printed_header);
@@ -139,6 +230,18 @@ int RunGet(const GetFlags& flags) {
     } else {
       items.push_back(std::move(body));
     }
+  }
+  if (watching) {
+    if (rc != 0) return rc;
+    bool first = true;
+    if (!table) {
+      for (const Json& item : items) {
+        PrintWatchedObject(t, o, item, first);
+        first = false;
+      }
+    }
+    std::cout.flush();
+    return WatchAndPrint(client, t, targets[0], list_version, flags, printed_header, first);
   }
   if (table) {
     if (rows == 0 && rc == 0) {
@@ -177,10 +280,14 @@ void SetupGet(CLI::App& command, int& exit_code) {
   command.add_option("-l,--selector", flags->selector, "label selector, e.g. app=x,tier!=db");
   command.add_option("--field-selector", flags->field_selector, "field selector");
   command.add_option("-o,--output", flags->output, "yaml|json|wide|name");
+  command.add_flag("-w,--watch", flags->watch,
+                   "after listing, print each change until the server ends the watch");
+  command.add_flag("--watch-only", flags->watch_only, "print only the changes, not the list");
   command.footer(
       "\nExamples:\n  pjemu get pytorchjobs -n kubeflow\n"
       "  pjemu get -o yaml pytorchjobs pytorch-simple -n kubeflow\n"
-      "  pjemu get pods -l training.kubeflow.org/job-name=pytorch-simple -n kubeflow -o wide");
+      "  pjemu get pods -l training.kubeflow.org/job-name=pytorch-simple -n kubeflow -o wide\n"
+      "  pjemu get pytorchjobs -n kubeflow -w");
   command.callback([flags, &exit_code] { exit_code = RunGet(*flags); });
 }
 

@@ -1,9 +1,13 @@
 #include "emulator/cli/remote.h"
 
+#include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
 
 namespace pjemu::cli {
 namespace {
@@ -42,6 +46,42 @@ YAML::Node Named(const YAML::Node& list, const std::string& name, const char* fi
   return YAML::Node();
 }
 
+// Standard base64 (a kubeconfig's *-data fields); nullopt when malformed. OpenSSL decodes it.
+std::optional<std::string> DecodeBase64(std::string text) {
+  std::erase_if(text, [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out(text.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(text.data()),
+                          static_cast<int>(text.size()));
+  if (n < 0) return std::nullopt;
+  // EVP_DecodeBlock counts the padding as zero bytes.
+  std::size_t pad = text.empty() ? 0 : (text.back() == '=') + (text.size() > 1 && text[text.size() - 2] == '=');
+  out.resize(static_cast<std::size_t>(n) - pad);
+  return out;
+}
+
+// The cluster entry's TLS settings: certificate-authority-data, certificate-authority (a file,
+// relative to the kubeconfig's folder as kubectl resolves it), insecure-skip-tls-verify.
+Status ReadClusterTls(const YAML::Node& cluster, const std::string& path,
+                      client::HttpClientOptions* options) {
+  options->insecure_skip_tls_verify = cluster["insecure-skip-tls-verify"].as<bool>(false);
+  if (cluster["certificate-authority-data"]) {
+    auto pem = DecodeBase64(cluster["certificate-authority-data"].as<std::string>());
+    if (!pem) return Status(Code::kInvalid, path + ": certificate-authority-data is not base64");
+    options->ca_pem = *pem;
+  } else if (cluster["certificate-authority"]) {
+    std::filesystem::path ca = cluster["certificate-authority"].as<std::string>();
+    if (ca.is_relative()) ca = std::filesystem::path(path).parent_path() / ca;
+    std::ifstream in(ca);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) return Status(Code::kInvalid, path + ": cannot read certificate-authority " + ca.string());
+    options->ca_pem = text.str();
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string DefaultServeKubeconfig() { return Home() + "/.pjemu/kubeconfig"; }
@@ -50,8 +90,13 @@ void AddRemoteFlags(CLI::App& command, RemoteFlags* flags, bool with_all_namespa
   command.add_option("--kubeconfig", flags->kubeconfig,
                      "kubeconfig of the server (default: $KUBECONFIG, ~/.kube/config, or the "
                      "one `pjemu serve` wrote in ~/.pjemu/kubeconfig)");
-  command.add_option("-s,--server", flags->server, "API server address, e.g. http://127.0.0.1:6443");
+  command.add_option("-s,--server", flags->server, "API server address, e.g. http://127.0.0.1:6443 (https: verified against the "
+                     "kubeconfig's certificate authority when one is found)");
   command.add_option("--token", flags->token, "bearer token for the API server");
+  command.add_option("--certificate-authority", flags->certificate_authority,
+                     "PEM file of the CA that signed the server's certificate (https)");
+  command.add_flag("--insecure-skip-tls-verify", flags->insecure_skip_tls_verify,
+                   "accept any server certificate (https); insecure");
   command.add_option("-n,--namespace", flags->ns, "namespace (default: the context's, or default)");
   if (with_all_namespaces) {
     command.add_flag("-A,--all-namespaces", flags->all_namespaces, "list across all namespaces");
@@ -84,6 +129,7 @@ Result<Remote> Connect(const RemoteFlags& flags) {
         return Status(Code::kInvalid, path + ": cluster \"" + cluster_name + "\" has no server");
       }
       options.server = cluster["server"].as<std::string>();
+      if (Status s = ReadClusterTls(cluster, path, &options); !s.ok()) return s;
       YAML::Node user = Named(config["users"], context["user"].as<std::string>(""), "user");
       if (user && user["token"]) options.token = user["token"].as<std::string>();
       ns = context["namespace"].as<std::string>("");
@@ -92,6 +138,16 @@ Result<Remote> Connect(const RemoteFlags& flags) {
     }
   }
   if (!flags.token.empty()) options.token = flags.token;
+  if (!flags.certificate_authority.empty()) {
+    std::ifstream in(flags.certificate_authority);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) {
+      return Status(Code::kInvalid, "cannot read --certificate-authority " + flags.certificate_authority);
+    }
+    options.ca_pem = text.str();
+  }
+  if (flags.insecure_skip_tls_verify) options.insecure_skip_tls_verify = true;
   if (!flags.ns.empty()) ns = flags.ns;
   if (ns.empty()) ns = "default";
   return Remote{client::MakeHttpClient(std::move(options)), ns};

@@ -24,10 +24,13 @@ struct RemoteFlags {
   std::string kubeconfig;
   std::string server;
   std::string token;
+  std::string certificate_authority;  // a PEM file, as kubectl's --certificate-authority
+  bool insecure_skip_tls_verify = false;
   std::string ns;
   bool all_namespaces = false;
 };
-// Adds --kubeconfig, -s/--server, --token, -n/--namespace (and -A when with_all_namespaces).
+// Adds --kubeconfig, -s/--server, --token, --certificate-authority, --insecure-skip-tls-verify,
+// -n/--namespace (and -A when with_all_namespaces).
 void AddRemoteFlags(CLI::App& command, RemoteFlags* flags, bool with_all_namespaces = false);
 
 struct Remote {

@@ -1,13 +1,11 @@
 // `pjemu wait --for=condition=C[=V] | --for=delete (TYPE/NAME... | TYPE NAME... | -f FILE)
 // [--timeout=30s]`: kubectl wait's condition test (the first condition of that type, case
-// insensitive, status True unless =V says otherwise) against `pjemu serve`.
+// insensitive, status True unless =V says otherwise) against `pjemu serve`, through a watch.
 #include <iostream>
-#include <thread>
 
 #include "emulator/cli/cli.h"
 #include "emulator/cli/commands.h"
-#include "emulator/cli/inputs.h"
-#include "emulator/cli/remote.h"
+#include "emulator/cli/object_wait.h"
 
 namespace pjemu::cli {
 namespace {
@@ -39,16 +37,8 @@ bool ConditionMet(const Json& obj, const std::string& type, const std::string& w
 }
 
 int RunWait(const WaitFlags& flags) {
-  auto remote = Connect(flags.remote);
-  if (!remote.ok()) {
-    std::cerr << "error: " << remote.status().message() << "\n";
-    return static_cast<int>(ExitCode::kInvalidInput);
-  }
-  auto timeout = ParseDuration(flags.timeout);
-  if (!timeout) {
-    std::cerr << "error: invalid --timeout \"" << flags.timeout << "\"\n";
-    return static_cast<int>(ExitCode::kInvalidInput);
-  }
+  auto session = ConnectWithTimeout(flags.remote, flags.timeout);
+  if (!session) return static_cast<int>(ExitCode::kInvalidInput);
   bool for_delete = flags.for_condition == "delete";
   std::string type, want = "True";
   if (!for_delete) {
@@ -62,48 +52,40 @@ int RunWait(const WaitFlags& flags) {
       type = type.substr(0, eq);
     }
   }
-  std::vector<ObjectRef> refs;
-  if (!flags.files.empty()) {
-    auto inputs = LoadInputs(flags.files);
-    if (!inputs.ok()) {
-      std::cerr << "error: " << inputs.status().message() << "\n";
-      return static_cast<int>(ExitCode::kInvalidInput);
-    }
-    for (const auto& m : *inputs) {
-      auto t = TypeOf(m);
-      if (t.ok()) refs.push_back({*t, m.object["metadata"].value("name", "")});
-    }
-  } else {
-    auto parsed = ParseObjectArgs(flags.args);
-    if (!parsed.ok()) {
-      std::cerr << "error: " << parsed.status().message() << "\n";
-      return static_cast<int>(ExitCode::kInvalidInput);
-    }
-    refs = *parsed;
+  auto targets = ResolveTargets(flags.files, flags.args, session->remote.ns);
+  if (!targets.ok()) {
+    std::cerr << "error: " << targets.status().message() << "\n";
+    return static_cast<int>(ExitCode::kInvalidInput);
   }
-  auto deadline = std::chrono::steady_clock::now() + *timeout;
-  for (const ObjectRef& ref : refs) {
-    while (true) {
-      auto obj = remote->client->Get(*ref.type, remote->ns, ref.name);
-      if (for_delete && !obj.ok() && obj.status().code() == Code::kNotFound) {
-        std::cout << KindName(*ref.type) << "/" << ref.name << " condition met\n";
-        break;
-      }
-      if (!obj.ok() && !for_delete) {
-        std::cerr << ErrorLine(obj.status()) << "\n";
-        return static_cast<int>(ExitCode::kFailed);
-      }
-      if (!for_delete && ConditionMet(*obj, type, want)) {
-        std::cout << KindName(*ref.type) << "/" << ref.name << " condition met\n";
-        break;
-      }
-      if (std::chrono::steady_clock::now() >= deadline) {
-        std::cerr << "error: timed out waiting for the condition on " << ref.type->plural << "/"
-                  << ref.name << "\n";
-        return static_cast<int>(ExitCode::kFailed);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto deadline = std::chrono::steady_clock::now() + session->timeout;
+  for (const Target& t : *targets) {
+    // kubectl wait: a missing object is an error for conditions (NotFound), success for delete.
+    bool missing = false;
+    Status s = WaitForObject(
+        *session->remote.client, t,
+        [&](const Json* obj) {
+          if (obj == nullptr) {
+            missing = true;
+            return true;
+          }
+          return !for_delete && ConditionMet(*obj, type, want);
+        },
+        deadline);
+    if (s.code() == Code::kTimeout) {
+      std::cerr << "error: timed out waiting for the condition on " << t.ref.type->plural << "/"
+                << t.ref.name << "\n";
+      return static_cast<int>(ExitCode::kFailed);
     }
+    if (!s.ok()) {
+      std::cerr << ErrorLine(s) << "\n";
+      return static_cast<int>(ExitCode::kFailed);
+    }
+    if (missing && !for_delete) {
+      std::cerr << "Error from server (NotFound): " << KindName(*t.ref.type) << " \""
+                << t.ref.name << "\" not found\n";
+      return static_cast<int>(ExitCode::kFailed);
+    }
+    std::cout << KindName(*t.ref.type) << "/" << t.ref.name << " condition met\n";
   }
   return 0;
 }
