@@ -102,7 +102,13 @@ int RunJobs(RunFlags flags) {
     }
     if (**type == api::PyTorchJobs()) {
       monitor.AddJob(*created);
-      if (!json) term.Line(term.Paint("pytorchjob/" + m.object["metadata"].value("name", ""), Color::kBold) + " submitted");
+      if (!json) {
+        const Json& meta = (*created)["metadata"];
+        term.Line(term.Paint("pytorchjob " + meta.value("namespace", "") + "/" +
+                                 meta.value("name", ""),
+                             Color::kBold) +
+                  " submitted");
+      }
     }
   }
 
@@ -153,7 +159,8 @@ int RunJobs(RunFlags flags) {
   }
   term.Line("");
   for (const JobSummary& s : summaries) {
-    term.Line(term.Paint("pytorchjob/" + s.name, Color::kBold) + " conditions:");
+    // namespace/name: two jobs of one name in two namespaces stay apart.
+    term.Line(term.Paint("pytorchjob " + s.ns + "/" + s.name, Color::kBold) + " conditions:");
     for (const Json& c : s.conditions) {
       term.Line(fmt::format("  {:<11} {:<6} {:<24} {}", c.value("type", ""), c.value("status", ""),
                             c.value("reason", ""), c.value("message", "")));
