@@ -47,6 +47,13 @@ def main() -> int:
             if m and m.group(1) not in allowed:
                 errors.append(f"{path}:{lineno}: '{component}' may not include "
                               f"emulator/{m.group(1)}/ (allowed: {', '.join(sorted(allowed))})")
+    # trainer/ builds against LibTorch alone (trainer/README.md "Build"): no emulator/ headers.
+    for path in sorted((root.parent / "trainer").rglob("*")):
+        if path.suffix not in (".h", ".cc") or not path.is_file():
+            continue
+        for lineno, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if INCLUDE.match(line):
+                errors.append(f"{path}:{lineno}: trainer/ may not include emulator/ headers")
     for e in errors:
         print(e)
     print(f"layering: {len(errors)} violation(s)")

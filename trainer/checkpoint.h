@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "emulator/common/status.h"
+#include "trainer/status.h"
 
 namespace pjemu::trainer {
 

@@ -4,7 +4,7 @@
 // Thread safety: constants only.
 #pragma once
 
-#include "emulator/common/status.h"
+#include "trainer/status.h"
 
 namespace pjemu::trainer {
 

@@ -2,10 +2,13 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
-#include <zlib.h>
 
+#include <cstdio>
 #include <filesystem>
-#include <memory>
+
+#if defined(PJEMU_TRAINER_HAVE_ZLIB)
+#include <zlib.h>
+#endif
 
 namespace pjemu::trainer {
 namespace {
@@ -14,16 +17,74 @@ Status Corrupt(const std::string& path, const std::string& what) {
   return InternalError("corrupt idx file " + path + ": " + what);
 }
 
-struct GzCloser {
-  void operator()(gzFile f) const { gzclose(f); }
+// An idx file opened for reading: through zlib when the build has it (gzread reads gzip and
+// plain files alike), else with stdio, plain files only (a gzip file is reported as such).
+class IdxStream {
+ public:
+  IdxStream() = default;
+  IdxStream(const IdxStream&) = delete;
+  IdxStream& operator=(const IdxStream&) = delete;
+  ~IdxStream() {
+#if defined(PJEMU_TRAINER_HAVE_ZLIB)
+    if (gz_ != nullptr) gzclose(gz_);
+#else
+    if (f_ != nullptr) std::fclose(f_);
+#endif
+  }
+
+  Status Open(const std::string& path) {
+#if defined(PJEMU_TRAINER_HAVE_ZLIB)
+    gz_ = gzopen(path.c_str(), "rb");
+    if (gz_ == nullptr) return InternalError("cannot open " + path);
+#else
+    f_ = std::fopen(path.c_str(), "rb");
+    if (f_ == nullptr) return InternalError("cannot open " + path);
+    const int b0 = std::fgetc(f_), b1 = std::fgetc(f_);
+    if (b0 == 0x1f && b1 == 0x8b) {
+      return InternalError("cannot read " + path +
+                           ": gzip-compressed, and this pjemu-trainer was built without zlib "
+                           "(gunzip it, or rebuild with zlib)");
+    }
+    std::rewind(f_);
+#endif
+    return Status::Ok();
+  }
+
+  // Reads up to n bytes (n < 2^30); the count read, 0 at the end, < 0 on an error.
+  int Read(void* dst, unsigned n) {
+#if defined(PJEMU_TRAINER_HAVE_ZLIB)
+    return gzread(gz_, dst, n);
+#else
+    size_t got = std::fread(dst, 1, n, f_);
+    return std::ferror(f_) ? -1 : static_cast<int>(got);
+#endif
+  }
+
+  // Whether the stream ended cleanly (no gzip or I/O error).
+  bool Clean() {
+#if defined(PJEMU_TRAINER_HAVE_ZLIB)
+    int err = 0;
+    gzerror(gz_, &err);
+    return err == Z_OK || err == Z_STREAM_END;
+#else
+    return !std::ferror(f_);
+#endif
+  }
+
+ private:
+#if defined(PJEMU_TRAINER_HAVE_ZLIB)
+  gzFile gz_ = nullptr;
+#else
+  std::FILE* f_ = nullptr;
+#endif
 };
 
 // Reads exactly n bytes; false on a short read or a gzip error.
-bool ReadExactly(gzFile f, void* dst, size_t n) {
+bool ReadExactly(IdxStream& f, void* dst, size_t n) {
   auto* p = static_cast<uint8_t*>(dst);
   while (n > 0) {
     unsigned chunk = n > (1u << 30) ? (1u << 30) : static_cast<unsigned>(n);
-    int got = gzread(f, p, chunk);
+    int got = f.Read(p, chunk);
     if (got <= 0) return false;
     p += got;
     n -= static_cast<size_t>(got);
@@ -34,6 +95,10 @@ bool ReadExactly(gzFile f, void* dst, size_t n) {
 std::string Existing(const std::string& dir, const std::string& name) {
   namespace fs = std::filesystem;
   std::error_code ec;
+#if !defined(PJEMU_TRAINER_HAVE_ZLIB)
+  // Without zlib a plain copy beside the .gz is the one that can be read.
+  if (fs::is_regular_file(fs::path(dir) / name, ec)) return dir + "/" + name;
+#endif
   if (fs::is_regular_file(fs::path(dir) / (name + ".gz"), ec)) return dir + "/" + name + ".gz";
   return dir + "/" + name;
 }
@@ -45,10 +110,10 @@ Result<IdxFile> ReadIdx(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) {
     return Status(Code::kNotFound, "idx file not found: " + path);
   }
-  std::unique_ptr<gzFile_s, GzCloser> f(gzopen(path.c_str(), "rb"));
-  if (!f) return InternalError("cannot open " + path);
+  IdxStream f;
+  RETURN_IF_ERROR(f.Open(path));
   uint8_t magic[4];
-  if (!ReadExactly(f.get(), magic, 4)) return Corrupt(path, "shorter than the 4-byte magic");
+  if (!ReadExactly(f, magic, 4)) return Corrupt(path, "shorter than the 4-byte magic");
   if (magic[0] != 0 || magic[1] != 0) return Corrupt(path, "magic does not start with 0x0000");
   if (magic[2] != 0x08) return Corrupt(path, "element type is not ubyte (0x08)");
   int ndims = magic[3];
@@ -58,7 +123,7 @@ Result<IdxFile> ReadIdx(const std::string& path) {
   int64_t total = 1;
   for (int i = 0; i < ndims; ++i) {
     uint8_t b[4];
-    if (!ReadExactly(f.get(), b, 4)) return Corrupt(path, "truncated header");
+    if (!ReadExactly(f, b, 4)) return Corrupt(path, "truncated header");
     int64_t d = (int64_t{b[0]} << 24) | (int64_t{b[1]} << 16) | (int64_t{b[2]} << 8) | b[3];
     if (d <= 0 || d > (int64_t{1} << 28))
       return Corrupt(path, "bad dimension " + std::to_string(d));
@@ -67,14 +132,12 @@ Result<IdxFile> ReadIdx(const std::string& path) {
     if (total > (int64_t{1} << 32)) return Corrupt(path, "too large");
   }
   out.data.resize(static_cast<size_t>(total));
-  if (!ReadExactly(f.get(), out.data.data(), out.data.size())) {
+  if (!ReadExactly(f, out.data.data(), out.data.size())) {
     return Corrupt(path, "truncated data (header promises " + std::to_string(total) + " bytes)");
   }
   uint8_t extra;
-  if (gzread(f.get(), &extra, 1) != 0) return Corrupt(path, "trailing bytes after the data");
-  int err = 0;
-  gzerror(f.get(), &err);
-  if (err != Z_OK && err != Z_STREAM_END) return Corrupt(path, "gzip stream error");
+  if (f.Read(&extra, 1) != 0) return Corrupt(path, "trailing bytes after the data");
+  if (!f.Clean()) return Corrupt(path, "gzip stream error");
   return out;
 }
 

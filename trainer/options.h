@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "emulator/common/status.h"
+#include "trainer/status.h"
 
 namespace pjemu::trainer {
 

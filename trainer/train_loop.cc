@@ -176,7 +176,7 @@ class Run {
         if (b % o_.log_interval == 0) {
           PrintLine(out_, fmt::format("Train Epoch: {} [{}/{} ({})]\tloss={:.4f}", epoch, b * len,
                                       train_n, Percent(b, batches), loss));
-          metrics_.Step(epoch, pos_.global_step, b, loss, b * len, Seconds(start_));
+          metrics_.Step(epoch, pos_.global_step, b, batches, loss, b * len, Seconds(start_));
         }
         if (pos_.global_step % kCheckpointEvery == 0) RETURN_IF_ERROR(SaveNow());
       }

@@ -7,9 +7,9 @@
 
 #include <cstdio>
 
-#include "emulator/common/status.h"
 #include "trainer/dist_env.h"
 #include "trainer/options.h"
+#include "trainer/status.h"
 
 namespace pjemu::trainer {
 
