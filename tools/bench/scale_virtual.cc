@@ -1,0 +1,110 @@
+// bench_scale_virtual: N PyTorchJobs of 3 pods (Master 1 + Worker 2) through the embedded
+// control plane in virtual time (VirtualCluster: store, controller, scheduler, kubelet over a
+// SimulatedProcessRunner whose processes "run" 1 s). Submits every job at once, then advances
+// virtual time one second at a time until every job has Succeeded (or --max-virtual-s passed).
+// Prints one JSON line: jobs, pods, wall seconds (submit and run), virtual seconds, peak RSS
+// and the RSS after start, so the caller can derive memory per pod.
+// usage: bench_scale_virtual --jobs N [--image-map F] [--max-virtual-s S]
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "emulator/cluster/virtual_cluster.h"
+#include "tools/bench/bench_job.h"
+
+namespace pjemu::bench {
+namespace {
+
+long PeakRssKb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+long CurrentRssKb() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return 0;
+}
+
+int CountSucceeded(client::Client& c, int* failed) {
+  auto list = c.List(api::PyTorchJobs(), "default");
+  if (!list.ok()) return -1;
+  int n = 0;
+  *failed = 0;
+  for (const Json& job : (*list)["items"]) {
+    if (HasCondition(job, "Succeeded")) ++n;
+    if (HasCondition(job, "Failed")) ++*failed;
+  }
+  return n;
+}
+
+int Main(int argc, char** argv) {
+  int jobs = 10;
+  int max_virtual_s = 3600;
+  std::string image_map = "fixtures/images.yaml";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--jobs")) jobs = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--image-map")) image_map = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--max-virtual-s")) max_virtual_s = std::atoi(argv[i + 1]);
+    else {
+      std::cerr << "usage: bench_scale_virtual --jobs N [--image-map F] [--max-virtual-s S]\n";
+      return 2;
+    }
+  }
+  cluster::VirtualClusterOptions options;
+  options.image_map = image_map;
+  options.cpu = "100000";  // room for every pod at once: the benchmark is the control plane
+  options.memory = "100000Gi";
+  cluster::VirtualCluster vc(options);
+  if (Status s = vc.Start(); !s.ok()) {
+    std::cerr << "cannot start: " << s.message() << "\n";
+    return 1;
+  }
+  const long base_rss = CurrentRssKb();
+  const auto t0 = std::chrono::steady_clock::now();
+  const Time v0 = vc.clock().Now();
+  for (int i = 0; i < jobs; ++i) {
+    auto created = vc.client().Create(
+        api::PyTorchJobs(), "default",
+        BenchJob("job-" + std::to_string(i), "default", "busybox:1.36", {"true"}));
+    if (!created.ok()) {
+      std::cerr << "create: " << created.status().message() << "\n";
+      return 1;
+    }
+  }
+  const double submit_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  int succeeded = 0, failed = 0;
+  while (true) {
+    vc.loop().RunFor(std::chrono::seconds(1));
+    succeeded = CountSucceeded(vc.client(), &failed);
+    if (succeeded + failed >= jobs) break;
+    if (vc.clock().Now() - v0 > std::chrono::seconds(max_virtual_s)) break;
+  }
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double virtual_s = std::chrono::duration<double>(vc.clock().Now() - v0).count();
+  const long peak = PeakRssKb();
+  std::printf(
+      "{\"jobs\": %d, \"pods\": %d, \"succeeded\": %d, \"failed\": %d, \"submit_s\": %.3f, "
+      "\"wall_s\": %.3f, \"virtual_s\": %.1f, \"peak_rss_kb\": %ld, \"base_rss_kb\": %ld}\n",
+      jobs, jobs * 3, succeeded, failed, submit_s, wall_s, virtual_s, peak, base_rss);
+  std::fflush(stdout);
+  vc.Stop();  // not part of the measurement
+  return succeeded == jobs ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace pjemu::bench
+
+int main(int argc, char** argv) { return pjemu::bench::Main(argc, argv); }
