@@ -55,6 +55,7 @@ TEST_CASE("each rank writes its loss and accuracy as TensorBoard scalars", "[tra
                                     {"OMP_NUM_THREADS", "1"}},
                                    dir + "/rank" + std::to_string(r) + ".log"));
   }
+  const pid_t pids[2] = {ranks[0].pid, ranks[1].pid};  // Wait() clears Child::pid
   for (auto& c : ranks) REQUIRE(testing::Wait(c, 180) == kExitOk);
   for (int r = 0; r < 2; ++r) {
     INFO("rank " << r);
@@ -67,7 +68,7 @@ TEST_CASE("each rank writes its loss and accuracy as TensorBoard scalars", "[tra
     for (const auto& e : fs::directory_iterator(dir + "/logs")) {
       const std::string name = e.path().filename().string();
       if (name.find("tfevents") != std::string::npos &&
-          name.find("." + std::to_string(ranks[r].pid) + ".") != std::string::npos) {
+          name.find("." + std::to_string(pids[r]) + ".") != std::string::npos) {
         path = e.path().string();
       }
     }
