@@ -48,7 +48,8 @@ void ResourceSampler::SampleOnce() {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [pid, name] : live) {
     auto it = usage.find(pid);
-    if (it == usage.end()) continue;  // exited between the listing and the read
+    // Exited between the listing and the read (a live process always has some RSS).
+    if (it == usage.end() || it->second.rss_bytes == 0) continue;
     Series& series = series_[name];
     ResourceSample sample;
     sample.time = now;

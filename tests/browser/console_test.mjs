@@ -109,15 +109,18 @@ async function main() {
   const apiNoToken = await rawGet(`${base}/apis/kubeflow.org/v1/pytorchjobs`);
   if (apiNoToken.status !== 401) fail(`the API without a token: ${apiNoToken.status}`);
 
-  browser = await playwright.chromium.launch({
+  // A fresh profile (--user-data-dir) per run: playwright takes it as launchPersistentContext's
+  // first argument.
+  const context = await playwright.chromium.launchPersistentContext(path.join(work, 'chromium-profile'), {
     executablePath: chromiumPath,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      `--user-data-dir=${path.join(work, 'chromium-profile')}`],
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    ignoreHTTPSErrors: true,
+    viewport: { width: 1280, height: 860 },
   });
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
+  browser = context;
+  const page = context.pages()[0] || await context.newPage();
   const consoleErrors = [];
   page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
@@ -156,7 +159,7 @@ async function main() {
   await shot(page, '05-job-running');
   await expectText(page.locator('#job-state'), /Succeeded/, 'job state', 180000);
   console.log(`   Succeeded after ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  await expectText(page.locator('#conditions-table tbody tr'), /Succeeded\s+True\s+PyTorchJobSucceeded/, 'conditions table');
+  await expectText(page.locator('#conditions-table tbody tr'), /Succeeded\s*True\s*PyTorchJobSucceeded/, 'conditions table');
   await expectText(page.locator('#events-table tbody tr'), /SuccessfulCreatePod/, 'events table');
   await shot(page, '06-job-overview');
 
@@ -178,7 +181,7 @@ async function main() {
   await page.click('button[data-tab="metrics"]');
   await page.locator('#loss-chart svg polyline').waitFor({ timeout: 20000 });
   await page.locator('#accuracy-chart svg circle').waitFor({ timeout: 20000 });
-  await expectText(page.locator('#epochs-table tbody tr'), /^\s*1\s+0\.\d{4}/, 'epochs table');
+  await expectText(page.locator('#epochs-table tbody tr'), /^\s*1\s*0\.\d{4}/, 'epochs table');
   await shot(page, '09-job-metrics');
 
   step('resources tab');
@@ -194,7 +197,7 @@ async function main() {
 
   step('job list');
   await page.click('#nav-jobs');
-  await expectText(page.locator('#job-table tbody tr'), /pytorch-simple\s+kubeflow\s+Succeeded\s+\d\/2/, 'job list row');
+  await expectText(page.locator('#job-table tbody tr'), /pytorch-simple\s*kubeflow\s*Succeeded\s*\d\/2/, 'job list row');
   await shot(page, '12-job-list');
 
   step('delete the job');

@@ -274,7 +274,7 @@ function jobPath(ns, name) {
 
 async function deleteJob(ns, name) {
   if (!confirm(`Delete PyTorchJob ${ns}/${name}? Its pods and services go with it.`)) return false;
-  await api('DELETE', jobPath(ns, name), { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' });
+  await api('DELETE', jobPath(ns, name), { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' });
   return true;
 }
 
@@ -606,7 +606,7 @@ function chartBox(title, id, series, opts) {
 }
 
 function lineChart(series, opts) {
-  const W = 560, H = 240, L = 52, R = 14, T = 10, B = 34;
+  const W = 560, H = 240, L = 52, R = 14, T = 22, B = 34;  // T leaves room for value labels
   const svg = s('svg', { class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img' });
   const all = series.flatMap((se) => se.points);
   if (!all.length) {
@@ -626,7 +626,9 @@ function lineChart(series, opts) {
   if (opts.integerX) xTicks = xTicks.filter((v) => Number.isInteger(v));
   const X = (v) => L + ((v - xMin) / (xMax - xMin)) * (W - L - R);
   const Y = (v) => T + (1 - (v - yMin) / (yMax - yMin)) * (H - T - B);
-  const yFormat = opts.yFormat || ((v) => (Math.abs(v) >= 100 ? v.toFixed(0) : String(Number(v.toPrecision(3)))));
+  // As many decimals as the tick spacing needs, so that neighbouring ticks never read the same.
+  const decimals = Math.min(6, Math.max(0, Math.ceil(-Math.log10(yTicks.length > 1 ? yTicks[1] - yTicks[0] : 1) - 1e-9)));
+  const yFormat = opts.yFormat || ((v) => v.toFixed(decimals));
   const xFormat = opts.time ? (v) => new Date(v * 1000).toLocaleTimeString([], { hour12: false }) : (v) => String(v);
   for (const v of yTicks) {
     svg.append(s('line', { class: 'grid', x1: L, x2: W - R, y1: Y(v), y2: Y(v) }));
