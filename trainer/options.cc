@@ -9,7 +9,8 @@ constexpr char kUsage[] =
     "usage: pjemu-trainer [-h] [--batch-size N] [--test-batch-size N] [--epochs N] [--lr LR]\n"
     "                     [--momentum M] [--no-cuda] [--seed S] [--log-interval N] [--save-model]\n"
     "                     [--dir L] [--backend {gloo,nccl,mpi}] [--data-dir D]\n"
-    "                     [--checkpoint-dir C] [--collective-timeout SECONDS] [--max-steps N]";
+    "                     [--checkpoint-dir C] [--collective-timeout SECONDS] [--max-steps N]\n"
+    "                     [--kernels {fast,reference}]";
 
 Status UsageError(const std::string& what) {
   return BadRequestError(std::string(kUsage) + "\npjemu-trainer: error: " + what);
@@ -60,6 +61,10 @@ Result<ParseOutcome> ParseOptions(const std::vector<std::string>& argv) {
                  "seconds before rendezvous or a collective with a dead/hung peer fails "
                  "(default: 300)");
   app.add_option("--max-steps", o.max_steps, "stop training after N steps in total (0: no limit)");
+  app.add_option("--kernels", o.kernels,
+                 "fast (default): im2col + GEMM step; reference: torch's modules, loss lines equal "
+                 "the Python reference's")
+      ->check(CLI::IsMember({"fast", "reference"}));
 
   std::vector<const char*> args;
   args.reserve(argv.size());

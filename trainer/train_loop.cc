@@ -10,6 +10,7 @@
 
 #include "trainer/checkpoint.h"
 #include "trainer/fashion_mnist.h"
+#include "trainer/fast_net.h"
 #include "trainer/flat_sgd.h"
 #include "trainer/metrics_log.h"
 #include "trainer/model.h"
@@ -57,6 +58,7 @@ class Run {
     torch::manual_seed(o_.seed);
     model_ = Net();
     sgd_ = std::make_unique<FlatSgd>(*model_, o_.lr, o_.momentum);
+    if (o_.kernels == "fast") fast_ = std::make_unique<FastNet>(*model_, o_.batch_size);
     RETURN_IF_ERROR(SyncInitialState());
     if (!o_.checkpoint_dir.empty()) {
       comm_.SetOnTermWhileBlocked([this] { (void)SaveNow(); });
@@ -210,9 +212,15 @@ class Run {
   }
 
   Result<float> Step(const torch::Tensor& data, const torch::Tensor& target) {
-    sgd_->ZeroGrad();
-    torch::Tensor loss = torch::nll_loss(model_->forward(data), target);
-    loss.backward();
+    float loss_value;
+    if (fast_) {
+      loss_value = fast_->TrainStep(data, target);  // writes every gradient
+    } else {
+      sgd_->ZeroGrad();
+      torch::Tensor loss = torch::nll_loss(model_->forward(data), target);
+      loss.backward();
+      loss_value = loss.item<float>();
+    }
     if (comm_.world_size() > 1) {
       // DDP 1.13 multiplies each gradient by 1/world_size, then sums over ranks.
       sgd_->grads().mul_(1.0 / comm_.world_size());
@@ -220,7 +228,7 @@ class Run {
       RETURN_IF_ERROR(comm_.AllReduceSum(g));
     }
     sgd_->Step();
-    return loss.item<float>();
+    return loss_value;
   }
 
   // The true accuracy: each rank tests a disjoint shard, the counts are summed over ranks.
@@ -268,6 +276,7 @@ class Run {
   MetricsLog metrics_;
   Net model_{nullptr};
   std::unique_ptr<FlatSgd> sgd_;
+  std::unique_ptr<FastNet> fast_;  // null with --kernels=reference
   Position pos_;
   std::mutex save_mu_;
 };

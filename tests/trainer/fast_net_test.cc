@@ -1,0 +1,116 @@
+// The fast step (--kernels=fast) against torch's modules and autograd: the same loss and every
+// parameter gradient within float summation-order tolerance, on full and short batches, with one
+// and two threads; the fused bias + relu + pool equals ATen's relu + max_pool2d exactly.
+#include "trainer/fast_net.h"
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include "trainer/fast_kernels.h"
+#include "trainer/flat_sgd.h"
+#include "trainer/model.h"
+#include "trainer/threads.h"
+
+// LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
+#undef CHECK
+#include <catch2/catch.hpp>
+
+namespace pjemu::trainer {
+namespace {
+
+// Relative L2 error of `got` against `want`.
+double RelErr(const torch::Tensor& got, const torch::Tensor& want) {
+  return (got - want).norm().item<double>() / (want.norm().item<double>() + 1e-30);
+}
+
+void CompareStep(int threads, int64_t max_batch, int64_t batch, uint64_t seed) {
+  ApplyThreadPlan(1);  // OpenBLAS to one thread, as the trainer's main does
+  const int saved = at::get_num_threads();
+  at::set_num_threads(threads);
+  torch::manual_seed(seed);
+  Net fast_model;
+  Net ref_model;
+  {
+    torch::NoGradGuard no_grad;
+    auto src = fast_model->parameters();
+    auto dst = ref_model->parameters();
+    for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+  }
+  FlatSgd sgd(*fast_model, 0.01, 0.5);  // binds the .grad() views FastNet writes
+  sgd.grads().fill_(7.0f);              // must be overwritten, not accumulated
+  FastNet fast(*fast_model, max_batch);
+  // Images like ToTensor's: [0, 1], many exact zeros (FashionMNIST's background).
+  torch::Tensor x = torch::rand({batch, 1, 28, 28}).sub_(0.3).clamp_min_(0);
+  torch::Tensor target = torch::randint(0, 10, {batch}, torch::kInt64);
+
+  const float loss = fast.TrainStep(x, target);
+  torch::Tensor ref_loss = torch::nll_loss(ref_model->forward(x), target);
+  ref_loss.backward();
+  CHECK(loss == Approx(ref_loss.item<float>()).epsilon(1e-5));
+  auto got = fast_model->named_parameters();
+  auto want = ref_model->named_parameters();
+  for (const auto& p : want) {
+    INFO(p.key() << " threads=" << threads << " batch=" << batch);
+    CHECK(RelErr(got[p.key()].grad(), p.value().grad()) < 1e-4);
+  }
+  at::set_num_threads(saved);
+}
+
+TEST_CASE("FastNet gradients equal autograd's on the reference modules", "[trainer]") {
+  CompareStep(1, 64, 64, 11);
+  CompareStep(1, 64, 17, 12);  // the epoch's short last batch
+  CompareStep(2, 64, 64, 13);
+  CompareStep(2, 32, 3, 14);
+}
+
+TEST_CASE("FastNet's second step sees the updated weights", "[trainer]") {
+  torch::manual_seed(5);
+  Net fast_model;
+  Net ref_model;
+  {
+    torch::NoGradGuard no_grad;
+    auto src = fast_model->parameters();
+    auto dst = ref_model->parameters();
+    for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+  }
+  FlatSgd fast_sgd(*fast_model, 0.1, 0.5);
+  FlatSgd ref_sgd(*ref_model, 0.1, 0.5);
+  FastNet fast(*fast_model, 16);
+  for (int step = 0; step < 3; ++step) {
+    torch::Tensor x = torch::rand({16, 1, 28, 28});
+    torch::Tensor target = torch::randint(0, 10, {16}, torch::kInt64);
+    fast.TrainStep(x, target);
+    fast_sgd.Step();
+    ref_sgd.ZeroGrad();
+    torch::nll_loss(ref_model->forward(x), target).backward();
+    ref_sgd.Step();
+  }
+  CHECK(RelErr(fast_sgd.params(), ref_sgd.params()) < 1e-5);
+}
+
+TEST_CASE("BiasReluPool equals relu(y + b) then max_pool2d, ties included", "[trainer]") {
+  torch::manual_seed(3);
+  // Small integers: many ties and many windows cut by relu.
+  torch::Tensor y = torch::randint(-3, 4, {3, 8, 8, 50}).to(torch::kFloat32);  // [N,H,W,C]
+  torch::Tensor b = torch::randint(-1, 2, {50}).to(torch::kFloat32);
+  const fast::PoolShape s{8, 8, 50, 800, 1, 16};  // output as [N,50,4,4]
+  torch::Tensor out = torch::empty({3, 800});
+  torch::Tensor arg = torch::empty({3 * 16 * 50}, torch::kUInt8);
+  fast::BiasReluPool(s, y.data_ptr<float>(), b.data_ptr<float>(), 0, 3, out.data_ptr<float>(),
+                     arg.data_ptr<uint8_t>());
+  torch::Tensor nchw = y.permute({0, 3, 1, 2}).contiguous().requires_grad_(true);
+  torch::Tensor want = torch::max_pool2d(torch::relu(nchw + b.view({1, 50, 1, 1})), 2, 2);
+  REQUIRE(torch::equal(out, want.reshape({3, 800})));
+
+  torch::Tensor g = torch::randn({3, 800});
+  torch::Tensor dy = torch::empty({3, 8, 8, 50});
+  torch::Tensor db = torch::zeros({50});
+  fast::BiasReluPoolBackward(s, g.data_ptr<float>(), arg.data_ptr<uint8_t>(), 0, 3,
+                             dy.data_ptr<float>(), db.data_ptr<float>());
+  want.backward(g.view({3, 50, 4, 4}));
+  CHECK(torch::equal(dy, nchw.grad().permute({0, 2, 3, 1})));
+  CHECK(RelErr(db, nchw.grad().sum({0, 2, 3})) < 1e-6);
+}
+
+}  // namespace
+}  // namespace pjemu::trainer
