@@ -246,8 +246,37 @@ std::vector<std::string> UnknownFields(const api::ResourceType& type, const Json
   return unknown;
 }
 
+Status CheckJsonDepth(std::string_view body, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) {
+        return BadRequestError(std::string("invalid character '") + c + "' exceeded max depth (" +
+                               std::to_string(max_depth) + ")");
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return Status::Ok();
+}
+
 Result<Json> DecodeBody(const api::ResourceType& type, const std::string& body,
                         FieldValidation mode, std::vector<std::string>* warnings) {
+  if (Status depth = CheckJsonDepth(body); !depth.ok()) {
+    return BadRequestError(type.kind + " in version \"" + type.version +
+                           "\" cannot be handled as a " + type.kind + ": " + depth.message());
+  }
   std::vector<Frame> frames;
   std::vector<std::string> duplicates;
   Json object;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "emulator/api/resources.h"
@@ -21,6 +22,14 @@ enum class FieldValidation { kIgnore, kWarn, kStrict };
 
 // "Strict", "Warn", "Ignore" or "" (Warn); anything else is kBadRequest.
 Result<FieldValidation> ParseFieldValidation(const std::string& value);
+
+// Go's encoding/json (and so kube-apiserver's decoder) refuses JSON nested deeper than this.
+inline constexpr int kMaxJsonDepth = 10000;
+
+// A byte scan, before any parser sees `body`: kBadRequest when its arrays and objects nest
+// deeper than `max_depth` (parsing, copying and printing such a value recurses and would
+// overflow the stack of an io thread; a 3 MiB body can nest 3 million levels).
+Status CheckJsonDepth(std::string_view body, int max_depth = kMaxJsonDepth);
 
 // Parses `body` as JSON (400 with the decoder's message when malformed), then applies the
 // validation mode: on success returns the object with unknown fields removed and appends

@@ -88,10 +88,13 @@ class [[nodiscard]] Result {
   Result(Status status) : v_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return std::holds_alternative<T>(v_); }
-  const Status& status() const {
+  const Status& status() const& {
     static const Status kOk;
     return ok() ? kOk : std::get<Status>(v_);
   }
+  // On a temporary, a copy: `RETURN_IF_ERROR(store.Get(...).status())` must not keep a
+  // reference into the destroyed Result (a use-after-free found by tests/limits).
+  Status status() && { return ok() ? Status() : std::get<Status>(std::move(v_)); }
   // REQUIRES: ok().
   T& value() & { return std::get<T>(v_); }
   const T& value() const& { return std::get<T>(v_); }

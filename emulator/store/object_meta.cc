@@ -1,6 +1,7 @@
 #include "emulator/store/object_meta.h"
 
 #include <cstdlib>
+#include <set>
 
 #include "emulator/api/selector.h"
 
@@ -188,6 +189,38 @@ std::vector<FieldError> ValidateObjectMeta(const api::ResourceType& type, const 
     if (auto e = api::ValidateQualifiedName(finalizers[i]); !e.empty()) {
       errs.push_back(InvalidField("metadata.finalizers[" + std::to_string(i) + "]", finalizers[i],
                                   Join(e, "; ")));
+    }
+  }
+  if (type.plural == "pods" && type.group.empty()) {
+    auto names = ValidatePodContainerNames(object);
+    errs.insert(errs.end(), names.begin(), names.end());
+  }
+  return errs;
+}
+
+std::vector<FieldError> ValidatePodContainerNames(const Json& pod) {
+  std::vector<FieldError> errs;
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return errs;
+  std::set<std::string> seen;
+  for (const char* list : {"containers", "initContainers"}) {
+    auto containers = spec->find(list);
+    if (containers == spec->end() || !containers->is_array()) continue;
+    for (std::size_t i = 0; i < containers->size(); ++i) {
+      const Json& c = (*containers)[i];
+      std::string field = std::string("spec.") + list + "[" + std::to_string(i) + "].name";
+      auto name = c.is_object() ? c.find("name") : c.end();
+      if (!c.is_object() || name == c.end() || !name->is_string() ||
+          name->get<std::string>().empty()) {
+        errs.push_back(RequiredField(field, ""));
+        continue;
+      }
+      const std::string value = name->get<std::string>();
+      if (auto e = api::ValidateDns1123Label(value); !e.empty()) {
+        errs.push_back(InvalidField(field, value, Join(e, "; ")));
+      } else if (!seen.insert(value).second) {
+        errs.push_back({"FieldValueDuplicate", field, "Duplicate value: " + GoValue(value)});
+      }
     }
   }
   return errs;

@@ -49,8 +49,12 @@ bool HasFinalizer(const Json& object, const std::string& finalizer);
 // DNS-1123 subdomains. Returns the problems (empty when valid).
 std::vector<std::string> ValidateObjectName(const api::ResourceType& type, const std::string& name);
 // Metadata checks shared by create and update: name (when present), labels, annotations keys,
-// ownerReferences' required fields, finalizer names.
+// ownerReferences' required fields, finalizer names; for pods also ValidatePodContainerNames.
 std::vector<FieldError> ValidateObjectMeta(const api::ResourceType& type, const Json& object);
+// Container names of a pod (spec.containers, spec.initContainers) as ValidatePodSpec checks
+// them: required, DNS-1123 labels, unique. They become the kubelet's log folder names, so a
+// name like "../x" must never get past the store.
+std::vector<FieldError> ValidatePodContainerNames(const Json& pod);
 
 // A random UUID (version 4 layout) drawn from `next`, which returns uniform 64-bit values.
 template <typename Next>

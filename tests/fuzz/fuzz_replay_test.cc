@@ -14,8 +14,8 @@
 namespace pjemu::fuzz {
 
 void FuzzFail(const char* file, int line, const char* what) {
-  throw std::logic_error(std::string("FUZZ_CHECK failed at ") + file + ":" +
-                         std::to_string(line) + ": " + what);
+  throw std::logic_error(std::string("FUZZ_CHECK failed at ") + file + ":" + std::to_string(line) +
+                         ": " + what);
 }
 
 namespace {

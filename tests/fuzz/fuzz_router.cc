@@ -1,7 +1,7 @@
 // Fuzz target: the HTTP request router (paths, query parsing, authentication, every verb and
-// subresource, body decoding, Table output, log options) over a store holding a namespace, a
-// PyTorchJob and a Pod with a log. Input: "METHOD TARGET\n", header lines "name: value\n", an
-// empty line, then the body (an input without the empty line has no body).
+// subresource, body decoding, Table output, log options) over a store holding a PyTorchJob and
+// a Pod, once without a log source and once with a log and a token. Input: "METHOD TARGET\n",
+// header lines "name: value\n", an empty line, then the body (none without the empty line).
 // Invariants: no crash or escaping exception; the status is a valid HTTP code; a JSON error
 // is a v1 Status; a server with a token answers 401 to every request without that token
 // (except the health endpoints), whatever the path.
@@ -50,8 +50,10 @@ struct World {
   store::Store store{clock};
   OneFileLogs logs{store};
   apiserver::Router router;
-  explicit World(const std::string& token)
-      : router(store, &logs, apiserver::RouterOptions{token, "v1.30.0", &clock}) {
+  // `with_logs` false: a server without a log source (pod logs get 400).
+  World(const std::string& token, bool with_logs)
+      : router(store, with_logs ? &logs : nullptr,
+               apiserver::RouterOptions{token, "v1.30.0", &clock}) {
     Json container = {{"name", "pytorch"}, {"image", "pytorch-mnist:1"}};
     Json replica = {{"replicas", 1},
                     {"restartPolicy", "OnFailure"},
@@ -125,17 +127,17 @@ void CheckResponse(apiserver::HttpResponse& response) {
 
 int FuzzRouter(const std::uint8_t* data, std::size_t size) {
   apiserver::HttpRequest request = ParseRequest(AsText(data, size));
-  World open("");
+  World open("", /*with_logs=*/false);
   auto response = open.router.Route(request);
   CheckResponse(response);
 
-  World guarded(kToken);
+  World guarded(kToken, /*with_logs=*/true);
   auto guarded_response = guarded.router.Route(request);
   CheckResponse(guarded_response);
   apiserver::Query query;
   auto path = apiserver::ParseTarget(request.target, &query);
-  bool health = path.ok() &&
-                (path->path == "/healthz" || path->path == "/livez" || path->path == "/readyz");
+  bool health =
+      path.ok() && (path->path == "/healthz" || path->path == "/livez" || path->path == "/readyz");
   if (request.Header("authorization") != std::string("Bearer ") + kToken && !health) {
     FUZZ_CHECK(guarded_response.status == 401);
   }

@@ -36,7 +36,7 @@ inline std::string_view AsText(const std::uint8_t* data, std::size_t size) {
 
 }  // namespace pjemu::fuzz
 
-#define FUZZ_CHECK(cond)                                                  \
-  do {                                                                    \
-    if (!(cond)) ::pjemu::fuzz::FuzzFail(__FILE__, __LINE__, #cond);      \
+#define FUZZ_CHECK(cond)                                             \
+  do {                                                               \
+    if (!(cond)) ::pjemu::fuzz::FuzzFail(__FILE__, __LINE__, #cond); \
   } while (0)
