@@ -202,6 +202,9 @@ void SetupRun(CLI::App& command, int& exit_code) {
                      "FashionMNIST directory for mapped trainer images (ClusterOptions::dataset_dir)");
   command.add_option("--output-dir", flags->output_dir,
                      "keep pod logs and trainer metrics here (ClusterOptions::state_dir)");
+  command.add_option("--data-dir", flags->cluster.data_dir,
+                     "persist the cluster (store, logs, trainer output) here "
+                     "(ClusterOptions::data_dir; default: in memory)");
   command.add_flag("--all-logs", flags->all_logs, "stream every pod's log, not only the master's");
   command.add_option("-o,--output", flags->output, "json: one JSON summary on stdout")
       ->check(CLI::IsMember({"json"}));

@@ -1,6 +1,7 @@
 // `pjemu serve [--port N] [--address A] [--kubeconfig F] [--dataset-dir D] [--gpus N] [--token T]
-// [--image-map F] [--output-dir D]`: the embedded cluster plus its Kubernetes API server, until
-// SIGINT/SIGTERM. Writes a kubeconfig so that `KUBECONFIG=F kubectl ...` (and pjemu's own
+// [--image-map F] [--output-dir D] [--data-dir D]`: the embedded cluster plus its Kubernetes API
+// server, until SIGINT/SIGTERM (with --data-dir it resumes from D: emulator/persist/README.md).
+// Writes a kubeconfig so that `KUBECONFIG=F kubectl ...` (and pjemu's own
 // kubectl-like commands) reach it; stops every process it started before exiting.
 #include <fmt/format.h>
 
@@ -94,6 +95,10 @@ void SetupServe(CLI::App& command, int& exit_code) {
                      "image map file (ClusterOptions::image_map)");
   command.add_option("--output-dir", flags->output_dir,
                      "keep pod logs and trainer output here (ClusterOptions::state_dir)");
+  command.add_option("--data-dir", flags->cluster.data_dir,
+                     "persist the cluster here and resume from it on restart: the store "
+                     "(SQLite, every acknowledged write durable), pod logs and trainer output "
+                     "(ClusterOptions::data_dir; default: in memory)");
   command.footer(
       "\nExample:\n  pjemu serve --port 6443 --kubeconfig /tmp/pjemu.kubeconfig &\n"
       "  KUBECONFIG=/tmp/pjemu.kubeconfig kubectl create -f fixtures/seeds/pytorch-simple.yaml");

@@ -13,6 +13,7 @@
 #include "emulator/controller/validation.h"
 #include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/kubelet.h"
+#include "emulator/persist/sqlite_durability.h"
 #include "emulator/process/posix_process_runner.h"
 #include "emulator/process/resource_sampler.h"
 #include "emulator/scheduler/scheduler.h"
@@ -26,6 +27,7 @@ class Cluster::Parts {
  public:
   RealClock clock;
   EventLoop loop{clock};
+  std::unique_ptr<persist::SqliteDurability> durability;  // with --data-dir; outlives the store
   std::unique_ptr<store::Store> store;
   std::unique_ptr<client::Client> client;
   std::unique_ptr<process::PosixProcessRunner> posix;
@@ -58,6 +60,10 @@ Status Cluster::Start() {
   if (parts_) return Status(Code::kInvalid, "cluster already started");
   // State directory: pod logs (kubelet) and trainer working directories.
   std::error_code ec;
+  if (options_.state_dir.empty() && !options_.data_dir.empty()) {
+    options_.state_dir = options_.data_dir + "/state";  // logs survive with the store
+    options_.keep_state_dir = true;
+  }
   if (options_.state_dir.empty()) {
     std::string tmpl = (std::filesystem::temp_directory_path(ec) / "pjemu-XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) return InternalError("cannot create " + tmpl);
@@ -80,7 +86,16 @@ Status Cluster::Start() {
 
   store::StoreOptions so;
   so.seed = options_.seed;
-  p->store = std::make_unique<store::Store>(p->clock, so);
+  if (options_.data_dir.empty()) {
+    p->store = std::make_unique<store::Store>(p->clock, so);
+  } else {
+    persist::PersistOptions po;
+    po.data_dir = options_.data_dir;
+    auto persisted = persist::OpenStore(p->clock, so, po);
+    if (!persisted.ok()) return persisted.status();
+    p->durability = std::move(persisted->durability);
+    p->store = std::move(persisted->store);
+  }
   p->store->SetValidator(api::PyTorchJobs(), controller::ValidatePyTorchJob);
   p->client = client::MakeLocalClient(*p->store);
   p->posix = std::make_unique<process::PosixProcessRunner>(p->loop);

@@ -28,6 +28,10 @@ struct ClusterOptions {
   // directory, removed by Stop() unless keep_state_dir.
   std::string state_dir;
   bool keep_state_dir = false;
+  // Persisted state (`--data-dir`): the store in <data_dir>/pjemu.db (SQLite, every acknowledged
+  // write durable) and, unless state_dir is set, pod logs and trainer output in <data_dir>/state;
+  // a restart resumes from it. "" = everything in memory.
+  std::string data_dir;
   // CrashLoopBackOff scaling (1.0 = the kubelet's 10 s doubling to 5 min).
   double backoff_scale = 1.0;
   // API server (`serve`): off for `run`.

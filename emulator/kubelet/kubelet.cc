@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include "emulator/kubelet/node_object.h"
+#include "emulator/kubelet/pod_reboot.h"
 #include "emulator/kubelet/pod_worker.h"
 
 namespace pjemu::kubelet {
@@ -161,8 +162,9 @@ void Kubelet::HandlePod(const std::string& type, const Json& pod) {
   if (pod.value("spec", Json::object()).value("nodeName", "") != options_.node_name) return;
   if (it == workers_.end()) {
     std::string phase = pod.value("status", Json::object()).value("phase", "");
-    // A pod that finished before this kubelet started (or on its previous run) stays as is.
-    if (phase == "Succeeded" || phase == "Failed") return;
+    // A pod that finished before this kubelet started (or on its previous run) stays as is;
+    // its logs are still served.
+    if (phase == "Succeeded" || phase == "Failed") return RememberFinishedPodLogs(*ctx_, pod);
     it = workers_.emplace(uid, std::make_shared<PodWorker>(*ctx_, pod)).first;
   }
   auto worker = it->second;  // Update may re-enter through the store's watch notify

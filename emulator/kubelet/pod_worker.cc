@@ -9,6 +9,7 @@
 
 #include "emulator/api/pod_resources.h"
 #include "emulator/kubelet/container_env.h"
+#include "emulator/kubelet/pod_reboot.h"
 #include "emulator/process/cri_log_writer.h"
 #include "emulator/process/exec_path.h"
 
@@ -71,7 +72,11 @@ const Json& PodWorker::Spec(bool init, std::size_t i) const {
 
 void PodWorker::Update(const Json& pod) {
   pod_ = pod;
-  if (!admitted_) Admit();
+  if (!admitted_) {
+    // A pod this kubelet did not start but whose status says it ran: the node rebooted.
+    RecoverAfterReboot(pod_, state_, ctx_.loop.Now());
+    Admit();
+  }
   if (pod_["metadata"].contains("deletionTimestamp") && !terminating_) {
     BeginTermination();
     return;
