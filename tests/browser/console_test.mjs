@@ -197,7 +197,7 @@ async function main() {
 
   step('job list');
   await page.click('#nav-jobs');
-  await expectText(page.locator('#job-table tbody tr'), /pytorch-simple\s*kubeflow\s*Succeeded\s*\d\/2/, 'job list row');
+  await expectText(page.locator('#job-table tbody tr'), /pytorch-simple\s*kubeflow\s*Succeeded\s*0\/2 \(2 succeeded\)/, 'job list row');
   await shot(page, '12-job-list');
 
   step('delete the job');
