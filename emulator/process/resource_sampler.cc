@@ -66,10 +66,10 @@ void ResourceSampler::SampleOnce() {
     series.last_time = now;
     series.samples.push_back(sample);
     if (series.samples.size() > options_.max_samples) {
-      series.samples.erase(series.samples.begin(),
-                           series.samples.begin() +
-                               static_cast<std::ptrdiff_t>(series.samples.size() -
-                                                           options_.max_samples));
+      series.samples.erase(
+          series.samples.begin(),
+          series.samples.begin() +
+              static_cast<std::ptrdiff_t>(series.samples.size() - options_.max_samples));
     }
   }
   while (series_.size() > options_.max_containers) {

@@ -64,9 +64,7 @@ std::vector<std::string> Split(std::string_view path) {
   return parts;
 }
 
-double Seconds(Time t) {
-  return std::chrono::duration<double>(t.time_since_epoch()).count();
-}
+double Seconds(Time t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
 
 // The metrics file of a pod: the path the cluster names, else the one metrics-rank<R>.jsonl
 // beside it (a worker's rank is not 0).
@@ -141,9 +139,10 @@ class Console {
 
   HttpResponse Metrics(const Json& pod) const {
     std::string file = options_.metrics_path ? FindMetricsFile(options_.metrics_path(pod)) : "";
-    Json body = file.empty() ? Json{{"steps", Json::array()}, {"epochs", Json::array()},
-                                    {"truncated", false}}
-                             : ReadMetrics(file, options_.max_metrics_bytes);
+    Json body =
+        file.empty()
+            ? Json{{"steps", Json::array()}, {"epochs", Json::array()}, {"truncated", false}}
+            : ReadMetrics(file, options_.max_metrics_bytes);
     body["trainer"] = !file.empty();
     return JsonResponse(200, body);
   }

@@ -47,10 +47,10 @@ Json CheckManifest(std::string_view text) {
     std::string api_version = m.object.value("apiVersion", "");
     std::string kind = m.object.value("kind", "");
     if (api::FindByKind(api_version, kind) == nullptr) {
-      doc["errors"].push_back({{"line", m.LineOf("kind")},
-                               {"field", "kind"},
-                               {"message", "no matches for kind \"" + kind + "\" in version \"" +
-                                               api_version + "\""}});
+      doc["errors"].push_back(
+          {{"line", m.LineOf("kind")},
+           {"field", "kind"},
+           {"message", "no matches for kind \"" + kind + "\" in version \"" + api_version + "\""}});
     } else if (&*api::FindByKind(api_version, kind) == &api::PyTorchJobs()) {
       std::vector<std::string> warnings;
       for (const auto& e : controller::WebhookFieldErrors(m.object, nullptr, &warnings)) {

@@ -27,7 +27,8 @@ Json ReadMetrics(const std::string& path, std::size_t max_bytes) {
     if (!record.is_object()) continue;
     std::string type = record.value("type", "");
     if (type == "step" && record["loss"].is_number() && record["step"].is_number()) {
-      out["steps"].push_back(Json::array({record["step"], record["loss"], record.value("epoch", 0)}));
+      out["steps"].push_back(
+          Json::array({record["step"], record["loss"], record.value("epoch", 0)}));
     } else if (type == "epoch" && record["epoch"].is_number()) {
       Json epoch = Json::object();
       for (const char* key :

@@ -165,8 +165,8 @@ TEST_CASE("console: metrics are read from the trainer's JSON lines") {
   SECTION("a large file: only its end, from a whole line") {
     std::string text;
     for (int step = 1; step <= 200; ++step) {
-      text += "{\"type\":\"step\",\"epoch\":1,\"step\":" + std::to_string(step) +
-              ",\"loss\":1.0}\n";
+      text +=
+          "{\"type\":\"step\",\"epoch\":1,\"step\":" + std::to_string(step) + ",\"loss\":1.0}\n";
     }
     WriteFile(f.metrics_file, text);
     Json m = Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/job-master-0/metrics").body);
@@ -265,8 +265,9 @@ TEST_CASE("router: a mount is served before authentication, and only under its p
   HttpResponse redirect = router.Route(Req("GET", "/ui"));
   CHECK(redirect.status == 301);
   CHECK(Header(redirect, "Location") == "/ui/");
-  CHECK(router.Route(Req("GET", "/ui/api/namespaces/kubeflow/pods/job-master-0/resources"))
-            .status == 401);
+  CHECK(
+      router.Route(Req("GET", "/ui/api/namespaces/kubeflow/pods/job-master-0/resources")).status ==
+      401);
   HttpRequest with_token = Req("GET", "/ui/api/namespaces/kubeflow/pods/job-master-0/resources");
   with_token.headers["authorization"] = "Bearer s3cret";
   CHECK(router.Route(with_token).status == 200);

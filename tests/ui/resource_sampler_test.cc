@@ -24,7 +24,8 @@ TEST_CASE("resource sampler: CPU and RSS of a process group over time, per conta
   std::vector<std::pair<Pid, std::string>> live = {{group, "kubeflow/job-master-0/pytorch"}};
   ResourceSamplerOptions options;
   options.max_samples = 3;
-  ResourceSampler sampler(clock, [&] { return live; }, options);
+  ResourceSampler sampler(
+      clock, [&] { return live; }, options);
 
   sampler.SampleOnce();
   Spin(300);
@@ -85,7 +86,8 @@ TEST_CASE("resource sampler: the number of containers kept is bounded") {
   std::vector<std::pair<Pid, std::string>> live;
   ResourceSamplerOptions options;
   options.max_containers = 2;
-  ResourceSampler sampler(clock, [&] { return live; }, options);
+  ResourceSampler sampler(
+      clock, [&] { return live; }, options);
   for (const char* name : {"ns/a/c", "ns/b/c", "ns/c/c"}) {
     live = {{group, name}};
     sampler.SampleOnce();
