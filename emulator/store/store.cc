@@ -68,7 +68,51 @@ std::string InvolvedUid(const Json* object) {
 
 }  // namespace
 
+namespace {
+
+const Json* LabelsOf(const Json* object) {
+  if (!object) return nullptr;
+  auto meta = object->find("metadata");
+  if (meta == object->end() || !meta->is_object()) return nullptr;
+  auto labels = meta->find("labels");
+  return labels != meta->end() && labels->is_object() ? &*labels : nullptr;
+}
+
+std::string LabelIndexKey(const std::string& label, const std::string& value) {
+  return label + '\n' + value;
+}
+
+}  // namespace
+
+const std::set<Key>* Store::Impl::WithLabel(TypeRef type, const std::string& label,
+                                            const std::string& value) const {
+  auto t = by_label.find(type->PluralGroup());
+  if (t == by_label.end()) return nullptr;
+  auto it = t->second.find(LabelIndexKey(label, value));
+  return it == t->second.end() ? nullptr : &it->second;
+}
+
 void Store::Impl::Reindex(TypeRef type, const Key& key, const Json* before, const Json* after) {
+  const Json* old_labels = LabelsOf(before);
+  const Json* new_labels = LabelsOf(after);
+  if (old_labels != new_labels &&
+      (!old_labels || !new_labels || *old_labels != *new_labels)) {
+    auto& index = by_label[type->PluralGroup()];
+    if (old_labels) {
+      for (const auto& [k, v] : old_labels->items()) {
+        if (!v.is_string()) continue;
+        auto it = index.find(LabelIndexKey(k, v.get<std::string>()));
+        if (it == index.end()) continue;
+        it->second.erase(key);
+        if (it->second.empty()) index.erase(it);
+      }
+    }
+    if (new_labels) {
+      for (const auto& [k, v] : new_labels->items()) {
+        if (v.is_string()) index[LabelIndexKey(k, v.get<std::string>())].insert(key);
+      }
+    }
+  }
   std::pair<TypeRef, Key> entry{type, key};
   for (const auto& uid : OwnerUids(before)) {
     auto it = dependents.find(uid);
@@ -240,10 +284,38 @@ Result<Json> Store::Impl::ListLocked(TypeRef type, std::string_view ns,
   ASSIGN_OR_RETURN(auto labels, api::LabelSelector::Parse(options.label_selector));
   ASSIGN_OR_RETURN(auto fields, api::FieldSelector::Parse(options.field_selector, *type));
   Json items = Json::array();
+  const bool one_ns = type->namespaced && !ns.empty();
+  const Key ns_start{std::string(ns), ""};
+  // An equality term narrows the candidates to the label index's smallest set (same order).
+  const std::set<Key>* candidates = nullptr;
+  static const std::set<Key> kNone;
+  for (const auto& req : labels.requirements()) {
+    using Op = api::LabelRequirement::Op;
+    if (req.values.size() != 1 ||
+        (req.op != Op::kEquals && req.op != Op::kDoubleEquals && req.op != Op::kIn)) {
+      continue;
+    }
+    const std::set<Key>* with = WithLabel(type, req.key, req.values[0]);
+    if (!with) with = &kNone;
+    if (!candidates || with->size() < candidates->size()) candidates = with;
+  }
   if (auto t = objects.find(type->PluralGroup()); t != objects.end()) {
-    for (const auto& [key, obj] : t->second) {
-      if (type->namespaced && !ns.empty() && key.first != ns) continue;
-      if (labels.Matches(*obj) && fields.Matches(*obj)) items.push_back(*obj);
+    if (candidates) {
+      for (auto it = one_ns ? candidates->lower_bound(ns_start) : candidates->begin();
+           it != candidates->end() && (!one_ns || it->first == ns); ++it) {
+        auto obj = t->second.find(*it);
+        if (obj == t->second.end()) continue;
+        if (labels.Matches(*obj->second) && fields.Matches(*obj->second)) {
+          items.push_back(*obj->second);
+        }
+      }
+    } else {
+      for (auto it = one_ns ? t->second.lower_bound(ns_start) : t->second.begin();
+           it != t->second.end() && (!one_ns || it->first.first == ns); ++it) {
+        if (labels.Matches(*it->second) && fields.Matches(*it->second)) {
+          items.push_back(*it->second);
+        }
+      }
     }
   }
   return Json{{"apiVersion", type->ApiVersion()},
