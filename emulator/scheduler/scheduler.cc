@@ -13,6 +13,13 @@ std::string Key(const Json& pod) {
   return pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "");
 }
 
+const Json& Field(const Json& object, const char* key) {
+  static const Json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it == object.end() ? kNull : *it;
+}
+
 bool Terminal(const Json& pod) {
   std::string phase = pod.value("status", Json::object()).value("phase", "");
   return phase == "Succeeded" || phase == "Failed";
@@ -70,13 +77,77 @@ void Scheduler::Stop() {
   if (retry_) loop_.Cancel(retry_), retry_ = 0;
 }
 
-void Scheduler::Drain() {
+bool Scheduler::DrainPods() {
+  if (!pods_) return false;
   bool changed = false;
+  while (auto ev = pods_->TryNext()) {
+    changed = true;
+    using Type = api::WatchEvent::Type;
+    if (ev->type == Type::kAdded || ev->type == Type::kModified) {
+      Upsert(ev->object);
+    } else if (ev->type == Type::kDeleted) {
+      Forget(Field(ev->object, "metadata").value("uid", ""));
+    }
+  }
+  return changed;
+}
+
+void Scheduler::Count(const CachedPod& entry, int sign) {
+  if (!entry.counted) return;
+  api::ResourceList& used = used_[entry.node];
+  for (const auto& [k, amount] : entry.requests) used[k] += sign * amount;
+  used["pods"] += sign;
+}
+
+void Scheduler::Upsert(const Json& pod) {
+  const Json& meta = pod["metadata"];
+  const std::string uid = meta.value("uid", "");
+  auto it = pods_by_uid_.find(uid);
+  if (it != pods_by_uid_.end()) {
+    Count(it->second, -1);
+    pending_.erase(it->second.order);
+  } else {
+    it = pods_by_uid_.emplace(uid, CachedPod{}).first;
+  }
+  CachedPod& entry = it->second;
+  entry.pod = pod;
+  const Json& spec = Field(pod, "spec");
+  entry.node = spec.is_object() ? spec.value("nodeName", "") : "";
+  entry.order = meta.value("creationTimestamp", "") + '\n' + Key(pod);
+  auto req = api::PodRequests(pod);
+  entry.requests = req.ok() ? *req : api::ResourceList{};
+  entry.counted = !entry.node.empty() && !Terminal(pod);
+  Count(entry, +1);
+  if (entry.node.empty()) {
+    std::string name = spec.is_object() ? spec.value("schedulerName", "") : "";
+    bool ours = name.empty() || name == options_.scheduler_name;
+    if (ours && !meta.contains("deletionTimestamp") && !Terminal(pod)) pending_[entry.order] = uid;
+  }
+}
+
+void Scheduler::Forget(const std::string& uid) {
+  auto it = pods_by_uid_.find(uid);
+  if (it == pods_by_uid_.end()) return;
+  Count(it->second, -1);
+  pending_.erase(it->second.order);
+  pods_by_uid_.erase(it);
+  last_message_.erase(uid);
+}
+
+void Scheduler::Drain() {
+  bool changed = DrainPods();
   for (auto* w : {&pods_, &nodes_}) {
     if (!*w) continue;
-    while ((*w)->TryNext()) changed = true;
+    if (w == &nodes_) {
+      while ((*w)->TryNext()) changed = true;
+    }
     if ((*w)->Done()) {
-      // Fell behind: re-watch; the pass below re-reads everything anyway.
+      if (w == &pods_) {  // the re-watch replays every pod as ADDED
+        pods_by_uid_.clear();
+        used_.clear();
+        pending_.clear();
+      }
+      // Fell behind: re-watch (the pod cache is rebuilt from its ADDED events).
       auto again = client_.Watch(w == &pods_ ? api::Pods() : api::Nodes(), "");
       if (again.ok()) {
         *w = *again;
@@ -106,46 +177,18 @@ void Scheduler::Trigger() {
 }
 
 void Scheduler::ScheduleAll() {
+  DrainPods();  // the cache must include this loop's own earlier bindings
   auto node_list = client_.List(api::Nodes(), "");
-  auto pod_list = client_.List(api::Pods(), "");
-  if (!node_list.ok() || !pod_list.ok()) return;
+  if (!node_list.ok()) return;
   std::vector<NodeView> nodes;
-  std::map<std::string, std::size_t> index;
   for (const Json& n : (*node_list)["items"]) {
-    index[n["metadata"].value("name", "")] = nodes.size();
     nodes.push_back(ViewOfNode(n));
+    auto used = used_.find(nodes.back().name);
+    if (used != used_.end()) nodes.back().used = used->second;
   }
-  std::vector<Json> pending;
-  std::set<std::string> live_uids;
-  for (const Json& p : (*pod_list)["items"]) {
-    const Json spec = p.value("spec", Json::object());
-    std::string node = spec.value("nodeName", "");
-    live_uids.insert(p["metadata"].value("uid", ""));
-    if (!node.empty()) {
-      auto it = index.find(node);
-      if (it == index.end() || Terminal(p)) continue;
-      auto req = api::PodRequests(p);
-      NodeView& v = nodes[it->second];
-      if (req.ok()) {
-        for (auto& [k, amount] : *req) v.used[k] += amount;
-      }
-      v.used["pods"] += 1;
-      continue;
-    }
-    std::string name = spec.value("schedulerName", "");
-    if (!name.empty() && name != options_.scheduler_name) continue;
-    if (p["metadata"].contains("deletionTimestamp") || Terminal(p)) continue;
-    pending.push_back(p);
-  }
-  for (auto it = last_message_.begin(); it != last_message_.end();) {
-    it = live_uids.count(it->first) ? std::next(it) : last_message_.erase(it);
-  }
-  // FIFO by creation time, then namespace/name: deterministic.
-  std::sort(pending.begin(), pending.end(), [](const Json& a, const Json& b) {
-    auto ta = a["metadata"].value("creationTimestamp", "");
-    auto tb = b["metadata"].value("creationTimestamp", "");
-    return ta != tb ? ta < tb : Key(a) < Key(b);
-  });
+  std::vector<Json> pending;  // FIFO by creation time, then namespace/name: deterministic
+  pending.reserve(pending_.size());
+  for (const auto& [order, uid] : pending_) pending.push_back(pods_by_uid_.at(uid).pod);
   bool unschedulable = false;
   for (const Json& pod : pending) {
     auto req = api::PodRequests(pod);

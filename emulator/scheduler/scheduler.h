@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "emulator/api/pod_resources.h"
 #include "emulator/client/client.h"
 #include "emulator/common/event_loop.h"
 
@@ -39,8 +40,24 @@ class Scheduler {
   void ScheduleAll();
 
  private:
+  // The pods as last seen on the watch (an informer cache, as kube-scheduler keeps): bound
+  // pods' requests summed per node, and the pods waiting for a node in FIFO order. A pass used
+  // to List and copy every pod and re-parse every bound pod's requests: O(pods) per pod event,
+  // 45 % of a virtual-time run's instructions at 10 jobs and quadratic (issue 10).
+  struct CachedPod {
+    Json pod;
+    std::string node;  // spec.nodeName
+    bool counted = false;  // bound, non-terminal: its requests are in used_[node]
+    api::ResourceList requests;
+    std::string order;  // creationTimestamp + '\n' + ns/name: the pending FIFO key
+  };
   void Trigger();
   void Drain();
+  // Applies the queued pod events to the cache; true when any arrived.
+  bool DrainPods();
+  void Upsert(const Json& pod);
+  void Forget(const std::string& uid);
+  void Count(const CachedPod& entry, int sign);
   Status Bind(const Json& pod, const std::string& node);
   void MarkUnschedulable(const Json& pod, const std::string& message);
   void Event(const Json& pod, const std::string& type, const std::string& reason,
@@ -55,6 +72,9 @@ class Scheduler {
   bool pass_pending_ = false;
   EventLoop::TimerId retry_ = 0;
   std::map<std::string, std::string> last_message_;  // pod uid -> last FailedScheduling message
+  std::map<std::string, CachedPod> pods_by_uid_;
+  std::map<std::string, api::ResourceList> used_;  // node -> requests of its counted pods
+  std::map<std::string, std::string> pending_;     // CachedPod::order -> uid
 };
 
 }  // namespace pjemu::scheduler
