@@ -9,8 +9,15 @@ constexpr int kMaxEventsPerPoll = 256;  // keeps one busy watch from hogging the
 }  // namespace
 
 std::string WatchLine(const char* type, const Json& object) {
-  Json line = {{"type", type}, {"object", object}};
-  return line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  // The text of {"type": type, "object": object}.dump() (keys in nlohmann's sorted order),
+  // written without first copying the object into a wrapper: every watcher serializes every
+  // event, so the copy cost one deep copy per watcher per event (issue 10: watch fan-out).
+  std::string line = "{\"object\":";
+  line += object.dump(-1, ' ', false, Json::error_handler_t::replace);
+  line += ",\"type\":";
+  line += Json(type).dump();
+  line += "}\n";
+  return line;
 }
 
 WatchStream::WatchStream(std::shared_ptr<api::Watch> watch, const api::ResourceType& type,
