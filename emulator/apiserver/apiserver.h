@@ -27,10 +27,18 @@
 
 namespace pjemu::apiserver {
 
+// Kubernetes' numbers where it has one (kube-apiserver's secure_serving.go and request
+// timeout): a connection is closed, without an answer, when it stays silent for idle_timeout
+// between requests, when a request's line and headers take longer than header_timeout, or its
+// body longer than body_timeout (so a slowloris client holds a connection for 32 s at most).
 struct ApiServerLimits {
-  std::size_t max_body_bytes = 3 * 1024 * 1024;     // larger request bodies get 413
-  std::size_t max_header_bytes = 64 * 1024;         // request line + headers; larger gets 431
-  Duration idle_timeout = std::chrono::minutes(5);  // a keep-alive connection left silent
+  std::size_t max_body_bytes = 3 * 1024 * 1024;  // larger request bodies get 413
+  // The request line and headers (MaxHeaderBytes): larger gets 431, or 414 when the request
+  // line alone is larger.
+  std::size_t max_header_bytes = 1024 * 1024;
+  Duration idle_timeout = std::chrono::seconds(90);         // IdleTimeout
+  Duration header_timeout = std::chrono::seconds(32);       // ReadHeaderTimeout
+  Duration body_timeout = std::chrono::seconds(60);         // --request-timeout
   Duration write_stall_timeout = std::chrono::seconds(60);  // a stream the client stops reading
   std::size_t max_connections = 10000;  // further connections are closed at accept
   std::size_t max_watches = 8000;       // further watches get 429 TooManyRequests

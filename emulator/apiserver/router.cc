@@ -6,6 +6,7 @@
 #include <array>
 
 #include "emulator/apiserver/discovery.h"
+#include "emulator/apiserver/field_validation.h"
 #include "emulator/apiserver/nonresource.h"
 #include "emulator/apiserver/tables.h"
 
@@ -82,6 +83,7 @@ HttpResponse Router::Route(const HttpRequest& request) const {
     return ErrorResponse(Status(Code::kUnauthorized, "Unauthorized"));
   }
   if (!path.ok()) return ErrorResponse(path.status());
+  if (Status depth = CheckJsonDepth(request.body); !depth.ok()) return ErrorResponse(depth);
   if (path->type == nullptr) {
     if (request.method != "GET" && request.method != "HEAD") {
       return ErrorResponse(UnknownPathError());

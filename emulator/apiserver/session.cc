@@ -1,11 +1,13 @@
 #include "emulator/apiserver/session.h"
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <cstdint>
 #include <optional>
 
 namespace pjemu::apiserver {
@@ -53,13 +55,41 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     DoRead();
   }
 
+  // Three deadlines, as Go's http.Server under kube-apiserver: idle_timeout for the first byte
+  // of a request, header_timeout for its line and headers, body_timeout for its body.
   void DoRead() {
     parser_.emplace();
     parser_->body_limit(shared_->limits.max_body_bytes);
-    parser_->header_limit(static_cast<std::uint32_t>(shared_->limits.max_header_bytes));
+    parser_->header_limit(static_cast<std::uint32_t>(
+        std::min<std::size_t>(shared_->limits.max_header_bytes, UINT32_MAX)));
+    if (buffer_.size() > 0) return ReadHeader();  // a pipelined request is already here
     Lowest().expires_after(shared_->limits.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(4096),
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
+                              self->buffer_.commit(n);
+                              if (ec) return self->DoClose();
+                              self->ReadHeader();
+                            });
+  }
+
+  void ReadHeader() {
+    Lowest().expires_after(shared_->limits.header_timeout);
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        beast::bind_front_handler(&Session::OnHeader, this->shared_from_this()));
+  }
+
+  void OnHeader(beast::error_code ec, std::size_t n) {
+    if (ec) return OnRead(ec, n);
+    Lowest().expires_after(shared_->limits.body_timeout);
     http::async_read(stream_, buffer_, *parser_,
                      beast::bind_front_handler(&Session::OnRead, this->shared_from_this()));
+  }
+
+  // True when the bytes read so far hold no complete request line: the URL alone is too long.
+  bool RequestLineIncomplete() const {
+    std::string_view data(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    return data.find('\n') == std::string_view::npos;
   }
 
   void OnRead(beast::error_code ec, std::size_t) {
@@ -71,9 +101,14 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     }
     if (ec == http::error::header_limit) {
       HttpResponse response;
-      response.status = 431;
       response.content_type = "text/plain; charset=utf-8";
-      response.body = "431 Request Header Fields Too Large";
+      if (RequestLineIncomplete()) {
+        response.status = 414;
+        response.body = "414 URI Too Long";
+      } else {
+        response.status = 431;
+        response.body = "431 Request Header Fields Too Large";
+      }
       return Send(std::move(response), false, 11);
     }
     if (ec) return DoClose();

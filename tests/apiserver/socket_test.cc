@@ -44,6 +44,7 @@ TEST_CASE("the server answers over a real socket, streams watches chunked and bo
   store::Store store(clock);
   ApiServerOptions options;
   options.limits.max_body_bytes = 64 * 1024;
+  options.limits.max_header_bytes = 64 * 1024;
   ApiServer server(store, nullptr, options);
   REQUIRE(server.Start().ok());
   REQUIRE(server.port() != 0);

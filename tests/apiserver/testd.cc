@@ -42,7 +42,14 @@ int main(int argc, char** argv) {
   app.add_option("--threads", options.threads, "io threads");
   app.add_option("--kubeconfig", kubeconfig, "write a kubeconfig for the server here");
   app.add_option("--log-file", log_file, "serve this CRI log file as every pod's log");
+  int idle_ms = 0, header_ms = 0, body_ms = 0;  // 0 = ApiServerLimits' default
+  app.add_option("--idle-timeout-ms", idle_ms, "ApiServerLimits::idle_timeout");
+  app.add_option("--header-timeout-ms", header_ms, "ApiServerLimits::header_timeout");
+  app.add_option("--body-timeout-ms", body_ms, "ApiServerLimits::body_timeout");
   CLI11_PARSE(app, argc, argv);
+  if (idle_ms > 0) options.limits.idle_timeout = std::chrono::milliseconds(idle_ms);
+  if (header_ms > 0) options.limits.header_timeout = std::chrono::milliseconds(header_ms);
+  if (body_ms > 0) options.limits.body_timeout = std::chrono::milliseconds(body_ms);
 
   sigset_t signals;
   sigemptyset(&signals);

@@ -131,7 +131,7 @@ def test_traversal(port):
                    base + "/a%2fb", base + "/x/../../../../etc/passwd",
                    base + "/../log", base + "/%2e%2e/log?container=..%2f..%2fetc",
                    "/api/v1/namespaces/default/pods/..%5c..%5cx/log",
-                   "/api/v1/namespaces/%00/pods", base + "/%25%32%65"]:
+                   base + "/%25%32%65"]:
         status, _, rest = request(port, "GET", target)
         check(400 <= status < 500, f"GET {target} is refused (got {status})")
         check(b"root:" not in rest, f"GET {target} shows no file")
