@@ -199,9 +199,12 @@ void Injector::Schedule(const FaultSpec& spec, Duration delay) {
   }
   std::weak_ptr<bool> alive = alive_;
   std::size_t index = &spec - specs_.data();
-  timers_.push_back(loop_.PostAfter(delay, [this, alive, index] {
+  auto fire = [this, alive, index] {
     if (auto a = alive.lock(); a && *a) Fire(specs_[index]);
-  }));
+  };
+  // No delay: queued like any posted task (in posting order), not as a timer due now, which
+  // would run after every task posted meanwhile (`at: 0s` must beat what the submit sets off).
+  timers_.push_back(delay > Duration::zero() ? loop_.PostAfter(delay, fire) : loop_.Post(fire));
 }
 
 bool Injector::TriggerMatched(const Trigger& t) {

@@ -197,14 +197,21 @@ std::string CheckOne(const Expectation& e, const Scenario& sc, const Observed& o
       return "";
     }
     case K::kEvent: {
+      // The events seen during the run, and those in the store at the end.
+      std::map<std::string, std::pair<std::string, int>> all = ob.events;
       auto list = client.List(api::Events(), "");
       if (!list.ok()) return "list events: " + list.status().ToString();
+      for (const Json& ev : list->value("items", Json::array())) {
+        const Json& meta = ev["metadata"];
+        auto& [reason, count] = all[meta.value("namespace", "") + "/" + meta.value("name", "")];
+        reason = ev.value("reason", "");
+        count = std::max(count, std::max(ev.value("count", 1), 1));
+      }
       int n = 0;
       std::vector<std::string> reasons;
-      for (const Json& ev : list->value("items", Json::array())) {
-        std::string reason = ev.value("reason", "");
-        reasons.push_back(reason);
-        if (reason == e.reason) n += std::max(ev.value("count", 1), 1);
+      for (const auto& [name, rc] : all) {
+        reasons.push_back(rc.first);
+        if (rc.first == e.reason) n += rc.second;
       }
       bool ok = e.count ? n == *e.count : n >= e.min_count;
       if (ok) return "";

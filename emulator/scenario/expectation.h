@@ -23,6 +23,9 @@ struct Observed {
   bool finished = false;                                    // every accepted job ended
   Duration duration{0};                                     // submit -> end (or the timeout)
   std::vector<std::string> fault_log;                       // "12s kill SIGKILL default/x: OK"
+  // Every Event seen during the run, "ns/name" -> (reason, count): events about deleted
+  // objects are gone from the store at the end.
+  std::map<std::string, std::pair<std::string, int>> events;
   std::map<std::string, std::string> metrics;    // pod name -> the trainer's metrics file text
   std::map<std::string, std::string> log_tails;  // pod name -> last lines of each container
   int running_at_end = 0;                        // container processes running when it ended

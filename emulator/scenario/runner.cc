@@ -74,12 +74,26 @@ class Observer {
       : ob_(ob), timeline_(timeline), events_(events) {
     jobs_ = *client.Watch(api::PyTorchJobs(), "");
     pods_ = *client.Watch(api::Pods(), "");
+    events_watch_ = *client.Watch(api::Events(), "");
   }
   ~Observer() {
     jobs_->Stop();
     pods_->Stop();
+    events_watch_->Stop();
   }
   void Drain(Time start, Time now) {
+    // Every Event seen (the store drops a deleted object's events; expectations count these).
+    while (auto ev = events_watch_->TryNext()) {
+      if (ev->type != api::WatchEvent::Type::kAdded &&
+          ev->type != api::WatchEvent::Type::kModified) {
+        continue;
+      }
+      const Json& meta = ev->object["metadata"];
+      auto& [reason, count] =
+          ob_->events[meta.value("namespace", "") + "/" + meta.value("name", "")];
+      reason = ev->object.value("reason", "");
+      count = std::max(count, std::max(ev->object.value("count", 1), 1));
+    }
     while (auto ev = jobs_->TryNext()) {
       const Json& meta = ev->object["metadata"];
       std::string key = meta.value("namespace", "") + "/" + meta.value("name", "");
@@ -131,7 +145,7 @@ class Observer {
   std::vector<std::string>* timeline_;
   Timeline* events_;
   std::map<std::string, std::pair<std::string, std::string>> phase_;  // pod -> (uid, phase)
-  std::shared_ptr<api::Watch> jobs_, pods_;
+  std::shared_ptr<api::Watch> jobs_, pods_, events_watch_;
   std::map<std::string, std::set<std::string>> true_;
 };
 
@@ -307,6 +321,9 @@ Result<RunReport> RunScenario(const Scenario& sc, const RunSettings& settings) {
   auto observer =
       std::make_unique<Observer>(cluster.client(), &ob, &report.timeline, &report.events);
   const Time start = loop.Now();
+  // Armed before the submissions, so that an `at: 0s` fault runs before anything the
+  // submissions set off (all of it happens at the same instant).
+  injector.Arm();
   std::vector<std::string> accepted;
   for (Json& job : jobs) {
     const Json meta = job.value("metadata", Json::object());
@@ -320,7 +337,6 @@ Result<RunReport> RunScenario(const Scenario& sc, const RunSettings& settings) {
                                      s.ok() ? "accepted" : s.ToString(), s.ok()});
     if (s.ok()) accepted.push_back(key);
   }
-  injector.Arm();
 
   auto all_ended = [&] {
     for (const auto& key : accepted) {
