@@ -57,7 +57,11 @@ Status Kubelet::Start() {
     if (!current.ok()) return current.status().WithContext("register node");
     node["metadata"] = (*current)["metadata"];
     created = client_.Update(api::Nodes(), "", node);
-    if (created.ok()) created = client_.Update(api::Nodes(), "", node, api::Subresource::kStatus);
+    if (created.ok()) {
+      // A changed spec (the unreachable taints dropped) bumped the resourceVersion.
+      node["metadata"] = (*created)["metadata"];
+      created = client_.Update(api::Nodes(), "", node, api::Subresource::kStatus);
+    }
   }
   if (!created.ok()) return created.status().WithContext("register node " + options_.node_name);
   alive_ = std::make_shared<bool>(true);
