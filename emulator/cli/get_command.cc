@@ -49,8 +49,28 @@ std::string CellText(const Json& cell) {
   return cell.dump();
 }
 
-// Prints a server Table; returns the number of rows.
-std::size_t PrintTable(const Json& table, bool wide, bool with_namespace, bool headers) {
+// Column widths that only grow, kept across the prints of one `get -w` as kubectl's table
+// printer keeps them (a wider cell widens its column for the rows after it).
+std::string FormatWithWidths(const std::vector<std::vector<std::string>>& rows,
+                             std::vector<std::size_t>* widths) {
+  for (const auto& row : rows) {
+    if (widths->size() < row.size()) widths->resize(row.size(), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) (*widths)[i] = std::max((*widths)[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      out += row[i];
+      if (i + 1 < row.size()) out += std::string((*widths)[i] - row[i].size() + 3, ' ');
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// Prints a server Table; returns the number of rows. widths: kept across calls (get -w).
+std::size_t PrintTable(const Json& table, bool wide, bool with_namespace, bool headers,
+                       std::vector<std::size_t>* widths = nullptr) {
   std::vector<std::size_t> columns;
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header;
@@ -77,16 +97,17 @@ std::size_t PrintTable(const Json& table, bool wide, bool with_namespace, bool h
     rows.push_back(std::move(cells));
     ++n;
   }
-  if (n > 0) std::cout << FormatColumns(rows);
+  if (n > 0) std::cout << (widths ? FormatWithWidths(rows, widths) : FormatColumns(rows));
   return n;
 }
 
 // `get -w`: the changes after list_version, one row (or object) per event until the server ends
-// the watch, as kubectl prints them: rows without a header once one was printed, each row
-// aligned on its own (kubectl flushes its tabwriter per event).
+// the watch, as kubectl prints them: rows without a header once one was printed, in columns
+// that keep (and only grow) their widths.
 int WatchAndPrint(client::HttpClient& client, const api::ResourceType& t,
                   const std::string& list_target, const std::string& list_version,
-                  const GetFlags& flags, bool printed_header, bool first_object) {
+                  const GetFlags& flags, bool printed_header, bool first_object,
+                  Json columns, std::vector<std::size_t> widths) {
   const std::string& o = flags.output;
   const bool table = o.empty() || o == "wide";
   std::string target = list_target + (list_target.find('?') == std::string::npos ? "?" : "&") +
@@ -113,9 +134,17 @@ int WatchAndPrint(client::HttpClient& client, const api::ResourceType& t,
             return false;
           }
           if (table && object.value("kind", "") == "Table") {
-            std::size_t n = PrintTable(object, o == "wide",
+            // The server sends the column definitions once (the list's, or the first event's);
+            // later rows are read against them, as kubectl does.
+            Json rows_table = object;
+            if (!rows_table.value("columnDefinitions", Json::array()).empty()) {
+              columns = rows_table["columnDefinitions"];
+            } else {
+              rows_table["columnDefinitions"] = columns;
+            }
+            std::size_t n = PrintTable(rows_table, o == "wide",
                                        flags.remote.all_namespaces && t.namespaced,
-                                       !printed_header);
+                                       !printed_header, &widths);
             printed_header |= n > 0;
             std::cout.flush();
           } else if (!table) {
@@ -203,6 +232,8 @@ int RunGet(const GetFlags& flags) {
   bool printed_header = false;
   std::size_t rows = 0;
   std::string list_version;
+  Json columns = Json::array();
+  std::vector<std::size_t> widths;  // get -w: the list's columns, kept for the watched rows
   for (const std::string& target : targets) {
     auto reply = client.Request("GET", target, {}, {}, table ? kTableAccept : "application/json");
     if (!reply.ok()) {
@@ -216,10 +247,11 @@ int RunGet(const GetFlags& flags) {
       continue;
     }
     list_version = body.value("metadata", Json::object()).value("resourceVersion", "");
+    if (body.contains("columnDefinitions")) columns = body["columnDefinitions"];
     if (flags.watch_only) continue;
     if (table && body.value("kind", "") == "Table") {
       rows += PrintTable(body, o == "wide", flags.remote.all_namespaces && t.namespaced,
-                         !printed_header);
+                         !printed_header, watching ? &widths : nullptr);
       printed_header |= rows > 0;
     } else if (body.contains("items")) {
       for (Json& item : body["items"]) {
@@ -241,7 +273,8 @@ int RunGet(const GetFlags& flags) {
       }
     }
     std::cout.flush();
-    return WatchAndPrint(client, t, targets[0], list_version, flags, printed_header, first);
+    return WatchAndPrint(client, t, targets[0], list_version, flags, printed_header, first,
+                         columns, widths);
   }
   if (table) {
     if (rows == 0 && rc == 0) {

@@ -88,7 +88,9 @@ Status StreamImpl(const HttpClientOptions& options, std::string_view target,
     while (!parser.is_done()) {
       parser.get().body().data = chunk;
       parser.get().body().size = sizeof chunk;
-      http::read(stream, buffer, parser, ec);
+      // read_some: hand each chunk on as it arrives (read() would wait for 16 KiB or the end,
+      // holding back watch events and followed log lines).
+      http::read_some(stream, buffer, parser, ec);
       if (ec == http::error::need_buffer) ec = {};
       if (ec) break;
       std::string_view data(chunk, sizeof chunk - parser.get().body().size);

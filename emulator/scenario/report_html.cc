@@ -19,7 +19,7 @@ using Kind = TimelineEvent::Kind;
 constexpr int kLabelWidth = 260;
 constexpr int kChartWidth = 720;
 constexpr int kLaneHeight = 22;
-constexpr int kTop = 30;
+constexpr int kTop = 40;
 
 const char* ColourOf(const std::string& state) {
   static const std::map<std::string, const char*> colours = {
@@ -105,15 +105,17 @@ std::string TimelineSvg(const std::vector<TimelineEvent>& events, double end) {
       }
     }
   }
+  int fault_index = 0;
   for (const TimelineEvent& e : events) {
     if (e.kind != Kind::kFault) continue;
     double fx = x(Seconds(e.at));
+    const int label_y = kTop - 10 - 10 * (fault_index++ % 2);  // alternate rows: close faults
     svg += fmt::format(
         "<g class=\"fault\"><line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" "
         "stroke=\"#c0392b\" stroke-width=\"2\" stroke-dasharray=\"4 2\"/>"
         "<text x=\"{3:.1f}\" y=\"{4}\" fill=\"#c0392b\">{5}</text>"
         "<title>{5}: {6}{7}</title></g>\n",
-        fx, kTop - 4, height - 28, fx + 3, kTop - 10, XmlEscape(e.object), XmlEscape(e.state),
+        fx, kTop - 4, height - 28, fx + 3, label_y, XmlEscape(e.object), XmlEscape(e.state),
         e.ok ? "" : " (failed)");
   }
   svg += "</svg>\n";
@@ -201,7 +203,7 @@ std::string RenderHtmlReport(const ScenarioResult& r) {
       "body {{ font-family: sans-serif; margin: 2em; color: #222; }}\n"
       ".verdict.pass {{ color: #27ae60; font-weight: bold; }}\n"
       ".verdict.fail {{ color: #c0392b; font-weight: bold; }}\n"
-      "pre {{ background: #f7f7f7; padding: 0.5em; overflow-x: auto; }}\n"
+      "pre {{ background: #f7f7f7; padding: 0.5em; white-space: pre-wrap; }}\n"
       "svg {{ border: 1px solid #ddd; margin: 0.5em 0; }}\n"
       "</style>\n</head>\n<body>\n{}</body>\n</html>\n",
       XmlEscape(r.name), passed ? "PASSED" : "FAILED", body);

@@ -179,5 +179,37 @@ TEST_CASE("Ctrl-C during a run stops the cluster and leaves no process", "[cli]"
   CHECK(ProcessesWithEnv("PJEMU_TEST_MARKER=" + marker).empty());
 }
 
+TEST_CASE("run keeps two jobs of one name in two namespaces apart, without colour when piped",
+          "[cli]") {
+  std::string dir = TempDir("run-two-ns");
+  std::string marker = Marker("run-two-ns");
+  std::string job = ShellJob("twin", "echo twin", marker);
+  std::string with_ns = job;
+  with_ns.replace(with_ns.find("  name: twin\n"), 13, "  name: twin\n  namespace: team-a\n");
+  std::string other = job;
+  other.replace(other.find("  name: twin\n"), 13, "  name: twin\n  namespace: team-b\n");
+  std::string namespaces =
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n---\n"
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-b}\n---\n";
+  std::string path = WriteFile(dir, "jobs.yaml", namespaces + with_ns + "---\n" + other);
+  CliResult r = RunPjemu({"run", "-f", path, "--timeout", "60s"}, 90s);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(Contains(r.out, "pytorchjob team-a/twin conditions:"));
+  CHECK(Contains(r.out, "pytorchjob team-b/twin conditions:"));
+  CHECK(Contains(r.out, "team-a/twin"));
+  CHECK_FALSE(Contains(r.out, "\x1b["));  // stdout is a pipe: plain lines
+  CHECK(ProcessesWithEnv("PJEMU_TEST_MARKER=" + marker).empty());
+}
+
+TEST_CASE("run of a file that is not YAML exits 2 and starts nothing", "[cli]") {
+  std::string dir = TempDir("run-bad-yaml");
+  std::string path = WriteFile(dir, "job.yaml", "apiVersion: kubeflow.org/v1\nkind: [unclosed\n");
+  CliResult r = RunPjemu({"run", "-f", path}, 30s);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(Contains(r.err, path + ":"));
+}
+
 }  // namespace
 }  // namespace pjemu::testing
