@@ -58,8 +58,7 @@ TEST_CASE("two ranks print the reference's loss lines", "[trainer][slow]") {
   for (int r = 0; r < 2; ++r) {
     // The reference kernels: the default fast ones differ in the last digits (fast_net.h).
     ranks.push_back(Start({"--max-steps", "101", "--dir", dir + "/logs", "--kernels", "reference"},
-                          RankEnv(r, 2, port),
-                          dir + "/rank" + std::to_string(r) + ".log"));
+                          RankEnv(r, 2, port), dir + "/rank" + std::to_string(r) + ".log"));
   }
   for (auto& c : ranks) CHECK(Wait(c, 120) == kExitOk);
   for (int r = 0; r < 2; ++r) {
