@@ -49,6 +49,16 @@ TEST_CASE("both --flag=value and --flag value forms parse", "[trainer]") {
   CHECK(o.checkpoint_dir == "/tmp/c");
 }
 
+TEST_CASE("--kernels chooses the fast step by default, the reference modules on request",
+          "[trainer]") {
+  auto fast = Parse({});
+  REQUIRE(fast.ok());
+  CHECK(fast->options.kernels == "fast");
+  auto ref = Parse({"--kernels=reference"});
+  REQUIRE(ref.ok());
+  CHECK(ref->options.kernels == "reference");
+}
+
 TEST_CASE("bad flags are usage errors naming the flag", "[trainer]") {
   struct Case {
     std::vector<std::string> args;
@@ -59,6 +69,7 @@ TEST_CASE("bad flags are usage errors naming the flag", "[trainer]") {
       {{"--epochs=x"}, "epochs"},
       {{"--epochs"}, "epochs"},
       {{"--backend", "tcp"}, "backend"},
+      {{"--kernels", "mkl"}, "kernels"},
       {{"--batch-size=0"}, "--batch-size"},
       {{"--log-interval", "-1"}, "--log-interval"},
       {{"--collective-timeout=0"}, "--collective-timeout"},
