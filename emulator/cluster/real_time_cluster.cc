@@ -46,7 +46,8 @@ Status RealTimeCluster::Start() {
   if (parts_) return Status(Code::kInvalid, "cluster already started");
   std::error_code ec;
   if (options_.state_dir.empty()) {
-    std::string tmpl = (std::filesystem::temp_directory_path(ec) / "pjemu-scenario-XXXXXX").string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path(ec) / "pjemu-scenario-XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) return InternalError("cannot create " + tmpl);
     state_dir_ = tmpl;
     temp_state_dir_ = true;
@@ -130,8 +131,8 @@ Status RealTimeCluster::SetNodePower(const std::string& node, bool up) {
     p->kubelet->Stop();
     return Status::Ok();
   }
-  p->kubelet = std::make_unique<kubelet::Kubelet>(p->actors(), p->loop, p->runner(),
-                                                  p->kubelet_options);
+  p->kubelet =
+      std::make_unique<kubelet::Kubelet>(p->actors(), p->loop, p->runner(), p->kubelet_options);
   return p->kubelet->Start();
 }
 

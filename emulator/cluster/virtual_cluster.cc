@@ -127,8 +127,8 @@ Status VirtualCluster::SetNodePower(const std::string& node, bool up) {
     p->kubelet->Stop();
     return Status::Ok();
   }
-  p->kubelet = std::make_unique<kubelet::Kubelet>(p->actors(), p->loop, p->runner(),
-                                                  p->kubelet_options);
+  p->kubelet =
+      std::make_unique<kubelet::Kubelet>(p->actors(), p->loop, p->runner(), p->kubelet_options);
   return p->kubelet->Start();
 }
 

@@ -13,8 +13,8 @@
 
 #include "emulator/api/logs.h"
 #include "emulator/client/client.h"
-#include "emulator/common/event_loop.h"
 #include "emulator/cluster/scenario_cluster.h"
+#include "emulator/common/event_loop.h"
 #include "emulator/process/simulated_process_runner.h"
 
 namespace pjemu::cluster {

@@ -93,7 +93,7 @@ Status FaultyProcessRunner::ExitWith(std::string_view ns, std::string_view pod, 
 namespace pjemu::faults {
 
 Status FaultyProcessRunner::OomKill(std::string_view ns, std::string_view pod,
-                                   std::string_view container) {
+                                    std::string_view container) {
   for (const RunningProcess& p : Find(ns, pod, container)) exit_override_[p.pid] = {137, true};
   Status s = Kill(ns, pod, SIGKILL, container);
   if (!s.ok()) {

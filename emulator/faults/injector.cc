@@ -153,7 +153,8 @@ Status Injector::Add(FaultSpec spec) {
   }
   if (t.kind == Trigger::Kind::kMetrics) {
     if (!node_.read_metrics) {
-      return Status(Code::kInvalid, "when.metrics: no trainer metrics in this run (real time only)");
+      return Status(Code::kInvalid,
+                    "when.metrics: no trainer metrics in this run (real time only)");
     }
     if (t.pod.name.empty() || (t.step <= 0 && t.epoch <= 0)) {
       return Status(Code::kInvalid, "when.metrics: needs a pod and a step or epoch above 0");
@@ -379,13 +380,13 @@ void Injector::NodeDown(const FaultSpec& spec) {
     if (auto live = alive.lock(); !live || !*live) return;
     auto marked = MarkNodeUnreachable(client_, node, loop_.Now());
     log_.push_back({id, loop_.Now(),
-                    "node-lifecycle " + node + " NotReady (Unknown), pods not ready:" +
-                        (marked.ok() ? join(*marked) : ""),
+                    "node-lifecycle " + node +
+                        " NotReady (Unknown), pods not ready:" + (marked.ok() ? join(*marked) : ""),
                     marked.status()});
   }));
   if (a.node_timing.eviction <= Duration::zero()) return;
-  timers.push_back(loop_.PostAfter(
-      a.node_timing.grace + a.node_timing.eviction, [this, alive, node, id, join] {
+  timers.push_back(
+      loop_.PostAfter(a.node_timing.grace + a.node_timing.eviction, [this, alive, node, id, join] {
         if (auto live = alive.lock(); !live || !*live) return;
         auto evicted = EvictPodsOfLostNode(client_, node, loop_.Now());
         log_.push_back({id, loop_.Now(),

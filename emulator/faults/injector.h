@@ -4,9 +4,9 @@
 // (SIGSTOP), delete through the API, a share of API errors for a while, or a named hook the
 // owner registers (e.g. "restart-controller"); node faults (evict, node down/up with the node
 // lifecycle controller's steps, image pull delays, OOM) go through NodeSeams. Triggers may
-// also wait for a pod's log line or the trainer's metrics. Production components never see it; a run
-// without the Injector is the same run without faults. Every firing is kept in log().
-// Thread safety: EventLoop thread only (Add/Arm before or on it).
+// also wait for a pod's log line or the trainer's metrics. Production components never see it; a
+// run without the Injector is the same run without faults. Every firing is kept in log(). Thread
+// safety: EventLoop thread only (Add/Arm before or on it).
 #pragma once
 
 #include <csignal>
@@ -51,15 +51,15 @@ const char* ActionName(ActionKind kind);
 
 struct FaultAction {
   ActionKind kind = ActionKind::kKill;
-  PodTarget target;          // kKill, kExit, kHang, kDeletePod
-  int signal = SIGKILL;      // kKill
-  int exit_code = 1;         // kExit
-  ClientFaultRule api_rule;  // kApiErrors
-  Duration api_duration{0};  // kApiErrors: how long the rule stays (0 = to the end)
-  std::string hook;          // kHook: the name given to SetHook
-  std::string job;           // kPatchJob: ns/name or name
-  Json patch;                // kPatchJob: a merge patch (e.g. spec.runPolicy.suspend)
-  std::string message;       // kEvict: the eviction message ("" = a memory-pressure one)
+  PodTarget target;                 // kKill, kExit, kHang, kDeletePod
+  int signal = SIGKILL;             // kKill
+  int exit_code = 1;                // kExit
+  ClientFaultRule api_rule;         // kApiErrors
+  Duration api_duration{0};         // kApiErrors: how long the rule stays (0 = to the end)
+  std::string hook;                 // kHook: the name given to SetHook
+  std::string job;                  // kPatchJob: ns/name or name
+  Json patch;                       // kPatchJob: a merge patch (e.g. spec.runPolicy.suspend)
+  std::string message;              // kEvict: the eviction message ("" = a memory-pressure one)
   std::string node = "pjemu-node";  // kNodeDown, kNodeUp
   NodeLifecycleTiming node_timing;  // kNodeDown
   std::string image;                // kPullDelay: a glob on the image reference
@@ -70,14 +70,14 @@ struct FaultAction {
 struct Trigger {
   enum class Kind { kAt, kJobCondition, kAfterFault, kLogMatch, kMetrics };
   Kind kind = Kind::kAt;
-  Duration delay{0};      // kAt: after Arm(); others: after the trigger matched
-  Duration jitter{0};     // a seeded random extra delay in [0, jitter)
-  std::string job;        // kJobCondition: ns/name or name (namespace "default")
-  std::string condition;  // kJobCondition: a condition type that must be True
-  std::string fault;      // kAfterFault: the id of the other fault
-  PodTarget pod;          // kLogMatch, kMetrics: the pod (and container) to watch
-  std::string regex;      // kLogMatch: ECMAScript regex searched in each log line
-  std::int64_t step = 0;  // kMetrics: a step record with step >= this, or
+  Duration delay{0};       // kAt: after Arm(); others: after the trigger matched
+  Duration jitter{0};      // a seeded random extra delay in [0, jitter)
+  std::string job;         // kJobCondition: ns/name or name (namespace "default")
+  std::string condition;   // kJobCondition: a condition type that must be True
+  std::string fault;       // kAfterFault: the id of the other fault
+  PodTarget pod;           // kLogMatch, kMetrics: the pod (and container) to watch
+  std::string regex;       // kLogMatch: ECMAScript regex searched in each log line
+  std::int64_t step = 0;   // kMetrics: a step record with step >= this, or
   std::int64_t epoch = 0;  // an epoch record with epoch >= this (after its test)
 };
 

@@ -89,21 +89,20 @@ Result<std::vector<std::string>> MarkNodeUnreachable(client::Client& client,
   n["spec"]["taints"] = taints;
   RETURN_IF_ERROR(client.Update(api::Nodes(), "", n).status());
   const Json involved = {{"kind", "Node"}, {"name", node}, {"uid", node}};
-  (void)client.Create(api::Events(), "default",
-                      api::MakeEvent(involved, "Normal", "NodeNotReady",
-                                     "Node " + node + " status is now: NodeNotReady",
-                                     kNodeController, now));
+  (void)client.Create(
+      api::Events(), "default",
+      api::MakeEvent(involved, "Normal", "NodeNotReady",
+                     "Node " + node + " status is now: NodeNotReady", kNodeController, now));
   std::vector<std::string> marked;
   ASSIGN_OR_RETURN(std::vector<Json> pods, PodsOn(client, node));
   for (const Json& pod : pods) {
-    Status s = EditPodStatus(client, pod, [now](Json& st) {
-      SetCondition(st, "Ready", "False", "", "", now);
-    });
+    Status s = EditPodStatus(client, pod,
+                             [now](Json& st) { SetCondition(st, "Ready", "False", "", "", now); });
     if (s.ok()) marked.push_back(Key(pod));
     const Json ref = api::ObjectReferenceOf(pod);
-    (void)client.Create(api::Events(), pod["metadata"].value("namespace", ""),
-                        api::MakeEvent(ref, "Warning", "NodeNotReady", "Node is not ready",
-                                       kNodeController, now));
+    (void)client.Create(
+        api::Events(), pod["metadata"].value("namespace", ""),
+        api::MakeEvent(ref, "Warning", "NodeNotReady", "Node is not ready", kNodeController, now));
   }
   return marked;
 }
@@ -120,11 +119,11 @@ Result<std::vector<std::string>> EvictPodsOfLostNode(client::Client& client,
       SetCondition(st, "DisruptionTarget", "True", "DeletionByTaintManager",
                    "Taint manager: deleting due to NoExecute taint", now);
     }));
-    (void)client.Create(api::Events(), ns,
-                        api::MakeEvent(api::ObjectReferenceOf(pod), "Normal",
-                                       "TaintManagerEviction",
-                                       "Marking for deletion Pod " + ns + "/" + name,
-                                       {"taint-eviction-controller", ""}, now));
+    (void)client.Create(
+        api::Events(), ns,
+        api::MakeEvent(api::ObjectReferenceOf(pod), "Normal", "TaintManagerEviction",
+                       "Marking for deletion Pod " + ns + "/" + name,
+                       {"taint-eviction-controller", ""}, now));
     RETURN_IF_ERROR(client.Delete(api::Pods(), ns, name).status());
     // Pod GC (gcTerminating, node out of service): no kubelet confirms the deletion; phase
     // Failed, then a forced deletion.

@@ -143,8 +143,7 @@ std::string CheckOne(const Expectation& e, const Scenario& sc, const Observed& o
                " times, it was re-created " + std::to_string(std::max(created - 1, 0)) + " times";
       }
       if (!e.phase && !e.restarts && e.restarts_bound.empty() && !e.scheduled_reason &&
-          !e.waiting_reason &&
-          !e.terminated_reason) {
+          !e.waiting_reason && !e.terminated_reason) {
         return "";
       }
       if (!pod.ok()) return "expected pod " + e.pod + ": " + pod.status().ToString();
@@ -165,11 +164,10 @@ std::string CheckOne(const Expectation& e, const Scenario& sc, const Observed& o
           if (t.contains("reason")) terminated.push_back(t.value("reason", ""));
         }
       }
-      if (e.terminated_reason &&
-          std::find(terminated.begin(), terminated.end(), *e.terminated_reason) ==
-              terminated.end()) {
-        return "expected pod " + e.pod + " to have a container terminated " +
-               *e.terminated_reason + ", got [" + Join(terminated) + "]" + Context(ob, key);
+      if (e.terminated_reason && std::find(terminated.begin(), terminated.end(),
+                                           *e.terminated_reason) == terminated.end()) {
+        return "expected pod " + e.pod + " to have a container terminated " + *e.terminated_reason +
+               ", got [" + Join(terminated) + "]" + Context(ob, key);
       }
       if (e.restarts && restarts != *e.restarts) {
         return "expected pod " + e.pod + " restarts " + std::to_string(*e.restarts) + ", got " +
@@ -279,8 +277,8 @@ std::string CheckOne(const Expectation& e, const Scenario& sc, const Observed& o
       for (const auto& [metric, bound] : e.metrics) {
         auto f = figures.find(metric);
         if (f == figures.end()) {
-          return "expected " + metric + " " + bound + " in pod " + pod +
-                 "'s metrics, it has none" + Context(ob, key);
+          return "expected " + metric + " " + bound + " in pod " + pod + "'s metrics, it has none" +
+                 Context(ob, key);
         }
         auto holds = CompareBound(bound, f->second);
         if (!holds.ok()) return "metrics: " + holds.status().message();
@@ -317,7 +315,8 @@ std::string CheckOne(const Expectation& e, const Scenario& sc, const Observed& o
 }  // namespace
 
 Result<bool> CompareBound(const std::string& bound, double value) {
-  static const std::regex kBound(R"(^\s*(>=|<=|==|>|<)\s*([-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?)\s*$)");
+  static const std::regex kBound(
+      R"(^\s*(>=|<=|==|>|<)\s*([-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?)\s*$)");
   std::smatch m;
   if (!std::regex_match(bound, m, kBound)) {
     return Status(Code::kInvalid,

@@ -29,8 +29,8 @@ struct Observed {
   std::map<std::string, std::string> metrics;    // pod name -> the trainer's metrics file text
   std::map<std::string, std::string> log_tails;  // pod name -> last lines of each container
   int running_at_end = 0;                        // container processes running when it ended
-  std::vector<std::string> survivors;  // process groups alive after the cluster stopped
-  bool stopped = false;                // survivors is known (the cluster has stopped)
+  std::vector<std::string> survivors;            // process groups alive after the cluster stopped
+  bool stopped = false;                          // survivors is known (the cluster has stopped)
 };
 
 // The failures (empty = passed). client reads the final state. no_process_left is judged

@@ -187,8 +187,8 @@ std::string Tail(const std::string& text, std::size_t n) {
   return out;
 }
 
-std::string PodLog(cluster::ScenarioCluster& cluster, const std::string& ns,
-                   const std::string& pod, const std::string& container) {
+std::string PodLog(cluster::ScenarioCluster& cluster, const std::string& ns, const std::string& pod,
+                   const std::string& container) {
   auto file = cluster.logs().Find({ns, pod, container, false});
   return file.ok() ? ReadFile(file->path) : "";
 }
@@ -227,8 +227,7 @@ void CollectPodFiles(cluster::ScenarioCluster& cluster, Observed* ob, Timeline* 
       while (std::getline(in, line)) {
         Json rec = Json::parse(line, nullptr, false);
         if (!rec.is_object() || rec.value("type", "") != "step") continue;
-        events->loss[ns + "/" + name].push_back(
-            {rec.value("step", 0.0), rec.value("loss", 0.0)});
+        events->loss[ns + "/" + name].push_back({rec.value("step", 0.0), rec.value("loss", 0.0)});
       }
     }
   }
@@ -334,7 +333,7 @@ Result<RunReport> RunScenario(const Scenario& sc, const RunSettings& settings) {
     ob.submitted.push_back(s);
     report.timeline.push_back("+0s submit " + key + ": " + (s.ok() ? "accepted" : s.ToString()));
     report.events.events.push_back({Duration(0), TimelineEvent::Kind::kSubmit, key,
-                                     s.ok() ? "accepted" : s.ToString(), s.ok()});
+                                    s.ok() ? "accepted" : s.ToString(), s.ok()});
     if (s.ok()) accepted.push_back(key);
   }
 
@@ -374,7 +373,8 @@ Result<RunReport> RunScenario(const Scenario& sc, const RunSettings& settings) {
   report.failures = CheckExpectations(sc, ob, cluster.client());
 
   // Stop the cluster, then look for process groups that outlived it (real processes only).
-  std::vector<process::Pid> started = procs != nullptr ? procs->started() : std::vector<process::Pid>{};
+  std::vector<process::Pid> started =
+      procs != nullptr ? procs->started() : std::vector<process::Pid>{};
   observer.reset();
   cluster.Stop();
   ob.stopped = true;

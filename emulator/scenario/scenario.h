@@ -69,14 +69,14 @@ struct Expectation {
   std::string restarts_bound;                // kPod: `restarts: ">= 1"` (CompareBound)
   std::optional<std::string> scheduled_reason, waiting_reason;  // kPod
   std::optional<std::string> terminated_reason;  // kPod: state or lastState terminated reason
-  std::optional<bool> exists;                                   // kPod
-  std::string container;                                        // kEnv ("" = first)
-  std::string env_name, env_value;                              // kEnv
-  int min_count = 1;         // kEvent (at least), kPodCount (exact, see count)
-  std::optional<int> count;  // kEvent / kPodCount exact count
-  std::string selector;      // kPodCount label selector
-  Duration max_duration{0};  // kDuration (0 = no upper bound)
-  Duration min_duration{0};  // kDuration (duration_at_least)
+  std::optional<bool> exists;                    // kPod
+  std::string container;                         // kEnv ("" = first)
+  std::string env_name, env_value;               // kEnv
+  int min_count = 1;                             // kEvent (at least), kPodCount (exact, see count)
+  std::optional<int> count;                      // kEvent / kPodCount exact count
+  std::string selector;                          // kPodCount label selector
+  Duration max_duration{0};                      // kDuration (0 = no upper bound)
+  Duration min_duration{0};                      // kDuration (duration_at_least)
   // kMetrics: key (accuracy, test_loss, final_loss, steps, epochs) -> "OP NUMBER".
   std::map<std::string, std::string> metrics;
 };

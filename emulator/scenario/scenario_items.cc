@@ -1,7 +1,6 @@
 // The faults: and expect: entries of a scenario file.
 #include <csignal>
 #include <cstring>
-
 #include <regex>
 #include <set>
 
@@ -40,12 +39,11 @@ const std::map<std::string, faults::ActionKind>& Actions() {
 }  // namespace
 
 Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
-  RETURN_IF_ERROR(
-      Keys(n, "faults[]",
-           {"id",     "at",       "when",    "after",    "delay",     "jitter",    "action",
-            "pod",    "selector", "pick",    "namespace", "container", "signal",   "exit_code",
-            "verb",   "resource", "rate",    "nth",       "code",      "message",  "duration",
-            "job",    "patch",    "node",    "grace",     "eviction",  "image"}));
+  RETURN_IF_ERROR(Keys(
+      n, "faults[]", {"id",   "at",       "when", "after",     "delay",     "jitter",  "action",
+                      "pod",  "selector", "pick", "namespace", "container", "signal",  "exit_code",
+                      "verb", "resource", "rate", "nth",       "code",      "message", "duration",
+                      "job",  "patch",    "node", "grace",     "eviction",  "image"}));
   if (!n["id"]) return Error(n, "faults[].id", "Required value");
   ASSIGN_OR_RETURN(f->id, String(n["id"], "faults[].id"));
   int triggers = (n["at"] ? 1 : 0) + (n["when"] ? 1 : 0) + (n["after"] ? 1 : 0);
@@ -93,7 +91,8 @@ Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
       }
     } else {
       if (!w["job"] || !w["condition"]) {
-        return Error(w, "faults[].when", "needs job and condition, log and pod, or metrics and pod");
+        return Error(w, "faults[].when",
+                     "needs job and condition, log and pod, or metrics and pod");
       }
       t.kind = faults::Trigger::Kind::kJobCondition;
       ASSIGN_OR_RETURN(t.job, String(w["job"], "faults[].when.job"));
@@ -340,8 +339,7 @@ Status Reader::Expect(const YAML::Node& n, Expectation* e) {
       ASSIGN_OR_RETURN(e->max_duration, Dur(n["duration_at_most"], "expect[].duration_at_most"));
     }
     if (n["duration_at_least"]) {
-      ASSIGN_OR_RETURN(e->min_duration,
-                       Dur(n["duration_at_least"], "expect[].duration_at_least"));
+      ASSIGN_OR_RETURN(e->min_duration, Dur(n["duration_at_least"], "expect[].duration_at_least"));
     }
   } else if (n["rejected"]) {
     e->kind = K::kRejected;
@@ -354,9 +352,10 @@ Status Reader::Expect(const YAML::Node& n, Expectation* e) {
     ASSIGN_OR_RETURN(int c, Int(n["pods"], "expect[].pods"));
     e->count = c;
   } else {
-    return Error(n, "expect[]",
-                 "say what to expect: condition, conditions_seen, pod, event, env, "
-                 "duration_at_most/_at_least, rejected, job_gone, pods, metrics or no_process_left");
+    return Error(
+        n, "expect[]",
+        "say what to expect: condition, conditions_seen, pod, event, env, "
+        "duration_at_most/_at_least, rejected, job_gone, pods, metrics or no_process_left");
   }
   return Status::Ok();
 }

@@ -82,7 +82,8 @@ TEST_CASE("EvictPod ends a running pod Failed with reason Evicted", "[faults][no
   CHECK(c.vc.EvictPod("default", "nope", "").code() == Code::kNotFound);
 }
 
-TEST_CASE("SetPullDelay keeps a pod in ContainerCreating until the pull is done", "[faults][node]") {
+TEST_CASE("SetPullDelay keeps a pod in ContainerCreating until the pull is done",
+          "[faults][node]") {
   Cluster c;
   c.vc.SetPullDelay("docker.io/library/busybox:*", 2min);
   REQUIRE(c.vc.client().Create(api::Pods(), "default", Pod("p")).ok());

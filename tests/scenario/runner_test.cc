@@ -69,7 +69,8 @@ TEST_CASE("RunScenario refuses a fixture that does not load, naming the line", "
 
 std::string RandomFaults(int seed) {
   return R"(name: random
-options: {seed: )" + std::to_string(seed) + R"(}
+options: {seed: )" +
+         std::to_string(seed) + R"(}
 jobs:
   - inline:
       apiVersion: kubeflow.org/v1
