@@ -6,17 +6,22 @@
 namespace pjemu::cli {
 namespace {
 
-bool NeedsQuotes(const std::string& s) {
+// A string go-yaml would read back as another type (bool, null, number, timestamp): go-yaml v2
+// (kubectl's sigs.k8s.io/yaml) writes those double-quoted, and other unsafe strings
+// single-quoted, as kubectl 1.20 and 1.33 print `creationTimestamp: "..."`, `x: "0"`.
+bool ResolvesToOtherType(const std::string& s) {
   if (s.empty()) return true;
   static const std::regex kSpecial(
       R"(^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$)");
   static const std::regex kNumber(R"(^[-+]?(\.?[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|0o?[0-7]+|\.inf|\.Inf|\.nan|\.NaN)$)");
   // go-yaml also quotes what would read back as a timestamp ("2024-06-21T04:41:27Z").
   static const std::regex kTimestamp(R"(^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ].*)?$)");
-  if (std::regex_match(s, kSpecial) || std::regex_match(s, kNumber) ||
-      std::regex_match(s, kTimestamp)) {
-    return true;
-  }
+  return std::regex_match(s, kSpecial) || std::regex_match(s, kNumber) ||
+         std::regex_match(s, kTimestamp);
+}
+
+bool NeedsQuotes(const std::string& s) {
+  if (ResolvesToOtherType(s)) return true;
   if (s.front() == ' ' || s.back() == ' ') return true;
   if (std::string("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string::npos) {
     // "-x" and "--epochs=1" are fine plain when not followed by a space.
@@ -39,6 +44,7 @@ std::string Scalar(const Json& v) {
     if (s.find('\n') == std::string::npos) return s;
     return Json(s).dump();  // double-quoted with escapes, valid YAML
   }
+  if (ResolvesToOtherType(s)) return Json(s).dump();  // "0", "2026-11-22T10:52:52Z", ""
   if (s.find('\'') == std::string::npos && s.find('\\') == std::string::npos &&
       std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20; })) {
     return "'" + s + "'";
