@@ -75,6 +75,7 @@ Status VirtualCluster::Start() {
   ko.gpus = options_.gpus;
   ko.cpu = options_.cpu;
   ko.memory = options_.memory;
+  ko.max_pods = options_.max_pods;
   ko.backoff_scale = options_.backoff_scale;
   ko.network = std::make_shared<kubelet::ClusterNetwork>();
   p->kubelet_options = ko;

@@ -25,6 +25,7 @@ struct VirtualClusterOptions {
   int gpus = 0;
   std::string cpu = "8";
   std::string memory = "32Gi";
+  int max_pods = 110;  // the node's pod capacity (kubelet --max-pods)
   std::string image_map = "fixtures/images.yaml";
   double backoff_scale = 1.0;  // CrashLoopBackOff scaling (1.0 = 10 s doubling to 5 min)
   std::string root_dir;        // kubelet pod directories and logs; "" = a temporary directory

@@ -94,6 +94,7 @@ bool Scheduler::DrainPods() {
 
 void Scheduler::Count(const CachedPod& entry, int sign) {
   if (!entry.counted) return;
+  if (sign < 0) retry_unschedulable_ = true;  // Upsert undoes this when it counts the same again
   api::ResourceList& used = used_[entry.node];
   for (const auto& [k, amount] : entry.requests) used[k] += sign * amount;
   used["pods"] += sign;
@@ -103,7 +104,13 @@ void Scheduler::Upsert(const Json& pod) {
   const Json& meta = pod["metadata"];
   const std::string uid = meta.value("uid", "");
   auto it = pods_by_uid_.find(uid);
+  bool was_counted = false, retry_before = retry_unschedulable_;
+  std::string old_node;
+  api::ResourceList old_requests;
   if (it != pods_by_uid_.end()) {
+    was_counted = it->second.counted;
+    old_node = it->second.node;
+    old_requests = it->second.requests;
     Count(it->second, -1);
     pending_.erase(it->second.order);
   } else {
@@ -116,8 +123,12 @@ void Scheduler::Upsert(const Json& pod) {
   entry.order = meta.value("creationTimestamp", "") + '\n' + Key(pod);
   auto req = api::PodRequests(pod);
   entry.requests = req.ok() ? *req : api::ResourceList{};
+  entry.request_error = req.ok() ? "" : std::string(req.status().message());
   entry.counted = !entry.node.empty() && !Terminal(pod);
   Count(entry, +1);
+  if (was_counted && entry.counted && entry.node == old_node && entry.requests == old_requests) {
+    retry_unschedulable_ = retry_before;  // the same room taken as before: none was made
+  }
   if (entry.node.empty()) {
     std::string name = spec.is_object() ? spec.value("schedulerName", "") : "";
     bool ours = name.empty() || name == options_.scheduler_name;
@@ -139,7 +150,7 @@ void Scheduler::Drain() {
   for (auto* w : {&pods_, &nodes_}) {
     if (!*w) continue;
     if (w == &nodes_) {
-      while ((*w)->TryNext()) changed = true;
+      while ((*w)->TryNext()) changed = retry_unschedulable_ = true;
     }
     if ((*w)->Done()) {
       if (w == &pods_) {  // the re-watch replays every pod as ADDED
@@ -159,7 +170,7 @@ void Scheduler::Drain() {
             });
         });
       }
-      changed = true;
+      changed = retry_unschedulable_ = true;
     }
   }
   if (changed) Trigger();
@@ -186,37 +197,48 @@ void Scheduler::ScheduleAll() {
     auto used = used_.find(nodes.back().name);
     if (used != used_.end()) nodes.back().used = used->second;
   }
-  std::vector<Json> pending;  // FIFO by creation time, then namespace/name: deterministic
-  pending.reserve(pending_.size());
-  for (const auto& [order, uid] : pending_) pending.push_back(pods_by_uid_.at(uid).pod);
+  // FIFO by creation time, then namespace/name: deterministic. The cache is not touched
+  // during the pass (its own writes arrive on the watch, drained by the next pass), so the
+  // pods are read in place, not copied.
+  const bool retry_all = retry_unschedulable_;
+  retry_unschedulable_ = false;
   bool unschedulable = false;
-  for (const Json& pod : pending) {
-    auto req = api::PodRequests(pod);
+  for (const auto& [order, uid] : pending_) {
+    CachedPod& entry = pods_by_uid_.at(uid);
+    if (entry.unschedulable && !retry_all) {
+      unschedulable = true;
+      continue;
+    }
+    const Json& pod = entry.pod;
     std::string message;
     std::optional<std::size_t> chosen;
-    if (!req.ok()) {
-      message = req.status().message();
+    if (!entry.request_error.empty()) {
+      message = entry.request_error;
     } else {
-      chosen = ChooseNode(pod, *req, nodes, &message);
+      chosen = ChooseNode(pod, entry.requests, nodes, &message);
     }
     if (!chosen) {
-      unschedulable = true;
+      unschedulable = entry.unschedulable = true;
       MarkUnschedulable(pod, message);
       continue;
     }
     if (!Bind(pod, nodes[*chosen].name).ok()) {
-      unschedulable = true;  // a failed write (API error) is retried like an unfit pod
+      unschedulable = true;  // a failed write (API error): not flagged, tried on the next pass
       continue;
     }
-    for (auto& [k, amount] : *req) nodes[*chosen].used[k] += amount;
+    entry.unschedulable = false;
+    for (const auto& [k, amount] : entry.requests) nodes[*chosen].used[k] += amount;
     nodes[*chosen].used["pods"] += 1;
   }
-  if (retry_) loop_.Cancel(retry_), retry_ = 0;
-  if (unschedulable) {
+  // The periodic retry is armed once and left to run (not pushed back by every pass): pods
+  // that are skipped above are still tried at least every retry_interval.
+  if (!unschedulable && retry_) loop_.Cancel(retry_), retry_ = 0;
+  if (unschedulable && !retry_) {
     std::weak_ptr<bool> alive = alive_;
     retry_ = loop_.PostAfter(options_.retry_interval, [this, alive] {
       if (alive.expired()) return;
       retry_ = 0;
+      retry_unschedulable_ = true;
       ScheduleAll();
     });
   }

@@ -21,7 +21,8 @@ namespace pjemu::scheduler {
 struct SchedulerOptions {
   // Pods whose spec.schedulerName is empty or this name are scheduled.
   std::string scheduler_name = "default-scheduler";
-  // Unschedulable pods are retried on every pod/node change and at least this often.
+  // Unschedulable pods are retried when room may have been made (a bound pod ended or was
+  // deleted, a node changed) and at least this often.
   Duration retry_interval = 10s;
 };
 
@@ -50,6 +51,12 @@ class Scheduler {
     bool counted = false;  // bound, non-terminal: its requests are in used_[node]
     api::ResourceList requests;
     std::string order;  // creationTimestamp + '\n' + ns/name: the pending FIFO key
+    std::string request_error;  // PodRequests' error; requests is empty then
+    // Tried and found unfit since room was last made: skipped until then, as kube-scheduler's
+    // unschedulable queue (room only shrinks in between, so the pod would not fit). Trying
+    // every unfit pod on every pod event was O(pending) per event: quadratic once pods
+    // outnumber the node's room (issue 10).
+    bool unschedulable = false;
   };
   void Trigger();
   void Drain();
@@ -70,6 +77,7 @@ class Scheduler {
   std::shared_ptr<api::Watch> nodes_;
   std::shared_ptr<bool> alive_;
   bool pass_pending_ = false;
+  bool retry_unschedulable_ = true;  // room may have been made: the next pass tries every pod
   EventLoop::TimerId retry_ = 0;
   std::map<std::string, std::string> last_message_;  // pod uid -> last FailedScheduling message
   std::map<std::string, CachedPod> pods_by_uid_;

@@ -100,6 +100,28 @@ TEST_CASE("a finished pod frees its resources for pending ones", "[scheduler]") 
   CHECK(c.Pod("second")["spec"]["nodeName"] == "node-a");
 }
 
+TEST_CASE("room made by a deleted pod goes to the oldest pending pod", "[scheduler]") {
+  // Unfit pods wait until room is made instead of being tried on every pod event (issue 10):
+  // a newer pod arriving meanwhile must not take the room ahead of them.
+  Cluster c;
+  REQUIRE(c.client->Create(api::Nodes(), "", NodeObject("node-a", "1")).ok());
+  REQUIRE(c.scheduler.Start().ok());
+  REQUIRE(c.client->Create(api::Pods(), "default", PodObject("first", 1)).ok());
+  c.loop.RunFor(1s);
+  REQUIRE(c.client->Create(api::Pods(), "default", PodObject("second", 1)).ok());
+  c.loop.RunFor(1s);
+  REQUIRE(c.client->Create(api::Pods(), "default", PodObject("third", 1)).ok());
+  c.loop.RunFor(1s);
+  CHECK(c.Events("FailedScheduling") == 2);
+  api::DeleteOptions now;
+  now.grace_period_seconds = 0;  // gone at once (no kubelet here to finish a graceful delete)
+  REQUIRE(c.client->Delete(api::Pods(), "default", "first", now).ok());
+  c.loop.RunFor(1s);
+  CHECK(c.Pod("second")["spec"]["nodeName"] == "node-a");
+  CHECK_FALSE(c.Pod("third")["spec"].contains("nodeName"));
+  CHECK(c.Events("FailedScheduling") == 2);
+}
+
 TEST_CASE("pods for another scheduler are left alone", "[scheduler]") {
   Cluster c;
   REQUIRE(c.client->Create(api::Nodes(), "", NodeObject("node-a", "0")).ok());

@@ -65,6 +65,7 @@ int Main(int argc, char** argv) {
   options.image_map = image_map;
   options.cpu = "100000";  // room for every pod at once: the benchmark is the control plane
   options.memory = "100000Gi";
+  options.max_pods = 3 * jobs + 10;  // the default 110 held the rest Pending (issue 10)
   cluster::VirtualCluster vc(options);
   if (Status s = vc.Start(); !s.ok()) {
     std::cerr << "cannot start: " << s.message() << "\n";
