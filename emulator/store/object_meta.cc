@@ -15,9 +15,9 @@ std::string Join(const std::vector<std::string>& v, const char* sep) {
 }
 
 // Go's %#v for the values we report: quoted strings, JSON for the rest.
+// Invalid UTF-8 (a hostile name) is replaced, not thrown: found by fuzz_router.
 std::string GoValue(const Json& v) {
-  if (v.is_string()) return Json(v.get<std::string>()).dump();
-  return v.dump();
+  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace
