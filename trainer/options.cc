@@ -10,7 +10,7 @@ constexpr char kUsage[] =
     "                     [--momentum M] [--no-cuda] [--seed S] [--log-interval N] [--save-model]\n"
     "                     [--dir L] [--backend {gloo,nccl,mpi}] [--data-dir D]\n"
     "                     [--checkpoint-dir C] [--collective-timeout SECONDS] [--max-steps N]\n"
-    "                     [--kernels {fast,reference}]";
+    "                     [--kernels {auto,fast,reference}]";
 
 Status UsageError(const std::string& what) {
   return BadRequestError(std::string(kUsage) + "\npjemu-trainer: error: " + what);
@@ -62,9 +62,9 @@ Result<ParseOutcome> ParseOptions(const std::vector<std::string>& argv) {
                  "(default: 300)");
   app.add_option("--max-steps", o.max_steps, "stop training after N steps in total (0: no limit)");
   app.add_option("--kernels", o.kernels,
-                 "fast (default): im2col + GEMM step; reference: torch's modules, loss lines equal "
-                 "the Python reference's")
-      ->check(CLI::IsMember({"fast", "reference"}));
+                 "auto (default: fast with 2+ threads, else reference); fast: im2col + GEMM step; "
+                 "reference: torch's modules, loss lines equal the Python reference's")
+      ->check(CLI::IsMember({"auto", "fast", "reference"}));
 
   std::vector<const char*> args;
   args.reserve(argv.size());

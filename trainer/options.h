@@ -30,8 +30,9 @@ struct Options {
   double collective_timeout_s = 300;  // rendezvous and every collective
   long max_steps = 0;                 // 0: no limit; else stop training after this many steps
   // fast: whole-batch im2col + GEMM kernels (fast_net.h); reference: torch's own modules, whose
-  // loss lines equal the Python reference's digit for digit (same BLAS and threads).
-  std::string kernels = "fast";
+  // loss lines equal the Python reference's digit for digit (same BLAS and threads); auto: fast
+  // with 2+ intra-op threads (3x less CPU there), reference with one (equally fast there).
+  std::string kernels = "auto";
 };
 
 // Parsed flags, or why not.

@@ -49,9 +49,11 @@ TEST_CASE("both --flag=value and --flag value forms parse", "[trainer]") {
   CHECK(o.checkpoint_dir == "/tmp/c");
 }
 
-TEST_CASE("--kernels chooses the fast step by default, the reference modules on request",
-          "[trainer]") {
-  auto fast = Parse({});
+TEST_CASE("--kernels is auto by default, fast or reference on request", "[trainer]") {
+  auto def = Parse({});
+  REQUIRE(def.ok());
+  CHECK(def->options.kernels == "auto");
+  auto fast = Parse({"--kernels", "fast"});
   REQUIRE(fast.ok());
   CHECK(fast->options.kernels == "fast");
   auto ref = Parse({"--kernels=reference"});
