@@ -4,7 +4,8 @@
 // virtual time one second at a time until every job has Succeeded (or --max-virtual-s passed).
 // Prints one JSON line: jobs, pods, wall seconds (submit and run), virtual seconds, peak RSS
 // and the RSS after start, so the caller can derive memory per pod.
-// usage: bench_scale_virtual --jobs N [--image-map F] [--max-virtual-s S]
+// usage: bench_scale_virtual --jobs N [--image-map F] [--max-virtual-s S] [--max-pods P]
+// (--max-pods: the node's pod capacity; default room for every pod, 3 N + 10)
 #include <sys/resource.h>
 
 #include <chrono>
@@ -51,13 +52,16 @@ int CountSucceeded(client::Client& c, int* failed) {
 int Main(int argc, char** argv) {
   int jobs = 10;
   int max_virtual_s = 3600;
+  int max_pods = 0;  // 0 = 3 * jobs + 10
   std::string image_map = "fixtures/images.yaml";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--jobs")) jobs = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--image-map")) image_map = argv[i + 1];
     else if (!std::strcmp(argv[i], "--max-virtual-s")) max_virtual_s = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--max-pods")) max_pods = std::atoi(argv[i + 1]);
     else {
-      std::cerr << "usage: bench_scale_virtual --jobs N [--image-map F] [--max-virtual-s S]\n";
+      std::cerr << "usage: bench_scale_virtual --jobs N [--image-map F] [--max-virtual-s S] "
+                   "[--max-pods P]\n";
       return 2;
     }
   }
@@ -65,7 +69,8 @@ int Main(int argc, char** argv) {
   options.image_map = image_map;
   options.cpu = "100000";  // room for every pod at once: the benchmark is the control plane
   options.memory = "100000Gi";
-  options.max_pods = 3 * jobs + 10;  // the default 110 held the rest Pending (issue 10)
+  // Room for every pod by default (the kubelet's 110 held the rest Pending, issue 10).
+  options.max_pods = max_pods > 0 ? max_pods : 3 * jobs + 10;
   cluster::VirtualCluster vc(options);
   if (Status s = vc.Start(); !s.ok()) {
     std::cerr << "cannot start: " << s.message() << "\n";
