@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -58,6 +59,13 @@ Status StatusFromReply(int code, const std::string& body) {
   return Status(s.code(), "HTTP " + std::to_string(code) + ": " + body.substr(0, 200));
 }
 
+// No limit on a reply's body. Not boost::none: Boost 1.74's parser checks a Content-Length as
+// `len > limit` with the optional limit, which is true for an empty optional, so a streamed reply
+// with a Content-Length (a 404 Status on a followed log) failed with "body limit exceeded" (a
+// full read() passed only because its eager parse overwrote that error). The largest value means
+// the same without that comparison.
+constexpr std::uint64_t kNoBodyLimit = std::numeric_limits<std::uint64_t>::max();
+
 // The streaming GET behind Stream() and Watch; *fd receives the socket so that another thread
 // can shut it down to end the stream early.
 Status StreamImpl(const HttpClientOptions& options, std::string_view target,
@@ -80,7 +88,7 @@ Status StreamImpl(const HttpClientOptions& options, std::string_view target,
     if (ec) return Unreachable(options.server, ec);
     beast::flat_buffer buffer;
     http::response_parser<http::buffer_body> parser;
-    parser.body_limit(boost::none);
+    parser.body_limit(kNoBodyLimit);
     http::read_header(stream, buffer, parser, ec);
     if (ec) return Unreachable(options.server, ec);
     code = parser.get().result_int();
@@ -290,7 +298,7 @@ Result<HttpReply> HttpClient::Request(std::string_view method, std::string_view 
                    HttpTransport::Open(options_, ep, options_.timeout, /*streaming=*/false));
   auto req = MakeRequest(ep, options_, method, target, body, content_type, accept);
   http::response_parser<http::string_body> parser;
-  parser.body_limit(boost::none);
+  parser.body_limit(kNoBodyLimit);
   beast::error_code ec;
   conn->With([&](auto& stream) {
     http::write(stream, req, ec);
