@@ -49,7 +49,7 @@ TEST_CASE("both --flag=value and --flag value forms parse", "[trainer]") {
   CHECK(o.checkpoint_dir == "/tmp/c");
 }
 
-TEST_CASE("--kernels is auto by default, fast or reference on request", "[trainer]") {
+TEST_CASE("the kernels flag is auto by default, fast or reference on request", "[trainer]") {
   auto def = Parse({});
   REQUIRE(def.ok());
   CHECK(def->options.kernels == "auto");
