@@ -13,6 +13,7 @@
 
 #include "emulator/manifest/input_checks.h"
 #include "emulator/manifest/json_document.h"
+#include "emulator/manifest/yaml_documents.h"
 #include "emulator/manifest/yaml_to_json.h"
 
 namespace pjemu::manifest {
@@ -40,7 +41,7 @@ std::string YamlMessage(const YAML::Exception& e) {
 Result<std::vector<Document>> ParseYaml(std::string_view text, const std::string& source) {
   std::vector<YAML::Node> roots;
   try {
-    roots = YAML::LoadAll(std::string(text));
+    roots = LoadAllDocuments(std::string(text));  // not LoadAll: it can loop forever on ","
   } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's own guard (2000 levels), "bad file"
     return BadRequestError(fmt::format("{}:{}: nesting is deeper than {} levels", source,
                                        e.mark.is_null() ? 1 : e.mark.line + 1, kMaxNestingDepth));

@@ -92,6 +92,30 @@ TEST_CASE("ten thousand small documents load", "[manifest]") {
   CHECK(r->back().line == 4 * 9999 + 2);
 }
 
+// yaml-cpp 0.7's LoadAll re-read a document whose root is a ',' forever, allocating until the
+// process died (fuzz_manifest's manifest-timeout, now tests/fuzz/regressions/manifest/).
+TEST_CASE("a ',' where a document's root belongs is an error, not an endless load", "[manifest]") {
+  struct Case {
+    std::string text;
+    std::string want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {",", "comma.yaml:1: yaml: did not find expected node content"},
+           {" ,\n", "comma.yaml:1: yaml: did not find expected node content"},
+           {"[a],\n", "comma.yaml:1: yaml: did not find expected node content"},
+           {std::string(kHead) + "---\n,\n  a: b\n",
+            "comma.yaml:5: yaml: did not find expected node content"}}) {
+    CAPTURE(c.text);
+    auto r = LoadManifestText(c.text, "comma.yaml");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().message() == c.want);
+  }
+  // Documents after a normal one still load.
+  auto r = LoadManifestText(std::string(kHead) + "---\n" + std::string(kHead), "two.yaml");
+  REQUIRE(r.ok());
+  CHECK(r->size() == 2);
+}
+
 TEST_CASE("every truncation of the seed manifest loads or fails on one line", "[manifest]") {
   std::string seed = ReadSeed("pytorch_job_mnist_nccl.yaml");
   REQUIRE(seed.size() > 500);
