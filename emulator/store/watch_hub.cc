@@ -19,9 +19,10 @@ std::optional<WatchEvent> WatchStream::Next(Duration timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_for(lock, timeout, [&] { return !queue_.empty() || ended_ || stopped_; });
   if (queue_.empty() || stopped_) return std::nullopt;
-  WatchEvent e = std::move(queue_.front());
+  Queued q = std::move(queue_.front());
   queue_.pop_front();
-  return e;
+  lock.unlock();  // the copy is made outside the lock
+  return WatchEvent{q.type, *q.object};
 }
 
 std::optional<WatchEvent> WatchStream::TryNext() { return Next(Duration::zero()); }
@@ -56,6 +57,10 @@ bool WatchStream::Done() {
 }
 
 bool WatchStream::Push(WatchEvent event, bool initial) {
+  return Push(event.type, std::make_shared<const Json>(std::move(event.object)), initial);
+}
+
+bool WatchStream::Push(WatchEvent::Type type, ObjectPtr object, bool initial) {
   bool alive = true;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -64,7 +69,7 @@ bool WatchStream::Push(WatchEvent event, bool initial) {
       ended_ = true;  // too slow: end it rather than block the writer or grow without bound
       alive = false;
     } else {
-      queue_.push_back(std::move(event));
+      queue_.push_back({type, std::move(object)});
     }
   }
   cv_.notify_all();
@@ -95,31 +100,31 @@ bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bo
   if (e.type_key != f.type.PluralGroup()) return true;
   bool now = f.Matches(*e.object);
   bool before = e.old ? f.Matches(*e.old) : now;
-  WatchEvent out;
+  WatchEvent::Type type = e.event;
+  ObjectPtr object = e.object;  // shared: the consumer copies it when it takes the event
   switch (e.event) {
     case WatchEvent::Type::kModified:
       if (before && now) {
-        out = {WatchEvent::Type::kModified, *e.object};
+        type = WatchEvent::Type::kModified;
       } else if (now) {
-        out = {WatchEvent::Type::kAdded, *e.object};
+        type = WatchEvent::Type::kAdded;
       } else if (before) {
         // The watch cache's "left the selector": the previous state, at this event's RV.
         Json gone = *e.old;
         MutableMeta(gone)["resourceVersion"] = std::to_string(e.rv);
-        out = {WatchEvent::Type::kDeleted, std::move(gone)};
+        type = WatchEvent::Type::kDeleted;
+        object = std::make_shared<const Json>(std::move(gone));
       } else {
         return true;
       }
       break;
     case WatchEvent::Type::kDeleted:
       if (!now && !before) return true;  // the watch saw it if either state matched
-      out = {e.event, *e.object};
       break;
     default:
       if (!now) return true;
-      out = {e.event, *e.object};
   }
-  bool alive = w->Push(std::move(out), initial);
+  bool alive = w->Push(type, std::move(object), initial);
   touched_.push_back(w);
   return alive;
 }

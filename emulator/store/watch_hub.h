@@ -53,6 +53,10 @@ class WatchStream final : public api::Watch {
   // stream is ended instead (the consumer re-watches from its last RV). Returns false when the
   // stream is ended or stopped, so the hub drops it. `initial` events ignore the limit.
   bool Push(api::WatchEvent event, bool initial = false);
+  // The same with the stored object shared, not copied: the consumer's Next() makes its copy.
+  // A queued backlog then costs a pointer per event per watch instead of a deep copy (issue 10:
+  // with every job submitted at once a pods watch ran thousands of events behind).
+  bool Push(api::WatchEvent::Type type, ObjectPtr object, bool initial = false);
   // Ends the stream after the queued events.
   void End();
   bool Ended();
@@ -65,7 +69,11 @@ class WatchStream final : public api::Watch {
   const std::size_t queue_limit_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<api::WatchEvent> queue_;
+  struct Queued {
+    api::WatchEvent::Type type;
+    ObjectPtr object;  // immutable, shared with the store and every other watch
+  };
+  std::deque<Queued> queue_;
   bool ended_ = false;    // no more events will be queued
   bool stopped_ = false;  // the consumer called Stop(): drop everything
   std::function<void()> notify_;
