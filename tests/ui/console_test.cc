@@ -277,5 +277,45 @@ TEST_CASE("router: a mount is served before authentication, and only under its p
   CHECK(router.Route(Req("GET", "/uix/")).status == 401);
 }
 
+// The mount matches the raw, undecoded path, so dot segments and encoded slashes under /ui/
+// reach the console, never the API routes: the console serves only its embedded assets by exact
+// name, and /ui/api/ checks the token itself.
+TEST_CASE("router: dot segments under /ui/ reach neither the API nor files, token or not") {
+  Fixture f;
+  apiserver::RouterOptions options;
+  options.token = "s3cret";
+  options.mounts.push_back(f.mount);
+  apiserver::Router router(f.store, nullptr, options);
+  auto with_token = [](std::string target) {
+    HttpRequest r = Req("GET", std::move(target));
+    r.headers["authorization"] = "Bearer s3cret";
+    return r;
+  };
+  // What a leak would show: the pod list is there for a client with the token.
+  HttpResponse direct = router.Route(with_token("/api/v1/namespaces/kubeflow/pods"));
+  REQUIRE(direct.status == 200);
+  REQUIRE(direct.body.find("job-master-0") != std::string::npos);
+  for (const char* target :
+       {"/ui/../", "/ui/%2e%2e/", "/ui/.%2e/", "/ui/../api/v1/namespaces/kubeflow/pods",
+        "/ui/%2e%2e/api/v1/namespaces/kubeflow/pods", "/ui//../api/v1/namespaces/kubeflow/pods",
+        "/ui/..%2fapi/v1/namespaces/kubeflow/pods", "/ui/%2e%2e/%2e%2e/etc/passwd",
+        "/ui/../../emulator/ui/console.cc", "/ui/api/../../api/v1/namespaces/kubeflow/pods",
+        "/ui/api/..%2f..%2fapi/v1/namespaces/kubeflow/pods", "/ui/api/../app.js"}) {
+    CAPTURE(target);
+    std::string path(target);
+    bool api = path.rfind("/ui/api/", 0) == 0;
+    HttpResponse anonymous = router.Route(Req("GET", path));
+    CHECK(anonymous.status == (api ? 401 : 404));
+    CHECK(anonymous.body.find("PodList") == std::string::npos);
+    CHECK(anonymous.body.find("job-master-0") == std::string::npos);
+    CHECK(anonymous.body.find("root:") == std::string::npos);
+    HttpResponse authorized = router.Route(with_token(path));
+    CHECK(authorized.status == 404);
+    CHECK(authorized.body.find("PodList") == std::string::npos);
+    CHECK(authorized.body.find("job-master-0") == std::string::npos);
+    CHECK(authorized.body.find("namespace pjemu") == std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace pjemu::ui
