@@ -41,7 +41,8 @@ std::string YamlMessage(const YAML::Exception& e) {
 Result<std::vector<Document>> ParseYaml(std::string_view text, const std::string& source) {
   std::vector<YAML::Node> roots;
   try {
-    roots = LoadAllDocuments(std::string(text));  // not LoadAll: it can loop forever on ","
+    // Not YAML::LoadAll: it can loop forever on a "," (see yaml_documents.h).
+    roots = LoadAllDocuments(std::string(text));
   } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's own guard (2000 levels), "bad file"
     return BadRequestError(fmt::format("{}:{}: nesting is deeper than {} levels", source,
                                        e.mark.is_null() ? 1 : e.mark.line + 1, kMaxNestingDepth));

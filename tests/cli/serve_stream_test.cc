@@ -80,7 +80,8 @@ TEST_CASE("wait started before the condition holds returns once it does", "[cli]
                               "      restartPolicy: Never\n      template:\n        spec:\n"
                               "          containers:\n            - name: pytorch\n"
                               "              image: busybox\n"
-                              "              command: [sh, -c, \"while [ ! -e " + go +
+                              "              command: [sh, -c, \"while [ ! -e " +
+                                  go +
                                   " ]; do sleep 0.05; done\"]\n"
                                   "              env: [{name: PJEMU_TEST_MARKER, value: " +
                                   marker + "}]\n");
@@ -88,8 +89,8 @@ TEST_CASE("wait started before the condition holds returns once it does", "[cli]
   REQUIRE(served.Run({"create", "-f", job}).exit_code == 0);
 
   CliProcess wait_delete(served.Args({"wait", "--for=delete", "configmap/x", "--timeout=20s"}));
-  CliProcess wait_done(served.Args(
-      {"wait", "--for=condition=Succeeded", "pytorchjob/later", "--timeout=40s"}));
+  CliProcess wait_done(
+      served.Args({"wait", "--for=condition=Succeeded", "pytorchjob/later", "--timeout=40s"}));
   std::this_thread::sleep_for(1s);  // both are listing/watching by now
   // Neither condition holds yet: neither wait has said so.
   CHECK(wait_delete.Out().empty());

@@ -99,12 +99,12 @@ TEST_CASE("a ',' where a document's root belongs is an error, not an endless loa
     std::string text;
     std::string want;
   };
-  for (const Case& c : std::vector<Case>{
-           {",", "comma.yaml:1: yaml: did not find expected node content"},
-           {" ,\n", "comma.yaml:1: yaml: did not find expected node content"},
-           {"[a],\n", "comma.yaml:1: yaml: did not find expected node content"},
-           {std::string(kHead) + "---\n,\n  a: b\n",
-            "comma.yaml:5: yaml: did not find expected node content"}}) {
+  for (const Case& c :
+       std::vector<Case>{{",", "comma.yaml:1: yaml: did not find expected node content"},
+                         {" ,\n", "comma.yaml:1: yaml: did not find expected node content"},
+                         {"[a],\n", "comma.yaml:1: yaml: did not find expected node content"},
+                         {std::string(kHead) + "---\n,\n  a: b\n",
+                          "comma.yaml:5: yaml: did not find expected node content"}}) {
     CAPTURE(c.text);
     auto r = LoadManifestText(c.text, "comma.yaml");
     REQUIRE_FALSE(r.ok());
