@@ -238,29 +238,7 @@ Status Cluster::CheckImages(const Json& job) const {
 }
 
 std::string Cluster::MetricsPath(const Json& pod) const {
-  const Json& meta = pod.value("metadata", Json::object());
-  std::string dir = PodWorkDir(state_dir_, meta.value("namespace", "default"),
-                               meta.value("name", "")) + "/logs";
-  // A --dir in the pod's own command line wins over the trainer's default "logs".
-  const Json& containers = pod.value("spec", Json::object()).value("containers", Json::array());
-  for (const Json& c : containers) {
-    std::vector<std::string> argv;
-    for (const char* key : {"command", "args"}) {
-      for (const Json& v : c.value(key, Json::array())) {
-        if (v.is_string()) argv.push_back(v.get<std::string>());
-      }
-    }
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-      std::string value;
-      if (argv[i].rfind("--dir=", 0) == 0) value = argv[i].substr(6);
-      if (argv[i] == "--dir" && i + 1 < argv.size()) value = argv[i + 1];
-      if (value.empty()) continue;
-      dir = value[0] == '/' ? value
-                            : PodWorkDir(state_dir_, meta.value("namespace", "default"),
-                                         meta.value("name", "")) + "/" + value;
-    }
-  }
-  return dir + "/metrics-rank0.jsonl";
+  return TrainerMetricsPath(state_dir_, pod);
 }
 
 }  // namespace pjemu::cluster

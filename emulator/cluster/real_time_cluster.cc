@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "emulator/client/local_client.h"
+#include "emulator/cluster/parts_actions.h"
 #include "emulator/cluster/trainer_runner.h"
 #include "emulator/controller/controller.h"
 #include "emulator/controller/validation.h"
@@ -114,32 +115,15 @@ void RealTimeCluster::Step(Duration d) {
   parts_->loop.RunUntil([] { return false; }, d);
 }
 
-Status RealTimeCluster::RestartController() {
-  if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  parts_->controller->Stop();
-  parts_->controller = std::make_unique<controller::Controller>(parts_->actors(), parts_->loop);
-  return parts_->controller->Start();
-}
+Status RealTimeCluster::RestartController() { return RestartControllerIn(parts_.get()); }
 
 Status RealTimeCluster::SetNodePower(const std::string& node, bool up) {
-  if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  Parts* p = parts_.get();
-  if (node != p->kubelet_options.node_name) return NotFoundError("nodes", node);
-  if (up == p->node_up) return Status::Ok();
-  p->node_up = up;
-  if (!up) {
-    p->kubelet->Stop();
-    return Status::Ok();
-  }
-  p->kubelet =
-      std::make_unique<kubelet::Kubelet>(p->actors(), p->loop, p->runner(), p->kubelet_options);
-  return p->kubelet->Start();
+  return SetNodePowerIn(parts_.get(), node, up);
 }
 
 Status RealTimeCluster::EvictPod(const std::string& ns, const std::string& name,
-                                 const std::string& message) {
-  if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  return parts_->kubelet->EvictPod(ns, name, message);
+                                const std::string& message) {
+  return EvictPodIn(parts_.get(), ns, name, message);
 }
 
 void RealTimeCluster::SetPullDelay(const std::string& glob, Duration delay) {
@@ -147,26 +131,7 @@ void RealTimeCluster::SetPullDelay(const std::string& glob, Duration delay) {
 }
 
 std::string RealTimeCluster::MetricsPath(const Json& pod) const {
-  const Json& meta = pod.value("metadata", Json::object());
-  const std::string work =
-      PodWorkDir(state_dir_, meta.value("namespace", "default"), meta.value("name", ""));
-  std::string dir = work + "/logs";
-  // A --dir in the pod's own command line wins over the trainer's default "logs".
-  for (const Json& c : pod.value("spec", Json::object()).value("containers", Json::array())) {
-    std::vector<std::string> argv;
-    for (const char* key : {"command", "args"}) {
-      for (const Json& v : c.value(key, Json::array())) {
-        if (v.is_string()) argv.push_back(v.get<std::string>());
-      }
-    }
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-      std::string value;
-      if (argv[i].rfind("--dir=", 0) == 0) value = argv[i].substr(6);
-      if (argv[i] == "--dir" && i + 1 < argv.size()) value = argv[i + 1];
-      if (!value.empty()) dir = value[0] == '/' ? value : work + "/" + value;
-    }
-  }
-  return dir + "/metrics-rank0.jsonl";
+  return TrainerMetricsPath(state_dir_, pod);
 }
 
 client::Client& RealTimeCluster::client() { return *parts_->local; }

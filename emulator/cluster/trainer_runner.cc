@@ -1,12 +1,36 @@
 #include "emulator/cluster/trainer_runner.h"
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace pjemu::cluster {
 
 std::string PodWorkDir(const std::string& state_dir, const std::string& ns,
                        const std::string& pod) {
   return state_dir + "/work/" + ns + "_" + pod;
+}
+
+std::string TrainerMetricsPath(const std::string& state_dir, const Json& pod) {
+  const Json& meta = pod.value("metadata", Json::object());
+  const std::string work =
+      PodWorkDir(state_dir, meta.value("namespace", "default"), meta.value("name", ""));
+  std::string dir = work + "/logs";
+  for (const Json& c : pod.value("spec", Json::object()).value("containers", Json::array())) {
+    std::vector<std::string> argv;
+    for (const char* key : {"command", "args"}) {
+      for (const Json& v : c.value(key, Json::array())) {
+        if (v.is_string()) argv.push_back(v.get<std::string>());
+      }
+    }
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+      std::string value;
+      if (argv[i].rfind("--dir=", 0) == 0) value = argv[i].substr(6);
+      if (argv[i] == "--dir" && i + 1 < argv.size()) value = argv[i + 1];
+      if (!value.empty()) dir = value[0] == '/' ? value : work + "/" + value;
+    }
+  }
+  return dir + "/metrics-rank0.jsonl";
 }
 
 TrainerRunner::TrainerRunner(process::ProcessRunner& inner, std::string trainer_path,

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "emulator/common/status.h"
 #include "emulator/process/process_runner.h"
 
 namespace pjemu::cluster {
@@ -16,6 +17,11 @@ namespace pjemu::cluster {
 // "<state_dir>/work/<ns>_<pod>": the working directory of a trainer pod.
 std::string PodWorkDir(const std::string& state_dir, const std::string& ns,
                        const std::string& pod);
+
+// Where the trainer of `pod` writes rank 0's metrics: "<work dir>/<dir>/metrics-rank0.jsonl",
+// <dir> being the last --dir of its containers' command lines (relative to the pod's working
+// directory unless absolute), "logs" (the trainer's default) when none.
+std::string TrainerMetricsPath(const std::string& state_dir, const Json& pod);
 
 class TrainerRunner final : public process::ProcessRunner {
  public:

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "emulator/cluster/parts_actions.h"
 #include "emulator/client/local_client.h"
 #include "emulator/controller/controller.h"
 #include "emulator/controller/validation.h"
@@ -111,32 +112,15 @@ void VirtualCluster::Stop() {
   }
 }
 
-Status VirtualCluster::RestartController() {
-  if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  parts_->controller->Stop();
-  parts_->controller = std::make_unique<controller::Controller>(parts_->actors(), parts_->loop);
-  return parts_->controller->Start();
-}
+Status VirtualCluster::RestartController() { return RestartControllerIn(parts_.get()); }
 
 Status VirtualCluster::SetNodePower(const std::string& node, bool up) {
-  if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  Parts* p = parts_.get();
-  if (node != p->kubelet_options.node_name) return NotFoundError("nodes", node);
-  if (up == p->node_up) return Status::Ok();
-  p->node_up = up;
-  if (!up) {
-    p->kubelet->Stop();
-    return Status::Ok();
-  }
-  p->kubelet =
-      std::make_unique<kubelet::Kubelet>(p->actors(), p->loop, p->runner(), p->kubelet_options);
-  return p->kubelet->Start();
+  return SetNodePowerIn(parts_.get(), node, up);
 }
 
 Status VirtualCluster::EvictPod(const std::string& ns, const std::string& name,
-                                const std::string& message) {
-  if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  return parts_->kubelet->EvictPod(ns, name, message);
+                               const std::string& message) {
+  return EvictPodIn(parts_.get(), ns, name, message);
 }
 
 void VirtualCluster::SetPullDelay(const std::string& glob, Duration delay) {
