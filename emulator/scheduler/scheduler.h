@@ -47,10 +47,10 @@ class Scheduler {
   // 45 % of a virtual-time run's instructions at 10 jobs and quadratic (issue 10).
   struct CachedPod {
     Json pod;
-    std::string node;  // spec.nodeName
+    std::string node;      // spec.nodeName
     bool counted = false;  // bound, non-terminal: its requests are in used_[node]
     api::ResourceList requests;
-    std::string order;  // creationTimestamp + '\n' + ns/name: the pending FIFO key
+    std::string order;          // creationTimestamp + '\n' + ns/name: the pending FIFO key
     std::string request_error;  // PodRequests' error; requests is empty then
     // Tried and found unfit since room was last made: skipped until then, as kube-scheduler's
     // unschedulable queue (room only shrinks in between, so the pod would not fit). Trying
