@@ -20,8 +20,8 @@ class ApiServer::Impl {
 
   Status Start() {
     if (started_) return Status(Code::kInternal, "apiserver: already started");
-    RouterOptions router_options{options_.token, options_.git_version, options_.clock};
-    router_options.mounts = options_.mounts;
+    RouterOptions router_options{options_.token, options_.git_version, options_.clock,
+                                 options_.mounts};
     shared_ = std::make_shared<ServerShared>(store_, logs_, router_options, options_.limits);
     if (options_.tls || !options_.token.empty()) {
       ASSIGN_OR_RETURN(TlsMaterial material, GenerateSelfSigned(options_.address));

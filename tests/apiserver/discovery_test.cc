@@ -184,7 +184,7 @@ TEST_CASE("query strings decode plus as space and booleans parse like Go", "[api
 TEST_CASE("a bearer token is required and compared exactly when configured", "[apiserver]") {
   FakeClock clock;
   store::Store store(clock);
-  Router router(store, nullptr, RouterOptions{"s3cret", "v1.30.0", &clock});
+  Router router(store, nullptr, RouterOptions{"s3cret", "v1.30.0", &clock, {}});
   HttpRequest request;
   request.method = "GET";
   request.target = "/api/v1/namespaces/default/pods";

@@ -66,7 +66,7 @@ inline Json PodJson(const std::string& name, const std::string& ns = "default") 
 class RouterFixture {
  public:
   RouterFixture()
-      : store(clock), logs(store), router(store, &logs, RouterOptions{"", "v1.30.0", &clock}) {
+      : store(clock), logs(store), router(store, &logs, RouterOptions{"", "v1.30.0", &clock, {}}) {
     dir = std::filesystem::temp_directory_path() /
           ("pjemu-apiserver-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     std::filesystem::create_directories(dir);

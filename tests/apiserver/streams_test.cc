@@ -73,7 +73,7 @@ TEST_CASE("a watch from an expired version gets one ERROR 410 event, then ends",
   store::StoreOptions options;
   options.watch_history = 2;
   store::Store store(clock, options);
-  Router router(store, nullptr, RouterOptions{"", "v1.30.0", &clock});
+  Router router(store, nullptr, RouterOptions{"", "v1.30.0", &clock, {}});
   for (int i = 0; i < 10; ++i) {
     HttpRequest create{"POST", kJobs, {}, JobJson("j" + std::to_string(i)).dump()};
     REQUIRE(router.Route(create).status == 201);

@@ -53,7 +53,7 @@ struct World {
   // `with_logs` false: a server without a log source (pod logs get 400).
   World(const std::string& token, bool with_logs)
       : router(store, with_logs ? &logs : nullptr,
-               apiserver::RouterOptions{token, "v1.30.0", &clock}) {
+               apiserver::RouterOptions{token, "v1.30.0", &clock, {}}) {
     Json container = {{"name", "pytorch"}, {"image", "pytorch-mnist:1"}};
     Json replica = {{"replicas", 1},
                     {"restartPolicy", "OnFailure"},

@@ -20,7 +20,10 @@ void Spin(int ms) {
 
 TEST_CASE("resource sampler: CPU and RSS of a process group over time, per container") {
   FakeClock clock;
-  pid_t group = getpgrp();  // this test process's group stands in for a container
+  // This test process, in a group of its own (under ctest -j it would share ctest's group with
+  // the other tests running, whose CPU would count too), stands in for a container.
+  setpgid(0, 0);
+  pid_t group = getpgrp();
   std::vector<std::pair<Pid, std::string>> live = {{group, "kubeflow/job-master-0/pytorch"}};
   ResourceSamplerOptions options;
   options.max_samples = 3;
