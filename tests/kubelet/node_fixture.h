@@ -8,6 +8,8 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
 #include <unistd.h>
 
 #include "emulator/client/local_client.h"
@@ -31,11 +33,14 @@ inline Json TestContainer(const std::string& name, std::vector<std::string> flag
   return {{"name", name}, {"image", "busybox"}, {"command", flags}};
 }
 
-inline Json TestPod(const std::string& name, Json containers, const std::string& policy = "Never") {
+// `containers` is a vector, not a Json: `TestPod("p", {c})` with a Json parameter is the array
+// [c] under GCC but a copy of c (an object) under clang (CWG 2137), which the clang ASan build met.
+inline Json TestPod(const std::string& name, std::vector<Json> containers,
+                    const std::string& policy = "Never") {
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", {{"name", name}}},
-          {"spec", {{"restartPolicy", policy}, {"containers", containers}}}};
+          {"spec", {{"restartPolicy", policy}, {"containers", Json(std::move(containers))}}}};
 }
 
 struct NodeFixture {
