@@ -71,7 +71,8 @@ TEST_CASE("resource sampler: CPU and RSS of a process group over time, per conta
     sampler.SampleOnce();
     kill(child, SIGKILL);
     waitpid(child, nullptr, 0);
-    const auto& after = sampler.Samples("kubeflow/").at("job-master-0/pytorch");
+    // A copy: Samples() returns a temporary map (a reference into it was a use-after-free).
+    auto after = sampler.Samples("kubeflow/").at("job-master-0/pytorch");
     REQUIRE(after.size() == 3);
     CHECK(after[2].pid == child);
     CHECK(after[2].cpu_cores == 0);
