@@ -101,7 +101,7 @@ TEST_CASE("a failed init container fails a Never pod and nothing else starts",
   NodeFixture f;
   std::string order = f.root + "/order.txt";
   Json pod = TestPod("badinit", {TestContainer("main", {"--append", order, "main"})});
-  pod["spec"]["initContainers"] = {TestContainer("first", {"--exit", "7"})};
+  pod["spec"]["initContainers"] = Json::array({TestContainer("first", {"--exit", "7"})});
   f.Create(pod);
   REQUIRE(f.WaitPhase("badinit", "Failed"));
   CHECK(f.Status("badinit", "first", true)["state"]["terminated"]["exitCode"] == 7);
