@@ -79,14 +79,8 @@ Status RealTimeCluster::Start() {
   ko.gpus = options_.gpus;
   ko.backoff_scale = options_.backoff_scale;
   ko.network = std::make_shared<kubelet::ClusterNetwork>();
-  p->controller = std::make_unique<controller::Controller>(p->actors(), p->loop);
-  p->scheduler = std::make_unique<scheduler::Scheduler>(p->actors(), p->loop);
-  p->kubelet = std::make_unique<kubelet::Kubelet>(p->actors(), p->loop, p->runner(), ko);
   parts_ = std::move(p);
-  Status started = parts_->kubelet->Start();
-  if (started.ok()) started = parts_->scheduler->Start();
-  if (started.ok()) started = parts_->controller->Start();
-  if (!started.ok()) {
+  if (Status started = CreateAndStartActorsIn(parts_.get()); !started.ok()) {
     Stop();
     return started;
   }
@@ -97,10 +91,7 @@ Status RealTimeCluster::Start() {
 void RealTimeCluster::Stop() {
   if (parts_) {
     Parts* p = parts_.get();
-    p->controller->Stop();
-    p->scheduler->Stop();
-    p->kubelet->Stop();
-    p->runner().KillAll();
+    StopActorsIn(p);
     p->loop.RunUntil([p] { return p->runner().running() == 0; }, 10s);
     parts_.reset();  // the PosixProcessRunner's destructor reaps anything left
   }

@@ -85,14 +85,8 @@ Status VirtualCluster::Start() {
   ko.backoff_scale = options_.backoff_scale;
   ko.network = std::make_shared<kubelet::ClusterNetwork>();
   p->kubelet_options = ko;
-  p->controller = std::make_unique<controller::Controller>(p->actors(), p->loop);
-  p->scheduler = std::make_unique<scheduler::Scheduler>(p->actors(), p->loop);
-  p->kubelet = std::make_unique<kubelet::Kubelet>(p->actors(), p->loop, p->runner(), ko);
   parts_ = std::move(p);
-  Status started = parts_->kubelet->Start();
-  if (started.ok()) started = parts_->scheduler->Start();
-  if (started.ok()) started = parts_->controller->Start();
-  if (!started.ok()) {
+  if (Status started = CreateAndStartActorsIn(parts_.get()); !started.ok()) {
     Stop();
     return started;
   }
@@ -103,10 +97,7 @@ Status VirtualCluster::Start() {
 void VirtualCluster::Stop() {
   if (parts_) {
     Parts* p = parts_.get();
-    p->controller->Stop();
-    p->scheduler->Stop();
-    p->kubelet->Stop();
-    p->runner().KillAll();
+    StopActorsIn(p);
     p->loop.RunUntil([p] { return p->simulated->running() == 0; }, 1min);
     parts_.reset();
   }
