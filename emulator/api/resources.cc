@@ -1,19 +1,26 @@
 #include "emulator/api/resources.h"
 
+#include "emulator/api/pytorchjob_validation.h"
+
 namespace pjemu::api {
 
 const std::vector<ResourceType>& AllResources() {
+  // group, version, kind, plural, singular, namespaced, has_status, has_scale, short names,
+  // admission {defaulter, validator}.
+  // clang-format off
   static const std::vector<ResourceType> kAll = {
-      {"", "v1", "Namespace", "namespaces", "namespace", false, true, false, {"ns"}},
-      {"", "v1", "Node", "nodes", "node", false, true, false, {"no"}},
-      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}},
-      {"", "v1", "Service", "services", "service", true, true, false, {"svc"}},
-      {"", "v1", "Event", "events", "event", true, false, false, {"ev"}},
-      {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"}},
-      {"kubeflow.org", "v1", "PyTorchJob", "pytorchjobs", "pytorchjob", true, true, true, {}},
+      {"", "v1", "Namespace", "namespaces", "namespace", false, true, false, {"ns"}, {}},
+      {"", "v1", "Node", "nodes", "node", false, true, false, {"no"}, {}},
+      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}, {}},
+      {"", "v1", "Service", "services", "service", true, true, false, {"svc"}, {}},
+      {"", "v1", "Event", "events", "event", true, false, false, {"ev"}, {}},
+      {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"}, {}},
+      {"kubeflow.org", "v1", "PyTorchJob", "pytorchjobs", "pytorchjob", true, true, true, {},
+       {nullptr, ValidatePyTorchJob}},
       {"autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
-       "horizontalpodautoscaler", true, true, false, {"hpa"}},
+       "horizontalpodautoscaler", true, true, false, {"hpa"}, {}},
   };
+  // clang-format on
   return kAll;
 }
 

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "emulator/api/json_fields.h"
+
 namespace pjemu::api {
 
 // ---- Label requirements ----
@@ -97,16 +99,7 @@ std::string LabelRequirement::ToString() const {
 
 bool LabelSelector::Matches(const Json& object) const {
   if (requirements_.empty()) return true;
-  static const Json kNull;
-  const Json* labels = &kNull;
-  if (object.is_object()) {
-    auto m = object.find("metadata");
-    if (m != object.end() && m->is_object()) {
-      auto l = m->find("labels");
-      if (l != m->end()) labels = &*l;
-    }
-  }
-  return MatchesLabels(*labels);
+  return MatchesLabels(FieldAt(object, {"metadata", "labels"}));
 }
 
 bool LabelSelector::MatchesLabels(const Json& labels) const {

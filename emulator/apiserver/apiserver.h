@@ -1,5 +1,5 @@
 // ApiServer: the Kubernetes REST API over HTTP(S) on top of the Store, so that real kubectl
-// (1.20, 1.27-1.33) and the official Python client work unmodified (kube-api.md). Flow:
+// (1.20, 1.27-1.33) and the official Python client work unmodified. Flow:
 // listener (accept) -> session (read, Route, write; chunked streams for watches and log
 // follows) -> Router (pure) -> Store / PodLogs. The only public header of emulator/apiserver.
 // Thread safety: Start/Stop/port from one owning thread; requests are served on the server's

@@ -127,7 +127,7 @@ Json AggregatedList(bool core, const std::string& api_version) {
           {"items", items}};
 }
 
-// "v2", "v2beta1", or "" (classic) from the Accept header (kube-api.md 12.1).
+// "v2", "v2beta1", or "" (classic) from the Accept header (`as=APIGroupDiscoveryList;v=...`).
 std::string AggregatedVersion(const std::string& accept) {
   if (accept.find("as=APIGroupDiscoveryList") == std::string::npos) return "";
   if (accept.find("v=v2;") != std::string::npos) return "v2";

@@ -1,6 +1,6 @@
 // API discovery: the classic documents (/api, /apis, /api/v1, /apis/<group>[/<version>]) that
 // kubectl 1.20 reads, and the aggregated APIGroupDiscoveryList (v2 and v2beta1) that kubectl
-// 1.27+ asks for first (kube-api.md sections 2 and 12.1). All built from api::AllResources().
+// 1.27+ asks for first. All built from api::AllResources().
 // Thread safety: pure functions.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Server-side field validation (`fieldValidation=Strict|Warn|Ignore`, kube-api.md 12.3):
+// Server-side field validation (`fieldValidation=Strict|Warn|Ignore`):
 // decodes a request body, finds duplicate keys and fields that the kind's schema does not
 // have, and answers as the real server does: Strict -> 400 "strict decoding error: ...";
 // Warn (the default) -> the fields are dropped and reported as warnings; Ignore -> dropped.

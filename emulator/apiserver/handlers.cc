@@ -8,12 +8,25 @@
 namespace pjemu::apiserver {
 namespace {
 
+HttpResponse WithWarnings(HttpResponse response, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) response.headers.emplace_back("Warning", WarningHeader(w));
+  return response;
+}
+
 HttpResponse JsonResponse(int code, const Json& body, const std::vector<std::string>& warnings) {
   HttpResponse response;
   response.status = code;
   response.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
-  for (const auto& w : warnings) response.headers.emplace_back("Warning", WarningHeader(w));
-  return response;
+  return WithWarnings(std::move(response), warnings);
+}
+
+// The reply to a write: the object with `code`, or the store's error. Either way it carries the
+// decoder's warnings, as kube-apiserver's, which records them as headers while it handles the
+// request (so an unknown field still warns when admission then refuses the object).
+HttpResponse WriteResponse(int code, const Result<Json>& written,
+                           const std::vector<std::string>& warnings) {
+  if (!written.ok()) return WithWarnings(ErrorResponse(written.status()), warnings);
+  return JsonResponse(code, *written, warnings);
 }
 
 Result<bool> DryRun(const Query& query) {
@@ -79,6 +92,26 @@ Status CheckIdentity(const api::ResourceType& type, Json& object, const ApiPath&
   return Status::Ok();
 }
 
+// What a create or an update reads from the request before it writes: the body decoded under
+// the fieldValidation mode and checked against the URL, the decoder's warnings, and the write's
+// options (dryRun, fieldManager; options.warnings points at warnings).
+struct DecodedWrite {
+  Json object;
+  std::vector<std::string> warnings;
+  api::WriteOptions options;
+};
+
+Status DecodeWrite(const HttpRequest& request, const ApiPath& path, const Query& query,
+                   DecodedWrite* w) {
+  ASSIGN_OR_RETURN(FieldValidation mode, ParseFieldValidation(query.Get("fieldValidation")));
+  ASSIGN_OR_RETURN(w->object, DecodeBody(*path.type, request.body, mode, &w->warnings));
+  RETURN_IF_ERROR(CheckIdentity(*path.type, w->object, path, request.body));
+  ASSIGN_OR_RETURN(w->options.dry_run, DryRun(query));
+  w->options.field_manager = query.Get("fieldManager");
+  w->options.warnings = &w->warnings;
+  return Status::Ok();
+}
+
 api::Subresource SubresourceOf(const ApiPath& path) {
   return path.subresource == "status" ? api::Subresource::kStatus : api::Subresource::kNone;
 }
@@ -122,7 +155,7 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
 
   std::string prelude;
   if (initial_events) {
-    // The watch-list protocol (kube-api.md 12.5): ADDED for the current state, a BOOKMARK
+    // The watch-list protocol (sendInitialEvents=true): ADDED for the current state, a BOOKMARK
     // annotated k8s.io/initial-events-end, then every change after the listed version.
     if (query.Get("resourceVersionMatch") != "NotOlderThan") {
       return Status(Code::kInvalid,
@@ -156,7 +189,8 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
   HttpResponse response;
   if (!watch.ok()) {
     if (watch.status().code() != Code::kExpired) return watch.status();
-    // An expired version is a 200 stream holding one ERROR event (kube-api.md 4).
+    // An expired version is a 200 stream holding one ERROR event (410 Expired), as the real
+    // server answers.
     Json status = watch.status().ToStatusJson();
     status.erase("details");
     response.stream = std::make_shared<WatchStream>(nullptr, type, table, clock_, timeout,
@@ -170,31 +204,19 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
 
 Result<HttpResponse> Router::Create(const HttpRequest& request, const ApiPath& path,
                                     const Query& query) const {
-  ASSIGN_OR_RETURN(FieldValidation mode, ParseFieldValidation(query.Get("fieldValidation")));
-  std::vector<std::string> warnings;
-  ASSIGN_OR_RETURN(Json object, DecodeBody(*path.type, request.body, mode, &warnings));
-  RETURN_IF_ERROR(CheckIdentity(*path.type, object, path, request.body));
-  api::WriteOptions options;
-  ASSIGN_OR_RETURN(options.dry_run, DryRun(query));
-  options.field_manager = query.Get("fieldManager");
-  options.warnings = &warnings;
-  ASSIGN_OR_RETURN(Json created, store_.Create(*path.type, path.ns, std::move(object), options));
-  return JsonResponse(201, created, warnings);
+  DecodedWrite w;
+  RETURN_IF_ERROR(DecodeWrite(request, path, query, &w));
+  return WriteResponse(201, store_.Create(*path.type, path.ns, std::move(w.object), w.options),
+                       w.warnings);
 }
 
 Result<HttpResponse> Router::Update(const HttpRequest& request, const ApiPath& path,
                                     const Query& query) const {
-  ASSIGN_OR_RETURN(FieldValidation mode, ParseFieldValidation(query.Get("fieldValidation")));
-  std::vector<std::string> warnings;
-  ASSIGN_OR_RETURN(Json object, DecodeBody(*path.type, request.body, mode, &warnings));
-  RETURN_IF_ERROR(CheckIdentity(*path.type, object, path, request.body));
-  api::WriteOptions options;
-  ASSIGN_OR_RETURN(options.dry_run, DryRun(query));
-  options.field_manager = query.Get("fieldManager");
-  options.warnings = &warnings;
-  ASSIGN_OR_RETURN(Json updated, store_.Update(*path.type, path.ns, std::move(object),
-                                               SubresourceOf(path), options));
-  return JsonResponse(200, updated, warnings);
+  DecodedWrite w;
+  RETURN_IF_ERROR(DecodeWrite(request, path, query, &w));
+  return WriteResponse(
+      200, store_.Update(*path.type, path.ns, std::move(w.object), SubresourceOf(path), w.options),
+      w.warnings);
 }
 
 Result<HttpResponse> Router::Patch(const HttpRequest& request, const ApiPath& path,
@@ -250,14 +272,13 @@ Result<HttpResponse> Router::Patch(const HttpRequest& request, const ApiPath& pa
     auto existing = store_.Get(type, path.ns, path.name);
     if (!existing.ok() && existing.status().code() == Code::kNotFound && path.subresource.empty()) {
       RETURN_IF_ERROR(CheckIdentity(type, patch, path, request.body));
-      ASSIGN_OR_RETURN(Json created, store_.Create(type, path.ns, std::move(patch), options));
-      return JsonResponse(201, created, warnings);
+      return WriteResponse(201, store_.Create(type, path.ns, std::move(patch), options), warnings);
     }
     RETURN_IF_ERROR(existing.status());
   }
-  ASSIGN_OR_RETURN(Json patched, store_.Patch(type, path.ns, path.name, patch_type, patch,
-                                              SubresourceOf(path), options));
-  return JsonResponse(200, patched, warnings);
+  return WriteResponse(
+      200, store_.Patch(type, path.ns, path.name, patch_type, patch, SubresourceOf(path), options),
+      warnings);
 }
 
 Result<HttpResponse> Router::Delete(const HttpRequest& request, const ApiPath& path,

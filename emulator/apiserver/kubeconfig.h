@@ -1,6 +1,6 @@
 // Renders a kubeconfig for a running API server (`pjemu serve --kubeconfig F`): plain http with
 // no user, or https with either the server's certificate as certificate-authority-data or
-// insecure-skip-tls-verify, plus the bearer token (kube-api.md section 1).
+// insecure-skip-tls-verify, plus the bearer token.
 // Thread safety: pure function.
 #pragma once
 

@@ -1,5 +1,5 @@
 // LogStream: the body of GET .../pods/{name}/log, read from the CRI-format file that
-// api::PodLogs names (kube-api.md section 5). Applies tailLines, sinceSeconds/sinceTime,
+// api::PodLogs names. Applies tailLines, sinceSeconds/sinceTime,
 // timestamps and limitBytes; with follow it keeps reading as the file grows and ends when the
 // container instance stops running, the pod is deleted, or the container restarts.
 // Thread safety: one reader at a time (the session's strand); PodLogs is thread-safe.

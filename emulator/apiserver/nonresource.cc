@@ -46,7 +46,7 @@ std::string GroupVersionKey(const api::ResourceType& r) {
 }
 
 // A PATCH operation per item path, tagged with the GVK and the fieldValidation parameter: what
-// cli-runtime's query-param verifier looks for (kube-api.md 12.2). Custom resources list no
+// cli-runtime's query-param verifier looks for. Custom resources list no
 // strategic-merge patch, which the real server refuses for them.
 Json OpenApiV3Document(const std::string& key, const std::string& git_version) {
   Json paths = Json::object();

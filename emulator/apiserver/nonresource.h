@@ -1,7 +1,7 @@
 // The API server's non-resource endpoints: /version, /healthz /readyz /livez, and OpenAPI
 // (/openapi/v2 as the minimal protobuf Document kubectl 1.20-1.28 require; /openapi/v3 with
 // per-group-version documents that declare server-side fieldValidation, so kubectl 1.29+
-// leaves validation to the server; kube-api.md sections 0.1, 12.2 and 12.8).
+// leaves validation to the server).
 // Thread safety: pure functions.
 #pragma once
 

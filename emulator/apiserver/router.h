@@ -1,9 +1,10 @@
-// Router: the pure heart of the API server. Route() turns one HttpRequest into one
-// HttpResponse over the Store (G8): authentication, path parsing, discovery/OpenAPI/version,
-// and get/list/watch/create/update/patch/delete/deletecollection on every resource type of
-// api::AllResources() with their status, scale and log subresources, Table output, dryRun,
-// fieldValidation and the real server's Status errors (kube-api.md). Watches and log follows
-// come back as a response whose `stream` the session sends chunked.
+// Router: the pure heart of the API server (no sockets: the session layer around it is thin).
+// Route() turns one HttpRequest into one HttpResponse over the Store: authentication, path
+// parsing, discovery/OpenAPI/version, and get/list/watch/create/update/patch/delete/
+// deletecollection on every resource type of api::AllResources() with their status, scale and
+// log subresources, Table output, dryRun, fieldValidation and kube-apiserver's Status errors
+// (apiserver.h lists the deviations). Watches and log follows come back as a response whose
+// `stream` the session sends chunked.
 // Thread safety: Route() is const and may run on several threads at once (the Store and
 // PodLogs are thread-safe).
 #pragma once

@@ -2,23 +2,14 @@
 // (spec.replicas <-> spec.pytorchReplicaSpecs.Worker.replicas, status.replicas <-
 // status.replicaStatuses.Worker.active, status.selector <- .Worker.selector, from the CRD) and
 // pods/{name}/log.
+#include "emulator/api/json_fields.h"
 #include "emulator/apiserver/log_stream.h"
 #include "emulator/apiserver/router.h"
 
 namespace pjemu::apiserver {
 namespace {
 
-const Json& At(const Json& j, std::initializer_list<const char*> keys) {
-  static const Json kNull;
-  const Json* cur = &j;
-  for (const char* k : keys) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(k);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
+using api::FieldAt;
 
 Json ScaleOf(const Json& job) {
   const Json& meta = job["metadata"];
@@ -26,9 +17,9 @@ Json ScaleOf(const Json& job) {
   for (const char* k : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
     if (meta.contains(k)) scale_meta[k] = meta[k];
   }
-  const Json& replicas = At(job, {"spec", "pytorchReplicaSpecs", "Worker", "replicas"});
-  const Json& active = At(job, {"status", "replicaStatuses", "Worker", "active"});
-  const Json& selector = At(job, {"status", "replicaStatuses", "Worker", "selector"});
+  const Json& replicas = FieldAt(job, {"spec", "pytorchReplicaSpecs", "Worker", "replicas"});
+  const Json& active = FieldAt(job, {"status", "replicaStatuses", "Worker", "active"});
+  const Json& selector = FieldAt(job, {"status", "replicaStatuses", "Worker", "selector"});
   Json status = {{"replicas", active.is_number_integer() ? active.get<std::int64_t>() : 0}};
   if (selector.is_string()) status["selector"] = selector;
   return {{"kind", "Scale"},
@@ -67,8 +58,8 @@ Result<HttpResponse> Router::Scale(const HttpRequest& request, const ApiPath& pa
     Json body = Json::parse(request.body);
     if (request.method == "PUT") {
       wanted = body;
-      std::string rv = At(body, {"metadata", "resourceVersion"}).is_string()
-                           ? At(body, {"metadata", "resourceVersion"}).get<std::string>()
+      std::string rv = FieldAt(body, {"metadata", "resourceVersion"}).is_string()
+                           ? FieldAt(body, {"metadata", "resourceVersion"}).get<std::string>()
                            : "";
       if (!rv.empty() && rv != scale["metadata"].value("resourceVersion", "")) {
         return ConflictError(type.PluralGroup(), path.name);
@@ -93,7 +84,7 @@ Result<HttpResponse> Router::Scale(const HttpRequest& request, const ApiPath& pa
     return BadRequestError(std::string("Scale in version \"v1\" cannot be handled as a Scale: ") +
                            e.what());
   }
-  const Json& replicas = At(wanted, {"spec", "replicas"});
+  const Json& replicas = FieldAt(wanted, {"spec", "replicas"});
   if (!replicas.is_number_integer() || replicas.get<std::int64_t>() < 0) {
     std::string detail =
         "Invalid value: " + replicas.dump() + ": must be greater than or equal to 0";

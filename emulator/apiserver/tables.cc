@@ -3,8 +3,14 @@
 #include <algorithm>
 #include <vector>
 
+#include "emulator/api/job_conditions.h"
+#include "emulator/api/json_fields.h"
+#include "emulator/api/pod_status.h"
+
 namespace pjemu::apiserver {
 namespace {
+
+using api::ArrayOr, api::Field, api::ObjectOr, api::Str;
 
 struct Column {
   const char* name;
@@ -88,28 +94,6 @@ const std::vector<Column>& ColumnsOf(const api::ResourceType& type) {
   return kDefault;
 }
 
-std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const Json& Field(const Json& j, const char* key) {
-  static const Json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-const Json& ArrayOr(const Json& j) {
-  static const Json kEmpty = Json::array();
-  return j.is_array() ? j : kEmpty;
-}
-
-const Json& ObjectOr(const Json& j) {
-  static const Json kEmpty = Json::object();
-  return j.is_object() ? j : kEmpty;
-}
-
 std::string Age(const std::string& timestamp, Time now) {
   auto t = ParseTime(timestamp);
   if (!t) return "<unknown>";
@@ -153,7 +137,7 @@ std::vector<Json> PodCells(const Json& pod, Time now) {
     gates_cell = std::to_string(true_gates) + "/" + std::to_string(gates);
   }
   return {std::to_string(ready) + "/" + std::to_string(total),
-          PodStatusReason(pod),
+          api::PodStatusText(pod),
           restart_cell,
           Age(Str(Field(pod, "metadata"), "creationTimestamp"), now),
           OrNone(Str(status, "podIP")),
@@ -236,13 +220,7 @@ std::vector<Json> Cells(const api::ResourceType& type, const Json& object, Time 
   std::string name = Str(meta, "name");
   std::string age = Age(Str(meta, "creationTimestamp"), now);
   std::vector<Json> cells;
-  if (type.plural == "pytorchjobs") {
-    const Json& conditions = Field(Field(object, "status"), "conditions");
-    std::string state = conditions.is_array() && !conditions.empty()
-                            ? Str(conditions.back(), "type")
-                            : std::string();
-    return {name, state, age};
-  }
+  if (type.plural == "pytorchjobs") return {name, api::JobState(object), age};
   if (type.group.empty() && type.plural != "configmaps") {
     if (type.plural == "pods") cells = PodCells(object, now);
     if (type.plural == "services") cells = ServiceCells(object, now);
@@ -287,74 +265,6 @@ Json Row(const api::ResourceType& type, const Json& object, Time now) {
 bool WantsTable(const std::string& accept) {
   return accept.find("as=Table") != std::string::npos &&
          accept.find("g=meta.k8s.io") != std::string::npos;
-}
-
-std::string PodStatusReason(const Json& pod) {
-  const Json& status = Field(pod, "status");
-  const Json& spec = Field(pod, "spec");
-  std::string reason = Str(status, "phase");
-  if (!Str(status, "reason").empty()) reason = Str(status, "reason");
-  bool initializing = false;
-  const Json& init = Field(status, "initContainerStatuses");
-  int init_total =
-      Field(spec, "initContainers").is_array() ? Field(spec, "initContainers").size() : 0;
-  for (std::size_t i = 0; init.is_array() && i < init.size(); ++i) {
-    const Json& state = Field(init[i], "state");
-    const Json& term = Field(state, "terminated");
-    const Json& wait = Field(state, "waiting");
-    if (term.is_object() && Field(term, "exitCode") == 0) continue;
-    initializing = true;
-    if (term.is_object()) {
-      if (!Str(term, "reason").empty()) {
-        reason = "Init:" + Str(term, "reason");
-      } else if (Field(term, "signal").is_number() && Field(term, "signal") != 0) {
-        reason = "Init:Signal:" + Field(term, "signal").dump();
-      } else {
-        reason = "Init:ExitCode:" + Field(term, "exitCode").dump();
-      }
-    } else if (wait.is_object() && !Str(wait, "reason").empty() &&
-               Str(wait, "reason") != "PodInitializing") {
-      reason = "Init:" + Str(wait, "reason");
-    } else {
-      reason = "Init:" + std::to_string(i) + "/" + std::to_string(init_total);
-    }
-    break;
-  }
-  if (!initializing) {
-    bool has_running = false;
-    const Json& cs = Field(status, "containerStatuses");
-    for (std::size_t n = cs.is_array() ? cs.size() : 0; n > 0; --n) {
-      const Json& c = cs[n - 1];
-      const Json& state = Field(c, "state");
-      const Json& wait = Field(state, "waiting");
-      const Json& term = Field(state, "terminated");
-      if (wait.is_object() && !Str(wait, "reason").empty()) {
-        reason = Str(wait, "reason");
-      } else if (term.is_object() && !Str(term, "reason").empty()) {
-        reason = Str(term, "reason");
-      } else if (term.is_object()) {
-        if (Field(term, "signal").is_number() && Field(term, "signal") != 0) {
-          reason = "Signal:" + Field(term, "signal").dump();
-        } else {
-          reason = "ExitCode:" + Field(term, "exitCode").dump();
-        }
-      } else if (Field(c, "ready") == true && Field(state, "running").is_object()) {
-        has_running = true;
-      }
-    }
-    if (reason == "Completed" && has_running) {
-      bool pod_ready = false;
-      for (const auto& c : ArrayOr(Field(status, "conditions"))) {
-        if (Str(c, "type") == "Ready" && Str(c, "status") == "True") pod_ready = true;
-      }
-      reason = pod_ready ? "Running" : "NotReady";
-    }
-  }
-  const Json& meta = Field(pod, "metadata");
-  if (!Str(meta, "deletionTimestamp").empty()) {
-    reason = Str(status, "reason") == "NodeLost" ? "Unknown" : "Terminating";
-  }
-  return reason;
 }
 
 Json ListToTable(const api::ResourceType& type, const Json& list, Time now) {

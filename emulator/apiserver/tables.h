@@ -1,8 +1,9 @@
 // Server-side Table output (meta.k8s.io/v1 Table) for `kubectl get`: the training-operator
 // CRD's printer columns for pytorchjobs (NAME, STATE = type of the last condition, AGE), the
-// columns of kube-apiserver's printers for pods (READY, STATUS as kubectl computes it, RESTARTS,
-// AGE; IP, NODE, NOMINATED NODE, READINESS GATES under -o wide), services, namespaces, nodes
-// and events, and NAME/AGE for anything else. Rows carry `object` as PartialObjectMetadata.
+// columns of kube-apiserver's printers for pods (READY, STATUS as kubectl computes it in
+// api::PodStatusText, RESTARTS, AGE; IP, NODE, NOMINATED NODE, READINESS GATES under -o wide),
+// services, namespaces, nodes and events, and NAME/AGE for anything else. Rows carry `object` as
+// PartialObjectMetadata.
 // Thread safety: pure functions.
 #pragma once
 
@@ -23,9 +24,5 @@ Json ListToTable(const api::ResourceType& type, const Json& list, Time now);
 // events after the first, as the real server does).
 Json ObjectToTable(const api::ResourceType& type, const Json& object, Time now,
                    bool with_columns = true);
-
-// kubectl's pod STATUS column ("Completed", "Running", "CrashLoopBackOff", "Init:0/1",
-// "Terminating", ...), and READY ("1/1") / RESTARTS cells.
-std::string PodStatusReason(const Json& pod);
 
 }  // namespace pjemu::apiserver

@@ -1,6 +1,6 @@
 // TLS material for the API server: a self-signed certificate (EC P-256, SAN 127.0.0.1 and
 // localhost) generated with OpenSSL at start, so kubectl sends bearer tokens (it only does
-// over https, kube-api.md finding 2). The PEM goes into the kubeconfig or the client's trust.
+// over https). The PEM goes into the kubeconfig or the client's trust.
 // Thread safety: pure functions.
 #pragma once
 

@@ -11,7 +11,7 @@ constexpr int kMaxEventsPerPoll = 256;  // keeps one busy watch from hogging the
 std::string WatchLine(const char* type, const Json& object) {
   // The text of {"type": type, "object": object}.dump() (keys in nlohmann's sorted order),
   // written without first copying the object into a wrapper: every watcher serializes every
-  // event, so the copy cost one deep copy per watcher per event (issue 10: watch fan-out).
+  // event, so a wrapper would cost one deep copy per watcher per event.
   std::string line = "{\"object\":";
   line += object.dump(-1, ' ', false, Json::error_handler_t::replace);
   line += ",\"type\":";

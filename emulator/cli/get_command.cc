@@ -55,7 +55,9 @@ std::string FormatWithWidths(const std::vector<std::vector<std::string>>& rows,
                              std::vector<std::size_t>* widths) {
   for (const auto& row : rows) {
     if (widths->size() < row.size()) widths->resize(row.size(), 0);
-    for (std::size_t i = 0; i < row.size(); ++i) (*widths)[i] = std::max((*widths)[i], row[i].size());
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      (*widths)[i] = std::max((*widths)[i], row[i].size());
+    }
   }
   std::string out;
   for (const auto& row : rows) {
@@ -106,12 +108,12 @@ std::size_t PrintTable(const Json& table, bool wide, bool with_namespace, bool h
 // that keep (and only grow) their widths.
 int WatchAndPrint(client::HttpClient& client, const api::ResourceType& t,
                   const std::string& list_target, const std::string& list_version,
-                  const GetFlags& flags, bool printed_header, bool first_object,
-                  Json columns, std::vector<std::size_t> widths) {
+                  const GetFlags& flags, bool printed_header, bool first_object, Json columns,
+                  std::vector<std::size_t> widths) {
   const std::string& o = flags.output;
   const bool table = o.empty() || o == "wide";
-  std::string target = list_target + (list_target.find('?') == std::string::npos ? "?" : "&") +
-                       "watch=true";
+  std::string target =
+      list_target + (list_target.find('?') == std::string::npos ? "?" : "&") + "watch=true";
   if (!list_version.empty()) {
     target += "&resourceVersion=" + client::HttpClient::QueryEscape(list_version);
   }
@@ -142,9 +144,9 @@ int WatchAndPrint(client::HttpClient& client, const api::ResourceType& t,
             } else {
               rows_table["columnDefinitions"] = columns;
             }
-            std::size_t n = PrintTable(rows_table, o == "wide",
-                                       flags.remote.all_namespaces && t.namespaced,
-                                       !printed_header, &widths);
+            std::size_t n =
+                PrintTable(rows_table, o == "wide", flags.remote.all_namespaces && t.namespaced,
+                           !printed_header, &widths);
             printed_header |= n > 0;
             std::cout.flush();
           } else if (!table) {
@@ -165,18 +167,154 @@ int WatchAndPrint(client::HttpClient& client, const api::ResourceType& t,
   return 0;
 }
 
+// "pytorchjob/name" or "TYPE NAME...": the type word and the names after it.
+std::vector<std::string> SplitTypeAndNames(const std::vector<std::string>& args,
+                                           std::string* type_word) {
+  *type_word = args[0];
+  std::vector<std::string> names(args.begin() + 1, args.end());
+  if (auto slash = type_word->find('/'); slash != std::string::npos) {
+    names.insert(names.begin(), type_word->substr(slash + 1));
+    *type_word = type_word->substr(0, slash);
+  }
+  return names;
+}
+
+bool KnownOutput(const std::string& o) {
+  return o.empty() || o == "yaml" || o == "json" || o == "wide" || o == "name";
+}
+
+// "?labelSelector=...&fieldSelector=..." ("" when both are empty).
+std::string ListQuery(const std::string& selector, const std::string& field_selector) {
+  std::string query;
+  auto add = [&](const std::string& kv) { query += (query.empty() ? "?" : "&") + kv; };
+  if (!selector.empty()) add("labelSelector=" + client::HttpClient::QueryEscape(selector));
+  if (!field_selector.empty()) {
+    add("fieldSelector=" + client::HttpClient::QueryEscape(field_selector));
+  }
+  return query;
+}
+
+// One `get`, resolved: what it reads and how it prints.
+struct GetRun {
+  const GetFlags& flags;
+  const api::ResourceType& type;
+  client::HttpClient& client;
+  std::string ns;         // "" with -A
+  bool table = false;     // the default and -o wide: the server's Table
+  bool watching = false;  // -w or --watch-only
+};
+
+// The paths to GET: the list (narrowed by the selectors), or one per named object. kubectl
+// watches one named object as a list narrowed by metadata.name.
+std::vector<std::string> Targets(const GetRun& run, const std::vector<std::string>& names) {
+  const GetFlags& flags = run.flags;
+  std::string query = ListQuery(flags.selector, flags.field_selector);
+  if (run.watching && names.size() == 1) {
+    std::string field = "metadata.name=" + names[0];
+    if (!flags.field_selector.empty()) field += "," + flags.field_selector;
+    return {client::HttpClient::PathOf(run.type, run.ns) + ListQuery(flags.selector, field)};
+  }
+  if (names.empty()) return {client::HttpClient::PathOf(run.type, run.ns) + query};
+  std::vector<std::string> targets;
+  for (const std::string& n : names) {
+    targets.push_back(client::HttpClient::PathOf(run.type, run.ns, n));
+  }
+  return targets;
+}
+
+// What the GETs brought back, and what was printed of it.
+struct Listing {
+  Json items = Json::array();  // -o yaml|json|name: the objects, with apiVersion and kind
+  int rc = 0;                  // kFailed once a GET was refused
+  bool printed_header = false;
+  std::size_t rows = 0;  // table rows printed
+  std::string list_version;
+  Json columns = Json::array();
+  std::vector<std::size_t> widths;  // get -w: the list's columns, kept for the watched rows
+};
+
+// One GET: its table rows printed, or its objects kept for printing. False when the server could
+// not be reached (the error is printed).
+bool Fetch(const GetRun& run, const std::string& target, Listing* listing) {
+  const api::ResourceType& t = run.type;
+  auto reply =
+      run.client.Request("GET", target, {}, {}, run.table ? kTableAccept : "application/json");
+  if (!reply.ok()) {
+    std::cerr << ErrorLine(reply.status()) << "\n";
+    return false;
+  }
+  Json body = Json::parse(reply->body, nullptr, false);
+  if (reply->status / 100 != 2) {
+    std::cerr << ErrorLine(Status::FromStatusJson(body, reply->status)) << "\n";
+    listing->rc = static_cast<int>(ExitCode::kFailed);
+    return true;
+  }
+  listing->list_version = body.value("metadata", Json::object()).value("resourceVersion", "");
+  if (body.contains("columnDefinitions")) listing->columns = body["columnDefinitions"];
+  if (run.flags.watch_only) return true;
+  if (run.table && body.value("kind", "") == "Table") {
+    listing->rows += PrintTable(
+        body, run.flags.output == "wide", run.flags.remote.all_namespaces && t.namespaced,
+        !listing->printed_header, run.watching ? &listing->widths : nullptr);
+    listing->printed_header |= listing->rows > 0;
+  } else if (body.contains("items")) {
+    for (Json& item : body["items"]) {
+      item["apiVersion"] = t.ApiVersion();
+      item["kind"] = t.kind;
+      listing->items.push_back(std::move(item));
+    }
+  } else {
+    listing->items.push_back(std::move(body));
+  }
+  return true;
+}
+
+// get -w: the listed objects in the watch shapes, then the changes after the list.
+int PrintAndWatch(const GetRun& run, const std::string& target, const Listing& listing) {
+  if (listing.rc != 0) return listing.rc;
+  bool first = true;
+  if (!run.table) {
+    for (const Json& item : listing.items) {
+      PrintWatchedObject(run.type, run.flags.output, item, first);
+      first = false;
+    }
+  }
+  std::cout.flush();
+  return WatchAndPrint(run.client, run.type, target, listing.list_version, run.flags,
+                       listing.printed_header, first, listing.columns, listing.widths);
+}
+
+// The objects as -o name|json|yaml prints them: one named object alone, else a List.
+int PrintObjects(const GetRun& run, bool named, const Listing& listing) {
+  const std::string& o = run.flags.output;
+  if (o == "name") {
+    for (const Json& item : listing.items) {
+      std::cout << KindName(run.type) << "/" << item["metadata"].value("name", "") << "\n";
+    }
+    return listing.rc;
+  }
+  const Json& items = listing.items;
+  Json shown = items.size() == 1 && named ? items[0]
+                                          : Json{{"apiVersion", "v1"},
+                                                 {"kind", "List"},
+                                                 {"items", items},
+                                                 {"metadata", {{"resourceVersion", ""}}}};
+  if (o == "json") {
+    std::cout << shown.dump(4) << "\n";
+  } else {
+    std::cout << ToYaml(shown);
+  }
+  return listing.rc;
+}
+
 int RunGet(const GetFlags& flags) {
   if (flags.args.empty()) {
-    std::cerr << "error: you must specify the type of resource to get, e.g. pjemu get pytorchjobs\n";
+    std::cerr
+        << "error: you must specify the type of resource to get, e.g. pjemu get pytorchjobs\n";
     return static_cast<int>(ExitCode::kInvalidInput);
   }
-  // "pytorchjob/name" or "TYPE NAME..."
-  std::string type_word = flags.args[0];
-  std::vector<std::string> names(flags.args.begin() + 1, flags.args.end());
-  if (auto slash = type_word.find('/'); slash != std::string::npos) {
-    names.insert(names.begin(), type_word.substr(slash + 1));
-    type_word = type_word.substr(0, slash);
-  }
+  std::string type_word;
+  std::vector<std::string> names = SplitTypeAndNames(flags.args, &type_word);
   auto type = ResolveResource(type_word);
   if (!type.ok()) {
     std::cerr << "error: " << type.status().message() << "\n";
@@ -187,121 +325,37 @@ int RunGet(const GetFlags& flags) {
     std::cerr << "error: " << remote.status().message() << "\n";
     return static_cast<int>(ExitCode::kInvalidInput);
   }
-  const api::ResourceType& t = **type;
-  client::HttpClient& client = *remote->client;
-  std::string ns = flags.remote.all_namespaces ? "" : remote->ns;
   const std::string& o = flags.output;
-  if (!o.empty() && o != "yaml" && o != "json" && o != "wide" && o != "name") {
+  if (!KnownOutput(o)) {
     std::cerr << "error: unable to match a printer suitable for the output format \"" << o
               << "\", allowed formats are: json,name,wide,yaml\n";
     return static_cast<int>(ExitCode::kInvalidInput);
   }
-
-  // Collect the objects (yaml/json/name) or the Table (default/wide).
-  std::string query;
-  auto add = [&](const std::string& kv) { query += (query.empty() ? "?" : "&") + kv; };
-  if (!flags.selector.empty()) add("labelSelector=" + client::HttpClient::QueryEscape(flags.selector));
-  if (!flags.field_selector.empty()) {
-    add("fieldSelector=" + client::HttpClient::QueryEscape(flags.field_selector));
-  }
-  const bool watching = flags.watch || flags.watch_only;
-  if (watching && names.size() > 1) {
+  const GetRun run{flags,
+                   **type,
+                   *remote->client,
+                   flags.remote.all_namespaces ? "" : remote->ns,
+                   /*table=*/o.empty() || o == "wide",
+                   /*watching=*/flags.watch || flags.watch_only};
+  if (run.watching && names.size() > 1) {
     std::cerr << "error: you may only specify a single resource type and name when watching\n";
     return static_cast<int>(ExitCode::kInvalidInput);
   }
-  if (watching && names.size() == 1) {
-    // kubectl watches one object as a list narrowed by metadata.name.
-    std::string field = "metadata.name=" + names[0];
-    if (!flags.field_selector.empty()) field += "," + flags.field_selector;
-    query.clear();
-    if (!flags.selector.empty()) {
-      add("labelSelector=" + client::HttpClient::QueryEscape(flags.selector));
-    }
-    add("fieldSelector=" + client::HttpClient::QueryEscape(field));
-    names.clear();
-  }
-  std::vector<std::string> targets;
-  if (names.empty()) {
-    targets.push_back(client::HttpClient::PathOf(t, ns) + query);
-  } else {
-    for (const std::string& n : names) targets.push_back(client::HttpClient::PathOf(t, ns, n));
-  }
-  bool table = o.empty() || o == "wide";
-  Json items = Json::array();
-  int rc = 0;
-  bool printed_header = false;
-  std::size_t rows = 0;
-  std::string list_version;
-  Json columns = Json::array();
-  std::vector<std::size_t> widths;  // get -w: the list's columns, kept for the watched rows
+  const std::vector<std::string> targets = Targets(run, names);
+  Listing listing;
   for (const std::string& target : targets) {
-    auto reply = client.Request("GET", target, {}, {}, table ? kTableAccept : "application/json");
-    if (!reply.ok()) {
-      std::cerr << ErrorLine(reply.status()) << "\n";
-      return static_cast<int>(ExitCode::kFailed);
-    }
-    Json body = Json::parse(reply->body, nullptr, false);
-    if (reply->status / 100 != 2) {
-      std::cerr << ErrorLine(Status::FromStatusJson(body, reply->status)) << "\n";
-      rc = static_cast<int>(ExitCode::kFailed);
-      continue;
-    }
-    list_version = body.value("metadata", Json::object()).value("resourceVersion", "");
-    if (body.contains("columnDefinitions")) columns = body["columnDefinitions"];
-    if (flags.watch_only) continue;
-    if (table && body.value("kind", "") == "Table") {
-      rows += PrintTable(body, o == "wide", flags.remote.all_namespaces && t.namespaced,
-                         !printed_header, watching ? &widths : nullptr);
-      printed_header |= rows > 0;
-    } else if (body.contains("items")) {
-      for (Json& item : body["items"]) {
-        item["apiVersion"] = t.ApiVersion();
-        item["kind"] = t.kind;
-        items.push_back(std::move(item));
-      }
+    if (!Fetch(run, target, &listing)) return static_cast<int>(ExitCode::kFailed);
+  }
+  if (run.watching) return PrintAndWatch(run, targets[0], listing);
+  if (!run.table) return PrintObjects(run, /*named=*/!names.empty(), listing);
+  if (listing.rows == 0 && listing.rc == 0) {
+    if (run.ns.empty()) {
+      std::cerr << "No resources found\n";
     } else {
-      items.push_back(std::move(body));
+      std::cerr << "No resources found in " << run.ns << " namespace.\n";
     }
   }
-  if (watching) {
-    if (rc != 0) return rc;
-    bool first = true;
-    if (!table) {
-      for (const Json& item : items) {
-        PrintWatchedObject(t, o, item, first);
-        first = false;
-      }
-    }
-    std::cout.flush();
-    return WatchAndPrint(client, t, targets[0], list_version, flags, printed_header, first,
-                         columns, widths);
-  }
-  if (table) {
-    if (rows == 0 && rc == 0) {
-      if (ns.empty()) {
-        std::cerr << "No resources found\n";
-      } else {
-        std::cerr << "No resources found in " << ns << " namespace.\n";
-      }
-    }
-    return rc;
-  }
-  if (o == "name") {
-    for (const Json& item : items) {
-      std::cout << KindName(t) << "/" << item["metadata"].value("name", "") << "\n";
-    }
-    return rc;
-  }
-  Json shown = items.size() == 1 && !names.empty()
-                   ? items[0]
-                   : Json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items},
-                          {"metadata", {{"resourceVersion", ""}}}};
-  if (o == "json") {
-    std::cout << shown.dump(4) << "\n";
-  } else {
-    std::cout << ToYaml(shown);
-  }
-  return rc;
+  return listing.rc;
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <iostream>
 #include <iterator>
 
-#include "emulator/controller/validation.h"
+#include "emulator/manifest/check.h"
 
 namespace pjemu::cli {
 
@@ -13,7 +13,8 @@ Result<std::vector<manifest::Manifest>> LoadInputs(const std::vector<std::string
   for (const std::string& file : files) {
     Result<std::vector<manifest::Manifest>> loaded = Status();
     if (file == "-") {
-      std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      std::string text((std::istreambuf_iterator<char>(std::cin)),
+                       std::istreambuf_iterator<char>());
       loaded = manifest::LoadManifestText(text, "<stdin>");
     } else {
       loaded = manifest::LoadManifestFile(file);
@@ -37,19 +38,13 @@ Result<const api::ResourceType*> TypeOf(const manifest::Manifest& m) {
 }
 
 Status CheckManifest(const manifest::Manifest& m) {
-  ASSIGN_OR_RETURN(const api::ResourceType* type, TypeOf(m));
-  if (!(*type == api::PyTorchJobs())) return Status::Ok();
-  std::vector<std::string> warnings;
-  Status s = controller::ValidatePyTorchJob(m.object, nullptr, &warnings);
-  for (const std::string& w : warnings) std::cerr << "Warning: " << w << "\n";
+  RETURN_IF_ERROR(TypeOf(m).status());
+  manifest::DocumentCheck check = manifest::CheckDocument(m);
+  for (const std::string& w : check.warnings) std::cerr << "Warning: " << w << "\n";
+  const Status& s = check.admission;
   if (s.ok()) return s;
-  // Point at the first cause's field; the message is the API server's.
-  std::string field;
-  if (s.details().is_object() && s.details().contains("causes") &&
-      s.details()["causes"].is_array() && !s.details()["causes"].empty()) {
-    field = s.details()["causes"][0].value("field", "");
-  }
-  int line = field.empty() ? m.line : m.LineOf(field);
+  // Point at the first cause's line; the message is the API server's.
+  int line = check.errors.empty() ? m.line : check.errors.front().line;
   return Status(s.code(), m.source + ":" + std::to_string(line) + ": " + s.message(), s.details());
 }
 

@@ -19,8 +19,9 @@ Result<std::vector<manifest::Manifest>> LoadInputs(const std::vector<std::string
 // The resource type of a manifest's apiVersion/kind; kBadRequest naming the file:line otherwise
 // (kubectl's `no matches for kind "X" in version "Y"`).
 Result<const api::ResourceType*> TypeOf(const manifest::Manifest& m);
-// Admission checks for one object (PyTorchJobs only; other kinds pass): kInvalid/kForbidden
-// whose message starts with "<file>:<line>: " of the first offending field.
+// Admission checks for one object (manifest::CheckDocument: the type's admission, for
+// PyTorchJobs the webhook): its warnings go to stderr; a refusal comes back as the API server's
+// Status, its message prefixed with "<file>:<line>: " of the first offending field.
 Status CheckManifest(const manifest::Manifest& m);
 
 }  // namespace pjemu::cli

@@ -1,5 +1,9 @@
 #include "emulator/cli/job_view.h"
 
+#include "emulator/api/job_conditions.h"
+#include "emulator/api/json_fields.h"
+#include "emulator/api/pod_status.h"
+
 namespace pjemu::cli {
 namespace {
 
@@ -28,18 +32,12 @@ std::optional<Time> TimeField(const Json& obj, const char* a, const char* b) {
 
 }  // namespace
 
-std::string JobState(const Json& job) {
-  const Json& c = Conditions(job);
-  if (c.empty()) return "";
-  return c.back().value("type", "");
-}
+std::string JobState(const Json& job) { return api::JobState(job); }
 
 std::optional<std::string> JobOutcome(const Json& job) {
-  for (const Json& c : Conditions(job)) {
-    std::string type = c.value("type", "");
-    if ((type == "Succeeded" || type == "Failed") && c.value("status", "") == "True") return type;
-  }
-  return std::nullopt;
+  const Json* final = api::FinalCondition(job);
+  if (final == nullptr) return std::nullopt;
+  return api::Str(*final, "type");
 }
 
 std::string ConditionMessage(const Json& job, const std::string& type) {
@@ -55,34 +53,7 @@ std::int64_t PodRestarts(const Json& pod) {
   return n;
 }
 
-std::string PodStatusText(const Json& pod) {
-  if (pod.contains("metadata") && pod["metadata"].contains("deletionTimestamp")) {
-    return "Terminating";
-  }
-  std::string phase = pod.contains("status") ? pod["status"].value("phase", "Pending") : "Pending";
-  if (pod.contains("status") && pod["status"].contains("reason")) {
-    return pod["status"].value("reason", phase);
-  }
-  for (const Json& cs : ContainerStatuses(pod, "initContainerStatuses")) {
-    const Json& st = cs.value("state", Json::object());
-    if (st.contains("waiting") && st["waiting"].contains("reason")) {
-      return "Init:" + st["waiting"].value("reason", "");
-    }
-  }
-  std::string reason;
-  for (const Json& cs : ContainerStatuses(pod)) {
-    const Json& st = cs.value("state", Json::object());
-    if (st.contains("waiting") && st["waiting"].contains("reason")) {
-      reason = st["waiting"].value("reason", "");
-    } else if (st.contains("terminated")) {
-      const Json& t = st["terminated"];
-      reason = t.contains("reason") ? t.value("reason", "")
-                                    : "ExitCode:" + std::to_string(t.value("exitCode", 0));
-    }
-    if (!reason.empty()) break;
-  }
-  return reason.empty() ? phase : reason;
-}
+std::string PodStatusText(const Json& pod) { return api::PodStatusText(pod); }
 
 std::optional<WaitingInfo> PodWaiting(const Json& pod) {
   for (const char* field : {"initContainerStatuses", "containerStatuses"}) {

@@ -13,16 +13,18 @@
 
 namespace pjemu::cli {
 
-// The type of the last condition (the CRD's State column: .status.conditions[-1:].type), "" if none.
+// The type of the last condition (the CRD's State column: api::JobState), "" if none.
 std::string JobState(const Json& job);
-// "Succeeded" or "Failed" when that condition is True, nullopt while the job runs.
+// "Succeeded" or "Failed" when that condition is True (api::FinalCondition), nullopt while the
+// job runs.
 std::optional<std::string> JobOutcome(const Json& job);
 // The message of the condition of that type ("" if none).
 std::string ConditionMessage(const Json& job, const std::string& type);
 // Sum of container restartCounts of a pod.
 std::int64_t PodRestarts(const Json& pod);
-// kubectl's STATUS column: a waiting/terminated reason (ErrImagePull, Completed, Error,
-// CrashLoopBackOff, ...) when one is set, else the phase; "Terminating" when being deleted.
+// kubectl's STATUS column (api::PodStatusText): a waiting/terminated reason (ErrImagePull,
+// Completed, Error, CrashLoopBackOff, Init:0/1, Signal:9, ...) when one is set, else the phase;
+// "Terminating" when being deleted.
 std::string PodStatusText(const Json& pod);
 // The waiting reason and message of the first container that has one (for the image errors
 // that a run cannot recover from), or nullopt.

@@ -1,9 +1,13 @@
 #include "emulator/cli/object_wait.h"
 
+#include <spdlog/logger.h>
+
 #include <iostream>
-#include <thread>
+#include <optional>
 
 #include "emulator/cli/inputs.h"
+#include "emulator/client/informer.h"
+#include "emulator/common/event_loop.h"
 
 namespace pjemu::cli {
 
@@ -44,55 +48,19 @@ Result<std::vector<Target>> ResolveTargets(const std::vector<std::string>& files
 
 namespace {
 
-// One list + watch round: Ok when done held, kTimeout at the deadline, the server's Status when
-// it refused; *relist when the watch ended or expired and a new round should start.
-Status WaitOnce(client::Client& client, const Target& t,
-                const std::function<bool(const Json*)>& done,
-                std::chrono::steady_clock::time_point deadline, bool* relist) {
-  *relist = false;
-  api::ListOptions list_options;
-  list_options.field_selector = "metadata.name=" + t.ref.name;
-  ASSIGN_OR_RETURN(Json list, client.List(*t.ref.type, t.ns, list_options));
-  const Json& items = list.value("items", Json::array());
-  if (done(items.empty() ? nullptr : &items[0])) return Status::Ok();
-  api::WatchOptions watch_options;
-  watch_options.field_selector = list_options.field_selector;
-  watch_options.resource_version =
-      list.value("metadata", Json::object()).value("resourceVersion", "");
-  ASSIGN_OR_RETURN(std::shared_ptr<api::Watch> watch,
-                   client.Watch(*t.ref.type, t.ns, watch_options));
-  struct StopOnExit {
-    api::Watch& w;
-    ~StopOnExit() { w.Stop(); }
-  } stop{*watch};
-  while (true) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return Status(Code::kTimeout, "timed out");
-    auto ev = watch->Next(std::chrono::duration_cast<Duration>(deadline - now));
-    if (!ev) {
-      if (watch->Done()) {
-        *relist = true;
-        return Status(Code::kUnavailable, "the watch ended");
-      }
-      continue;
-    }
-    using Type = api::WatchEvent::Type;
-    switch (ev->type) {
-      case Type::kAdded:
-      case Type::kModified:
-        if (done(&ev->object)) return Status::Ok();
-        break;
-      case Type::kDeleted:
-        if (done(nullptr)) return Status::Ok();
-        break;
-      case Type::kBookmark:
-        break;
-      case Type::kError:
-        // 410 Expired and a dropped stream: start over from a fresh list, as client-go does.
-        *relist = true;
-        return Status::FromStatusJson(ev->object, 0);
-    }
-  }
+// The informer the wait follows: the one object, by name. Errors that end the wait are reported
+// by the command, so the informer's own log lines stay off the user's terminal.
+client::InformerOptions WaitInformerOptions(const Target& t) {
+  client::InformerOptions options;
+  options.name = "wait " + t.ref.type->plural + "/" + t.ref.name;
+  options.ns = t.ns;
+  options.field_selector = "metadata.name=" + t.ref.name;
+  // After a broken stream, relist after a short pause so that a server going away is not
+  // hammered.
+  options.initial_backoff = 200ms;
+  options.max_backoff = 5s;
+  options.logger = std::make_shared<spdlog::logger>("wait");  // no sinks: silent
+  return options;
 }
 
 }  // namespace
@@ -100,15 +68,31 @@ Status WaitOnce(client::Client& client, const Target& t,
 Status WaitForObject(client::Client& client, const Target& target,
                      const std::function<bool(const Json*)>& done,
                      std::chrono::steady_clock::time_point deadline) {
-  while (true) {
-    bool relist = false;
-    Status s = WaitOnce(client, target, done, deadline, &relist);
-    if (!relist) return s;
-    // The watch ended (server timeout, expired resourceVersion): relist, after a short pause
-    // so that a server going away is not hammered.
-    if (std::chrono::steady_clock::now() >= deadline) return Status(Code::kTimeout, "timed out");
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  // kubectl's UntilWithSync on a loop of its own: the informer lists, watches and relists;
+  // its notifications (from the HttpClient's reader thread) wake the loop.
+  RealClock clock;
+  EventLoop loop(clock);
+  std::optional<Status> result;
+  client::InformerOptions options = WaitInformerOptions(target);
+  options.on_list = [&](std::size_t items) {
+    if (items == 0 && !result && done(nullptr)) result = Status::Ok();
+  };
+  options.on_error = [&](client::InformerStep step, const Status& status) {
+    // A refused List or Watch ends the wait; a broken stream is relisted.
+    if (step != client::InformerStep::kStream && !result) result = status;
+  };
+  client::Informer informer(client, loop, *target.ref.type, std::move(options),
+                            [&](const api::WatchEvent& event) {
+                              if (result) return;
+                              bool gone = event.type == api::WatchEvent::Type::kDeleted;
+                              if (done(gone ? nullptr : &event.object)) result = Status::Ok();
+                            });
+  if (Status started = informer.Start(); !started.ok()) return result ? *result : started;
+  informer.Drain();
+  auto left = std::chrono::duration_cast<Duration>(deadline - std::chrono::steady_clock::now());
+  loop.RunUntil([&] { return result.has_value(); }, left);
+  informer.Stop();
+  return result ? *result : Status(Code::kTimeout, "timed out");
 }
 
 }  // namespace pjemu::cli

@@ -1,7 +1,8 @@
 // What `pjemu wait` and `pjemu delete --wait` share: the connection plus --timeout preamble, the
 // objects named by -f FILE or TYPE NAME... / TYPE/NAME..., and waiting on one object through a
-// watch (kubectl's UntilWithSync: list by metadata.name, then watch from that resourceVersion,
-// relisting when the watch ends or expires) rather than polling.
+// client::Informer (kubectl's UntilWithSync: list by metadata.name, then watch from that
+// resourceVersion, re-watching when the watch ends and relisting when it expires or breaks)
+// rather than polling.
 // Thread safety: used from the main thread; the watch's reader thread is internal.
 #pragma once
 

@@ -6,15 +6,17 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "emulator/cli/cli.h"
 #include "emulator/cli/commands.h"
 #include "emulator/cli/inputs.h"
+#include "emulator/cli/install_paths.h"
 #include "emulator/cli/job_view.h"
 #include "emulator/cli/run_monitor.h"
 #include "emulator/cli/signals.h"
-#include "emulator/cli/install_paths.h"
 #include "emulator/cluster/cluster.h"
 
 namespace pjemu::cli {
@@ -34,22 +36,25 @@ int Fail(ExitCode code, const std::string& message) {
   return static_cast<int>(code);
 }
 
-int RunJobs(RunFlags flags) {
-  Duration timeout{0};
+// Everything checked before anything starts (exit 2, nothing started): the timeout, the
+// manifests and the cluster options. Returns the exit code on a failure.
+std::optional<int> CheckInputs(RunFlags& flags, Duration* timeout,
+                               std::vector<manifest::Manifest>* inputs) {
   if (flags.timeout != "0") {
     auto d = ParseDuration(flags.timeout);
     if (!d || *d <= Duration::zero()) {
       return Fail(ExitCode::kInvalidInput, "--timeout: invalid duration \"" + flags.timeout +
                                                "\" (use e.g. 90s, 10m, 1h30m; 0 = none)");
     }
-    timeout = *d;
+    *timeout = *d;
   }
-  auto inputs = LoadInputs(flags.files);
-  if (!inputs.ok()) return Fail(ExitCode::kInvalidInput, inputs.status().message());
-  for (const manifest::Manifest& m : *inputs) {
+  auto loaded = LoadInputs(flags.files);
+  if (!loaded.ok()) return Fail(ExitCode::kInvalidInput, loaded.status().message());
+  for (const manifest::Manifest& m : *loaded) {
     Status s = CheckManifest(m);
     if (!s.ok()) return Fail(ExitCode::kInvalidInput, s.message());
   }
+  *inputs = std::move(*loaded);
   flags.cluster.state_dir = flags.output_dir;
   if (flags.cluster.trainer_path.empty()) flags.cluster.trainer_path = DefaultTrainerPath();
   if (flags.cluster.image_map.empty()) flags.cluster.image_map = DefaultImageMap();
@@ -57,18 +62,19 @@ int RunJobs(RunFlags flags) {
   if (Status s = flags.cluster.Validate(); !s.ok()) {
     return Fail(ExitCode::kInvalidInput, s.message());
   }
+  return std::nullopt;
+}
 
-  bool json = flags.output == "json";
-  Terminal term = Terminal::ForStdout();
-  InstallStopSignals();
-  cluster::Cluster cluster(flags.cluster);
+// Starts the cluster and fails fast on images the kubelet could never run (the seeds'
+// "<training image>"). Returns the exit code on a failure, the cluster stopped.
+std::optional<int> StartCluster(cluster::Cluster& cluster,
+                                const std::vector<manifest::Manifest>& inputs) {
   if (Status s = cluster.Start(); !s.ok()) {
     cluster.Stop();
     return Fail(s.code() == Code::kInvalid ? ExitCode::kInvalidInput : ExitCode::kFailed,
                 "cannot start the cluster: " + s.message());
   }
-  // Fail fast on images the kubelet could never run (the seeds' "<training image>").
-  for (const manifest::Manifest& m : *inputs) {
+  for (const manifest::Manifest& m : inputs) {
     if (auto type = TypeOf(m); !type.ok() || !(**type == api::PyTorchJobs())) continue;
     if (Status s = cluster.CheckImages(m.object); !s.ok()) {
       cluster.Stop();
@@ -77,17 +83,14 @@ int RunJobs(RunFlags flags) {
                   m.source + ":" + std::to_string(line) + ": " + s.message());
     }
   }
+  return std::nullopt;
+}
 
-  MonitorOptions mo;
-  mo.all_logs = flags.all_logs;
-  mo.quiet = json;
-  mo.metrics_path = [&cluster](const Json& pod) { return cluster.MetricsPath(pod); };
-  RunMonitor monitor(cluster.client(), cluster.logs(), term, mo);
-  if (!json) {
-    term.Line(fmt::format("pjemu: cluster started (node {}, logs in {})", flags.cluster.node_name,
-                          cluster.state_dir()));
-  }
-  for (const manifest::Manifest& m : *inputs) {
+// Creates every object; the PyTorchJobs join the monitor. Returns the exit code on a failure,
+// the cluster stopped.
+std::optional<int> Submit(cluster::Cluster& cluster, const std::vector<manifest::Manifest>& inputs,
+                          RunMonitor& monitor, Terminal& term, bool json) {
+  for (const manifest::Manifest& m : inputs) {
     auto type = TypeOf(m);
     std::string ns = m.object["metadata"].value("namespace", "default");
     auto created = cluster.client().Create(**type, ns, m.object);
@@ -100,65 +103,67 @@ int RunJobs(RunFlags flags) {
                       : ExitCode::kFailed,
                   m.source + ":" + std::to_string(m.line) + ": " + created.status().message());
     }
-    if (**type == api::PyTorchJobs()) {
-      monitor.AddJob(*created);
-      if (!json) {
-        const Json& meta = (*created)["metadata"];
-        term.Line(term.Paint("pytorchjob " + meta.value("namespace", "") + "/" +
-                                 meta.value("name", ""),
-                             Color::kBold) +
-                  " submitted");
-      }
+    if (!(**type == api::PyTorchJobs())) continue;
+    monitor.AddJob(*created);
+    if (!json) {
+      const Json& meta = (*created)["metadata"];
+      term.Line(
+          term.Paint("pytorchjob " + meta.value("namespace", "") + "/" + meta.value("name", ""),
+                     Color::kBold) +
+          " submitted");
     }
   }
+  return std::nullopt;
+}
 
-  Clock& clock = cluster.clock();
-  Time start = clock.Now();
+// How the wait for the jobs ended.
+struct WaitOutcome {
   ExitCode exit = ExitCode::kOk;
-  Status image_error;
+  Status image_error;  // a pod stuck on an image that cannot be mapped
+  std::vector<JobSummary> summaries;
+};
+
+// Polls the monitor until every job finished, an image error, a stop signal or the timeout.
+WaitOutcome WaitForJobs(Clock& clock, RunMonitor& monitor, Duration timeout) {
+  WaitOutcome out;
+  const Time start = clock.Now();
   while (true) {
-    image_error = monitor.Poll(clock.Now());
-    if (!image_error.ok()) {
-      exit = ExitCode::kInvalidInput;
+    out.image_error = monitor.Poll(clock.Now());
+    if (!out.image_error.ok()) {
+      out.exit = ExitCode::kInvalidInput;
       break;
     }
     if (monitor.AllFinished()) break;
     if (StopSignal() != 0) {
-      exit = ExitCode::kInterrupted;
+      out.exit = ExitCode::kInterrupted;
       break;
     }
     if (timeout > Duration::zero() && clock.Now() - start >= timeout) {
-      exit = ExitCode::kTimeout;
+      out.exit = ExitCode::kTimeout;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   (void)monitor.Poll(clock.Now());
   monitor.Flush();
-  std::vector<JobSummary> summaries = monitor.Summaries(clock.Now());
-  if (exit == ExitCode::kOk) {
-    for (const JobSummary& s : summaries) {
-      if (s.condition != "Succeeded") exit = ExitCode::kFailed;
+  out.summaries = monitor.Summaries(clock.Now());
+  if (out.exit == ExitCode::kOk) {
+    for (const JobSummary& s : out.summaries) {
+      if (s.condition != "Succeeded") out.exit = ExitCode::kFailed;
     }
   }
-  if (!json && exit == ExitCode::kInterrupted) {
-    term.Line(fmt::format("pjemu: interrupted (signal {}), stopping the cluster", StopSignal()));
-  }
-  cluster.Stop();
+  return out;
+}
 
-  int code = static_cast<int>(exit);
-  if (json) {
-    Json out = SummaryJson(summaries, code);
-    if (!image_error.ok()) out["error"] = image_error.message();
-    std::cout << out.dump(2) << "\n";
-    return code;
-  }
-  if (!image_error.ok()) std::cerr << "error: " << image_error.message() << "\n";
-  if (exit == ExitCode::kTimeout) {
+// The end for people: errors on stderr, each job's conditions, then the summary table with its
+// conditions coloured.
+void PrintSummary(const RunFlags& flags, const WaitOutcome& outcome, Terminal& term) {
+  if (!outcome.image_error.ok()) std::cerr << "error: " << outcome.image_error.message() << "\n";
+  if (outcome.exit == ExitCode::kTimeout) {
     std::cerr << "error: timed out after " << flags.timeout << " waiting for the jobs to finish\n";
   }
   term.Line("");
-  for (const JobSummary& s : summaries) {
+  for (const JobSummary& s : outcome.summaries) {
     // namespace/name: two jobs of one name in two namespaces stay apart.
     term.Line(term.Paint("pytorchjob " + s.ns + "/" + s.name, Color::kBold) + " conditions:");
     for (const Json& c : s.conditions) {
@@ -167,22 +172,51 @@ int RunJobs(RunFlags flags) {
     }
   }
   term.Line("");
-  std::string table = RenderSummaryTable(summaries);
-  std::size_t start_pos = 0, nl;
-  while ((nl = table.find('\n', start_pos)) != std::string::npos) {
-    std::string line = table.substr(start_pos, nl - start_pos);
-    for (const JobSummary& s : summaries) {
-      if (line.find(" " + s.condition + " ") != std::string::npos && !s.condition.empty()) {
-        auto at = line.find(" " + s.condition + " ");
-        line = line.substr(0, at + 1) + term.Paint(s.condition, ColorFor(s.condition)) +
-               line.substr(at + 1 + s.condition.size());
-        break;
-      }
-    }
-    term.Line(line);
-    start_pos = nl + 1;
+  std::string table = RenderSummaryTable(outcome.summaries, [&term](const std::string& condition) {
+    return term.Paint(condition, ColorFor(condition));
+  });
+  std::size_t start = 0, nl;
+  while ((nl = table.find('\n', start)) != std::string::npos) {
+    term.Line(std::string_view(table).substr(start, nl - start));
+    start = nl + 1;
   }
   if (flags.cluster.keep_state_dir) term.Line("logs and metrics: " + flags.output_dir);
+}
+
+int RunJobs(RunFlags flags) {
+  Duration timeout{0};
+  std::vector<manifest::Manifest> inputs;
+  if (auto failed = CheckInputs(flags, &timeout, &inputs)) return *failed;
+
+  bool json = flags.output == "json";
+  Terminal term = Terminal::ForStdout();
+  InstallStopSignals();
+  cluster::Cluster cluster(flags.cluster);
+  if (auto failed = StartCluster(cluster, inputs)) return *failed;
+  MonitorOptions mo;
+  mo.all_logs = flags.all_logs;
+  mo.quiet = json;
+  mo.metrics_path = [&cluster](const Json& pod) { return cluster.MetricsPath(pod); };
+  RunMonitor monitor(cluster.client(), cluster.logs(), term, mo);
+  if (!json) {
+    term.Line(fmt::format("pjemu: cluster started (node {}, logs in {})", flags.cluster.node_name,
+                          cluster.state_dir()));
+  }
+  if (auto failed = Submit(cluster, inputs, monitor, term, json)) return *failed;
+
+  WaitOutcome outcome = WaitForJobs(cluster.clock(), monitor, timeout);
+  if (!json && outcome.exit == ExitCode::kInterrupted) {
+    term.Line(fmt::format("pjemu: interrupted (signal {}), stopping the cluster", StopSignal()));
+  }
+  cluster.Stop();
+  int code = static_cast<int>(outcome.exit);
+  if (json) {
+    Json out = SummaryJson(outcome.summaries, code);
+    if (!outcome.image_error.ok()) out["error"] = outcome.image_error.message();
+    std::cout << out.dump(2) << "\n";
+    return code;
+  }
+  PrintSummary(flags, outcome, term);
   return code;
 }
 
@@ -198,8 +232,9 @@ void SetupRun(CLI::App& command, int& exit_code) {
                      "image map file (ClusterOptions::image_map; default fixtures/images.yaml)");
   command.add_option("--gpus", flags->cluster.gpus,
                      "GPUs of the node (ClusterOptions::gpus; default: detected)");
-  command.add_option("--dataset-dir", flags->cluster.dataset_dir,
-                     "FashionMNIST directory for mapped trainer images (ClusterOptions::dataset_dir)");
+  command.add_option(
+      "--dataset-dir", flags->cluster.dataset_dir,
+      "FashionMNIST directory for mapped trainer images (ClusterOptions::dataset_dir)");
   command.add_option("--output-dir", flags->output_dir,
                      "keep pod logs and trainer metrics here (ClusterOptions::state_dir)");
   command.add_option("--data-dir", flags->cluster.data_dir,
@@ -212,7 +247,8 @@ void SetupRun(CLI::App& command, int& exit_code) {
       "\nExamples:\n  pjemu run -f fixtures/seeds/pytorch-simple.yaml\n"
       "  pjemu run -f fixtures/seeds/pytorch_job_mnist_nccl.yaml \\\n"
       "      --image-map fixtures/image-maps/seed-nccl-on-cpu.yaml --timeout 15m\n"
-      "\nExit codes: 0 all Succeeded, 1 a job Failed, 2 invalid input, 3 timeout, 130 interrupted.");
+      "\nExit codes: 0 all Succeeded, 1 a job Failed, 2 invalid input, 3 timeout, 130 "
+      "interrupted.");
   command.callback([flags, &exit_code] { exit_code = RunJobs(*flags); });
 }
 

@@ -2,18 +2,18 @@
 
 #include <fmt/format.h>
 
+#include "emulator/api/json_fields.h"
+#include "emulator/api/pytorchjob.h"
 #include "emulator/cli/job_view.h"
 
 namespace pjemu::cli {
 namespace {
 
-constexpr char kJobNameLabel[] = "training.kubeflow.org/job-name";
-constexpr char kReplicaTypeLabel[] = "training.kubeflow.org/replica-type";
+using api::kJobNameLabel;
+using api::kReplicaTypeLabel;
 
 std::string Label(const Json& obj, const char* key) {
-  const Json& meta = obj.value("metadata", Json::object());
-  if (!meta.contains("labels") || !meta["labels"].contains(key)) return "";
-  return meta["labels"].value(key, "");
+  return api::Str(api::FieldAt(obj, {"metadata", "labels"}), key);
 }
 
 std::string FirstContainer(const Json& pod) {
@@ -35,7 +35,8 @@ std::string ConditionsKey(const Json& job) {
 
 // The master's container of a job spec (for --epochs), or null.
 Json MasterContainer(const Json& job) {
-  const Json& specs = job.value("spec", Json::object()).value("pytorchReplicaSpecs", Json::object());
+  const Json& specs =
+      job.value("spec", Json::object()).value("pytorchReplicaSpecs", Json::object());
   for (const char* rtype : {"Master", "Worker"}) {
     if (!specs.contains(rtype)) continue;
     const Json& tmpl = specs[rtype].value("template", Json::object());
@@ -80,14 +81,15 @@ void RunMonitor::PollJob(TrackedJob& js, Time now, Status* image_error) {
   auto pods = client_.List(api::Pods(), js.ns, lo);
   if (pods.ok()) {
     bool has_master = false;
-    for (const Json& pod : (*pods)["items"]) has_master |= Label(pod, kReplicaTypeLabel) == "master";
+    for (const Json& pod : (*pods)["items"])
+      has_master |= Label(pod, kReplicaTypeLabel) == "master";
     std::int64_t restarts = 0;
     for (const Json& pod : (*pods)["items"]) {
       std::string name = pod["metadata"].value("name", "");
       PodState& ps = js.pods[name];
       std::string rtype = Label(pod, kReplicaTypeLabel);
-      ps.stream_log = options_.all_logs || rtype == "master" ||
-                      (!has_master && name == js.name + "-worker-0");
+      ps.stream_log =
+          options_.all_logs || rtype == "master" || (!has_master && name == js.name + "-worker-0");
       std::string status = PodStatusText(pod);
       std::int64_t pod_restarts = PodRestarts(pod);
       restarts += pod_restarts;
@@ -102,9 +104,9 @@ void RunMonitor::PollJob(TrackedJob& js, Time now, Status* image_error) {
       if (auto w = PodWaiting(pod);
           w && (w->reason == "ErrImagePull" || w->reason == "InvalidImageName" ||
                 w->reason == "ImagePullBackOff")) {
-        *image_error = Status(Code::kInvalid, fmt::format("pod {}/{} container {}: {}: {}", js.ns,
-                                                          name, w->container, w->reason,
-                                                          w->message));
+        *image_error =
+            Status(Code::kInvalid, fmt::format("pod {}/{} container {}: {}: {}", js.ns, name,
+                                               w->container, w->reason, w->message));
       }
       if (ps.stream_log) {
         auto file = logs_.Find({js.ns, name, FirstContainer(pod), false});
@@ -127,8 +129,7 @@ void RunMonitor::PollJob(TrackedJob& js, Time now, Status* image_error) {
     std::string state = JobState(js.job);
     if (!options_.quiet && !state.empty()) {
       term_.Line(fmt::format("{} {}: {}", term_.Paint("pytorchjob/" + js.name, Color::kBold),
-                             term_.Paint(state, ColorFor(state)),
-                             ConditionMessage(js.job, state)));
+                             term_.Paint(state, ColorFor(state)), ConditionMessage(js.job, state)));
     }
   }
 }

@@ -6,17 +6,19 @@
 
 namespace pjemu::cli {
 
-std::string FormatColumns(const std::vector<std::vector<std::string>>& rows) {
+std::string FormatColumns(const std::vector<std::vector<std::string>>& rows,
+                          const CellPainter& paint) {
   std::vector<std::size_t> width;
   for (const auto& row : rows) {
     if (width.size() < row.size()) width.resize(row.size(), 0);
     for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   }
   std::string out;
-  for (const auto& row : rows) {
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto& row = rows[r];
     std::string line;
     for (std::size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
+      line += paint ? paint(r, i, row[i]) : row[i];
       if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 3, ' ');
     }
     out += line + "\n";
@@ -24,7 +26,9 @@ std::string FormatColumns(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
-std::string RenderSummaryTable(const std::vector<JobSummary>& jobs) {
+std::string RenderSummaryTable(
+    const std::vector<JobSummary>& jobs,
+    const std::function<std::string(const std::string& condition)>& paint_condition) {
   std::vector<std::vector<std::string>> rows = {
       {"JOB", "CONDITION", "DURATION", "RESTARTS", "ACCURACY"}};
   for (const JobSummary& j : jobs) {
@@ -32,7 +36,11 @@ std::string RenderSummaryTable(const std::vector<JobSummary>& jobs) {
                     FormatAge(j.duration), std::to_string(j.restarts),
                     j.accuracy ? fmt::format("{:.4f}", *j.accuracy) : "-"});
   }
-  return FormatColumns(rows);
+  if (!paint_condition) return FormatColumns(rows);
+  return FormatColumns(rows, [&](std::size_t r, std::size_t column, const std::string& text) {
+    bool painted = r > 0 && column == 1 && !jobs[r - 1].condition.empty();
+    return painted ? paint_condition(text) : text;
+  });
 }
 
 Json SummaryJson(const std::vector<JobSummary>& jobs, int exit_code) {

@@ -3,11 +3,11 @@
 // the errors (file:line) and exits 2.
 #include <iostream>
 
+#include "emulator/api/pytorchjob.h"
 #include "emulator/cli/cli.h"
 #include "emulator/cli/commands.h"
 #include "emulator/cli/inputs.h"
 #include "emulator/cli/yaml_output.h"
-#include "emulator/controller/job_spec.h"
 
 namespace pjemu::cli {
 namespace {
@@ -34,7 +34,7 @@ int RunValidate(const ValidateFlags& flags) {
     }
     Json shown = m.object;
     if (auto type = TypeOf(m); type.ok() && **type == api::PyTorchJobs()) {
-      shown = controller::SetDefaults(m.object);
+      shown = api::SetDefaults(m.object);
     }
     if (flags.output == "json") {
       std::cout << shown.dump(4) << "\n";

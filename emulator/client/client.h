@@ -1,5 +1,5 @@
 // Client: how every actor (controller, scheduler, kubelet, fault injector, CLI) reads and
-// writes cluster objects (G4). LocalClient reaches the in-process Store; HttpClient reaches a
+// writes cluster objects. LocalClient reaches the in-process Store; HttpClient reaches a
 // running `pjemu serve`; faults::FaultyClient decorates either. Same semantics as the
 // Kubernetes REST API: objects are JSON in wire form, errors are Status codes mirroring the
 // API reasons (kNotFound, kAlreadyExists, kConflict, kInvalid, kBadRequest, kExpired, ...).

@@ -4,52 +4,184 @@
 
 #include <filesystem>
 #include <future>
+#include <map>
 #include <thread>
 
 #include "emulator/apiserver/apiserver.h"
 #include "emulator/client/local_client.h"
 #include "emulator/cluster/trainer_runner.h"
 #include "emulator/controller/controller.h"
-#include "emulator/controller/validation.h"
 #include "emulator/kubelet/image_map.h"
+#include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/kubelet.h"
 #include "emulator/persist/sqlite_durability.h"
 #include "emulator/process/posix_process_runner.h"
 #include "emulator/process/resource_sampler.h"
+#include "emulator/process/simulated_process_runner.h"
 #include "emulator/scheduler/scheduler.h"
 #include "emulator/store/store.h"
 #include "emulator/ui/console.h"
 
 namespace pjemu::cluster {
+namespace {
+
+// The cluster's own watches (controller, scheduler, kubelet) are drained on its loop and always
+// catch up, and a queued event is a pointer to the stored object; the store's default of 20,000
+// would end those watches during a burst of 10,000 jobs (30,000 pods), each end costing a full
+// replay. One limit for every wiring.
+constexpr std::size_t kWatchQueueLimit = 1'000'000;
+
+std::unique_ptr<Clock> MakeClock(ClockKind kind) {
+  if (kind == ClockKind::kVirtual) return std::make_unique<FakeClock>();
+  return std::make_unique<RealClock>();
+}
+
+}  // namespace
 
 // Every component, declared in construction order (destroyed in reverse).
 class Cluster::Parts {
  public:
-  RealClock clock;
-  EventLoop loop{clock};
-  std::unique_ptr<persist::SqliteDurability> durability;  // with --data-dir; outlives the store
+  Parts(const ClusterOptions& options, std::string state_dir)
+      : options(options), state_dir(std::move(state_dir)), clock(MakeClock(options.clock)) {}
+
+  const ClusterOptions& options;
+  const std::string state_dir;
+  std::unique_ptr<Clock> clock;
+  EventLoop loop{*clock};
+  std::unique_ptr<persist::SqliteDurability> durability;  // with data_dir; outlives the store
   std::unique_ptr<store::Store> store;
-  std::unique_ptr<client::Client> client;
-  std::unique_ptr<process::PosixProcessRunner> posix;
+  std::unique_ptr<client::Client> local;
+  std::unique_ptr<client::Client> wrapped_client;
+  std::unique_ptr<process::PosixProcessRunner> posix;   // real processes
+  std::unique_ptr<process::ProcessRunner> base_runner;  // TrainerRunner or SimulatedProcessRunner
+  std::unique_ptr<process::ProcessRunner> wrapped_runner;
   std::unique_ptr<process::ResourceSampler> sampler;  // the console's CPU/memory charts
-  std::unique_ptr<TrainerRunner> runner;
   std::unique_ptr<controller::Controller> controller;
   std::unique_ptr<scheduler::Scheduler> scheduler;
+  kubelet::KubeletOptions kubelet_options;             // to power the node on again
+  std::unique_ptr<kubelet::ImageCache> image_cache;    // the kubelet's, with wrap_images
+  std::unique_ptr<kubelet::ImagePuller> image_puller;  // wrap_images' decorator of it
   std::unique_ptr<kubelet::Kubelet> kubelet;
+  bool node_up = true;
   std::unique_ptr<apiserver::ApiServer> api;
   std::thread loop_thread;
   kubelet::ImageMap images;
   std::map<std::string, std::string> image_vars;
 
-  // Runs fn on the loop thread and waits for its result.
-  Status OnLoop(std::function<Status()> fn) {
-    if (!loop_thread.joinable()) return fn();
-    std::promise<Status> done;
-    auto result = done.get_future();
-    loop.Post([&] { done.set_value(fn()); });
-    return result.get();
-  }
+  // Loads the image map and builds every component; nothing runs yet.
+  Status Build();
+  client::Client& actors() { return wrapped_client ? *wrapped_client : *local; }
+  process::ProcessRunner& runner() { return wrapped_runner ? *wrapped_runner : *base_runner; }
+  // A kubelet over kubelet_options, with an image cache of its own (wrapped by wrap_images).
+  void NewKubelet();
+  // Runs fn on the loop (waiting for its result when the loop has a thread of its own).
+  Status OnLoop(const std::function<Status()>& fn);
+  // Stops the actors in the reverse order of their start and kills every container process.
+  void StopActors();
+
+ private:
+  Status LoadImages();
+  Status OpenStore();
+  void MakeRunner();
+  kubelet::KubeletOptions MakeKubeletOptions() const;
 };
+
+Status Cluster::Parts::Build() {
+  RETURN_IF_ERROR(LoadImages());
+  RETURN_IF_ERROR(OpenStore());
+  local = client::MakeLocalClient(*store);
+  if (options.wrap_client) wrapped_client = options.wrap_client(*local);
+  MakeRunner();
+  kubelet_options = MakeKubeletOptions();
+  controller = std::make_unique<controller::Controller>(actors(), loop);
+  scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop);
+  NewKubelet();
+  return Status::Ok();
+}
+
+Status Cluster::Parts::LoadImages() {
+  std::string path = options.image_map.empty() ? "fixtures/images.yaml" : options.image_map;
+  auto loaded = kubelet::ImageMap::Load(path);
+  if (!loaded.ok()) return loaded.status();
+  images = std::move(*loaded);
+  std::string trainer = options.trainer_path.empty() ? "pjemu-trainer" : options.trainer_path;
+  image_vars = {{"PJEMU_TRAINER", trainer},
+                {"PJEMU_BIN", std::filesystem::path(trainer).parent_path().string()}};
+  return Status::Ok();
+}
+
+Status Cluster::Parts::OpenStore() {
+  store::StoreOptions so;
+  so.seed = options.seed;
+  so.watch_queue_limit = kWatchQueueLimit;
+  if (options.data_dir.empty()) {
+    store = std::make_unique<store::Store>(*clock, so);
+  } else {
+    persist::PersistOptions po;
+    po.data_dir = options.data_dir;
+    auto persisted = persist::OpenStore(*clock, so, po);
+    if (!persisted.ok()) return persisted.status();
+    durability = std::move(persisted->durability);
+    store = std::move(persisted->store);
+  }
+  return Status::Ok();
+}
+
+void Cluster::Parts::MakeRunner() {
+  if (options.processes == ProcessKind::kSimulated) {
+    base_runner = std::make_unique<process::SimulatedProcessRunner>(loop, options.script);
+  } else {
+    posix = std::make_unique<process::PosixProcessRunner>(loop);
+    base_runner = std::make_unique<TrainerRunner>(*posix, image_vars.at("PJEMU_TRAINER"), state_dir,
+                                                  options.dataset_dir);
+  }
+  if (options.wrap_runner) wrapped_runner = options.wrap_runner(*base_runner);
+}
+
+kubelet::KubeletOptions Cluster::Parts::MakeKubeletOptions() const {
+  kubelet::KubeletOptions ko;
+  ko.node_name = options.node_name;
+  ko.root_dir = state_dir + "/kubelet";
+  ko.image_map_path = options.image_map.empty() ? "fixtures/images.yaml" : options.image_map;
+  ko.image_vars = image_vars;
+  if (options.gpus >= 0) ko.gpus = options.gpus;
+  ko.cpu = options.cpu;
+  ko.memory = options.memory;
+  ko.max_pods = options.max_pods;
+  ko.backoff_scale = options.backoff_scale;
+  ko.network = std::make_shared<kubelet::ClusterNetwork>();  // survives a power cycle
+  return ko;
+}
+
+void Cluster::Parts::NewKubelet() {
+  kubelet::KubeletOptions ko = kubelet_options;
+  std::unique_ptr<kubelet::ImageCache> cache;
+  std::unique_ptr<kubelet::ImagePuller> puller;
+  if (options.wrap_images) {
+    cache = std::make_unique<kubelet::ImageCache>();
+    puller = options.wrap_images(*cache);
+    ko.image_puller = puller.get();
+  }
+  // The old kubelet (stopped) goes before the image cache it used.
+  kubelet = std::make_unique<kubelet::Kubelet>(actors(), loop, runner(), ko);
+  image_puller = std::move(puller);
+  image_cache = std::move(cache);
+}
+
+Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
+  if (!loop_thread.joinable() || loop_thread.get_id() == std::this_thread::get_id()) return fn();
+  std::promise<Status> done;
+  auto result = done.get_future();
+  loop.Post([&] { done.set_value(fn()); });
+  return result.get();
+}
+
+void Cluster::Parts::StopActors() {
+  controller->Stop();
+  scheduler->Stop();
+  kubelet->Stop();
+  runner().KillAll();
+}
 
 Cluster::Cluster(ClusterOptions options) : options_(std::move(options)) {}
 
@@ -58,7 +190,28 @@ Cluster::~Cluster() { Stop(); }
 Status Cluster::Start() {
   RETURN_IF_ERROR(options_.Validate());
   if (parts_) return Status(Code::kInvalid, "cluster already started");
-  // State directory: pod logs (kubelet) and trainer working directories.
+  RETURN_IF_ERROR(PrepareStateDir());
+  auto p = std::make_unique<Parts>(options_, state_dir_);
+  if (Status built = p->Build(); !built.ok()) {
+    RemoveTempStateDir();
+    return built;
+  }
+  parts_ = std::move(p);
+  if (Status started = StartActors(); !started.ok()) {
+    Stop();
+    return started;
+  }
+  if (options_.api_server) {
+    if (Status s = StartApiServer(); !s.ok()) {
+      Stop();
+      return Status(Code::kUnavailable, s.message());
+    }
+  }
+  return Status::Ok();
+}
+
+// State directory: pod logs (kubelet) and trainer working directories.
+Status Cluster::PrepareStateDir() {
   std::error_code ec;
   if (options_.state_dir.empty() && !options_.data_dir.empty()) {
     options_.state_dir = options_.data_dir + "/state";  // logs survive with the store
@@ -69,77 +222,53 @@ Status Cluster::Start() {
     if (::mkdtemp(tmpl.data()) == nullptr) return InternalError("cannot create " + tmpl);
     state_dir_ = tmpl;
     temp_state_dir_ = !options_.keep_state_dir;
-  } else {
-    state_dir_ = std::filesystem::absolute(options_.state_dir, ec).string();
-    std::filesystem::create_directories(state_dir_, ec);
-    if (ec) return InternalError("cannot create " + state_dir_ + ": " + ec.message());
-  }
-
-  auto p = std::make_unique<Parts>();
-  std::string image_map = options_.image_map.empty() ? "fixtures/images.yaml" : options_.image_map;
-  auto images = kubelet::ImageMap::Load(image_map);
-  if (!images.ok()) return images.status();
-  p->images = std::move(*images);
-  std::string trainer = options_.trainer_path.empty() ? "pjemu-trainer" : options_.trainer_path;
-  p->image_vars = {{"PJEMU_TRAINER", trainer},
-                   {"PJEMU_BIN", std::filesystem::path(trainer).parent_path().string()}};
-
-  store::StoreOptions so;
-  so.seed = options_.seed;
-  if (options_.data_dir.empty()) {
-    p->store = std::make_unique<store::Store>(p->clock, so);
-  } else {
-    persist::PersistOptions po;
-    po.data_dir = options_.data_dir;
-    auto persisted = persist::OpenStore(p->clock, so, po);
-    if (!persisted.ok()) return persisted.status();
-    p->durability = std::move(persisted->durability);
-    p->store = std::move(persisted->store);
-  }
-  p->store->SetValidator(api::PyTorchJobs(), controller::ValidatePyTorchJob);
-  p->client = client::MakeLocalClient(*p->store);
-  p->posix = std::make_unique<process::PosixProcessRunner>(p->loop);
-  p->runner = std::make_unique<TrainerRunner>(*p->posix, trainer, state_dir_, options_.dataset_dir);
-
-  kubelet::KubeletOptions ko;
-  ko.node_name = options_.node_name;
-  ko.root_dir = state_dir_ + "/kubelet";
-  ko.image_map_path = image_map;
-  ko.image_vars = p->image_vars;
-  if (options_.gpus >= 0) ko.gpus = options_.gpus;
-  ko.backoff_scale = options_.backoff_scale;
-  p->controller = std::make_unique<controller::Controller>(*p->client, p->loop);
-  p->scheduler = std::make_unique<scheduler::Scheduler>(*p->client, p->loop);
-  p->kubelet = std::make_unique<kubelet::Kubelet>(*p->client, p->loop, *p->runner, ko);
-
-  Parts* raw = p.get();
-  parts_ = std::move(p);
-  raw->loop_thread = std::thread([raw] { raw->loop.Run(); });
-  Status started = raw->OnLoop([raw]() -> Status {
-    RETURN_IF_ERROR(raw->kubelet->Start());
-    RETURN_IF_ERROR(raw->scheduler->Start());
-    RETURN_IF_ERROR(raw->controller->Start());
     return Status::Ok();
-  });
-  if (!started.ok()) {
-    Stop();
-    return started;
   }
-  if (options_.api_server) {
-    apiserver::ApiServerOptions ao;
-    ao.address = options_.address;
-    ao.port = static_cast<std::uint16_t>(options_.port);
-    ao.token = options_.token;
-    ao.tls = !options_.token.empty();
-    ao.clock = &raw->clock;
-    // The web console at /ui/, with the CPU/memory sampler of the pods' processes.
-    process::PosixProcessRunner* posix = raw->posix.get();
-    raw->sampler = std::make_unique<process::ResourceSampler>(
-        raw->clock, [posix] { return posix->Live(); });
-    raw->sampler->Start();
-    ui::ConsoleOptions co;
-    co.metrics_path = [this](const Json& pod) { return MetricsPath(pod); };
-    co.usage = [sampler = raw->sampler.get()](const std::string& ns, const std::string& pod) {
+  state_dir_ = std::filesystem::absolute(options_.state_dir, ec).string();
+  std::filesystem::create_directories(state_dir_, ec);
+  if (ec) return InternalError("cannot create " + state_dir_ + ": " + ec.message());
+  return Status::Ok();
+}
+
+void Cluster::RemoveTempStateDir() {
+  if (!temp_state_dir_) return;
+  std::error_code ec;
+  std::filesystem::remove_all(state_dir_, ec);
+  temp_state_dir_ = false;
+}
+
+// The kubelet first, so that the node exists before anything is scheduled.
+Status Cluster::StartActors() {
+  Parts* p = parts_.get();
+  if (options_.loop == LoopKind::kOwnThread) {
+    p->loop_thread = std::thread([p] { p->loop.Run(); });
+  }
+  RETURN_IF_ERROR(p->OnLoop([p]() -> Status {
+    RETURN_IF_ERROR(p->kubelet->Start());
+    RETURN_IF_ERROR(p->scheduler->Start());
+    return p->controller->Start();
+  }));
+  if (options_.loop == LoopKind::kCaller) p->loop.RunUntilIdle();
+  return Status::Ok();
+}
+
+Status Cluster::StartApiServer() {
+  Parts* p = parts_.get();
+  apiserver::ApiServerOptions ao;
+  ao.address = options_.address;
+  ao.port = static_cast<std::uint16_t>(options_.port);
+  ao.token = options_.token;
+  ao.tls = !options_.token.empty();
+  ao.clock = p->clock.get();
+  ui::ConsoleOptions co;
+  co.metrics_path = [this](const Json& pod) { return MetricsPath(pod); };
+  if (p->posix) {
+    // The console's CPU/memory charts sample the pods' processes.
+    process::PosixProcessRunner* posix = p->posix.get();
+    p->sampler =
+        std::make_unique<process::ResourceSampler>(*p->clock, [posix] { return posix->Live(); });
+    p->sampler->Start();
+    co.usage = [sampler = p->sampler.get()](const std::string& ns, const std::string& pod) {
       std::vector<ui::ContainerUsage> out;
       for (auto& [container, samples] : sampler->Samples(ns + "/" + pod + "/")) {
         ui::ContainerUsage usage{container, {}};
@@ -148,49 +277,99 @@ Status Cluster::Start() {
       }
       return out;
     };
-    ao.mounts.push_back(ui::MakeConsoleMount(*raw->store, std::move(co)));
-    raw->api = std::make_unique<apiserver::ApiServer>(*raw->store, raw->kubelet.get(), ao);
-    if (Status s = raw->api->Start(); !s.ok()) {
-      Stop();
-      return Status(Code::kUnavailable, s.message());
-    }
   }
-  return Status::Ok();
+  ao.mounts.push_back(ui::MakeConsoleMount(*p->store, std::move(co)));
+  p->api = std::make_unique<apiserver::ApiServer>(*p->store, p->kubelet.get(), ao);
+  return p->api->Start();
 }
 
 void Cluster::Stop() {
-  if (!parts_) return;
-  Parts* p = parts_.get();
-  if (p->api) p->api->Stop();
-  if (p->sampler) p->sampler->Stop();
-  if (p->loop_thread.joinable()) {
-    // Actors stop on the loop thread; the kubelet SIGKILLs its pods' process groups.
+  if (parts_) {
+    Parts* p = parts_.get();
+    if (p->api) p->api->Stop();
+    if (p->sampler) p->sampler->Stop();
     (void)p->OnLoop([p] {
-      p->controller->Stop();
-      p->scheduler->Stop();
-      p->kubelet->Stop();
-      p->runner->KillAll();
+      p->StopActors();
       return Status::Ok();
     });
-    // Let the runner report the exits (and flush the logs) before the loop goes away.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (p->runner->running() > 0 && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    WaitForExits();
+    if (p->loop_thread.joinable()) {
+      p->loop.Stop();
+      p->loop_thread.join();
     }
-    p->loop.Stop();
-    p->loop_thread.join();
+    parts_.reset();  // the PosixProcessRunner's destructor reaps anything left
   }
-  parts_.reset();  // the PosixProcessRunner's destructor reaps anything left
-  if (temp_state_dir_) {
-    std::error_code ec;
-    std::filesystem::remove_all(state_dir_, ec);
-    temp_state_dir_ = false;
+  RemoveTempStateDir();
+}
+
+// Lets the runner report the exits (and the kubelet flush the logs) before the loop goes away.
+void Cluster::WaitForExits() {
+  Parts* p = parts_.get();
+  auto running = [p] { return p->runner().running(); };
+  if (!p->loop_thread.joinable()) {
+    p->loop.RunUntil([&] { return running() == 0; },
+                     options_.clock == ClockKind::kVirtual ? Duration(1min) : Duration(10s));
+    return;
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::size_t left = 0;
+    (void)p->OnLoop([&] {
+      left = running();
+      return Status::Ok();
+    });
+    if (left == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
 
-client::Client& Cluster::client() { return *parts_->client; }
+void Cluster::Step(Duration d) {
+  if (options_.clock == ClockKind::kVirtual) {
+    parts_->loop.RunFor(d);
+  } else {
+    parts_->loop.RunUntil([] { return false; }, d);
+  }
+}
+
+Status Cluster::RestartController() {
+  if (!parts_) return Status(Code::kInvalid, "cluster not started");
+  Parts* p = parts_.get();
+  return p->OnLoop([p] {
+    p->controller->Stop();
+    p->controller = std::make_unique<controller::Controller>(p->actors(), p->loop);
+    return p->controller->Start();
+  });
+}
+
+// Down: the kubelet stops (its processes die with it). Up: a fresh kubelet registers the node.
+Status Cluster::SetNodePower(const std::string& node, bool up) {
+  if (!parts_) return Status(Code::kInvalid, "cluster not started");
+  if (parts_->api) return Status(Code::kInvalid, "node power: not with the API server");
+  Parts* p = parts_.get();
+  return p->OnLoop([p, node, up]() -> Status {
+    if (node != p->kubelet_options.node_name) return NotFoundError("nodes", node);
+    if (up == p->node_up) return Status::Ok();
+    p->node_up = up;
+    if (!up) {
+      p->kubelet->Stop();
+      return Status::Ok();
+    }
+    p->NewKubelet();
+    return p->kubelet->Start();
+  });
+}
+
+Status Cluster::EvictPod(const std::string& ns, const std::string& name,
+                         const std::string& message) {
+  if (!parts_) return Status(Code::kInvalid, "cluster not started");
+  Parts* p = parts_.get();
+  return p->OnLoop([&] { return p->kubelet->EvictPod(ns, name, message); });
+}
+
+client::Client& Cluster::client() { return *parts_->local; }
 api::PodLogs& Cluster::logs() { return *parts_->kubelet; }
-Clock& Cluster::clock() { return parts_->clock; }
+Clock& Cluster::clock() { return *parts_->clock; }
+EventLoop& Cluster::loop() { return parts_->loop; }
 const std::string& Cluster::state_dir() const { return state_dir_; }
 int Cluster::api_port() const { return parts_ && parts_->api ? parts_->api->port() : 0; }
 
@@ -200,9 +379,11 @@ std::string Cluster::Kubeconfig() const {
 
 Status Cluster::CheckImages(const Json& job) const {
   if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  const Json& specs = job.value("spec", Json::object()).value("pytorchReplicaSpecs", Json::object());
+  const Json& specs =
+      job.value("spec", Json::object()).value("pytorchReplicaSpecs", Json::object());
   for (auto it = specs.begin(); it != specs.end(); ++it) {
-    const Json& pod_spec = it.value().value("template", Json::object()).value("spec", Json::object());
+    const Json& pod_spec =
+        it.value().value("template", Json::object()).value("spec", Json::object());
     for (const char* field : {"initContainers", "containers"}) {
       const Json& list = pod_spec.value(field, Json::array());
       for (std::size_t i = 0; i < list.size(); ++i) {
@@ -215,15 +396,14 @@ Status Cluster::CheckImages(const Json& job) const {
           return out;
         };
         std::string image = c.value("image", "");
-        auto plan = parts_->images.Resolve(image, strings("command"), strings("args"),
-                                           parts_->image_vars);
+        auto plan =
+            parts_->images.Resolve(image, strings("command"), strings("args"), parts_->image_vars);
         if (!plan.ok()) {
-          std::string reason = plan.status().code() == Code::kNotFound ? "ErrImagePull"
-                                                                       : "InvalidImageName";
+          std::string reason =
+              plan.status().code() == Code::kNotFound ? "ErrImagePull" : "InvalidImageName";
           return Status(plan.status().code(),
                         "spec.pytorchReplicaSpecs." + it.key() + " container \"" +
-                            c.value("name", "") + "\": " + reason + ": " +
-                            plan.status().message() +
+                            c.value("name", "") + "\": " + reason + ": " + plan.status().message() +
                             "\n  pjemu runs images as local programs: map \"" + image +
                             "\" in an image map and pass it with --image-map FILE (see "
                             "fixtures/images.yaml; for the nccl seed on a CPU-only machine: "
@@ -238,6 +418,7 @@ Status Cluster::CheckImages(const Json& job) const {
 }
 
 std::string Cluster::MetricsPath(const Json& pod) const {
+  if (options_.processes == ProcessKind::kSimulated) return "";
   return TrainerMetricsPath(state_dir_, pod);
 }
 

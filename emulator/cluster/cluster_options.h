@@ -1,28 +1,71 @@
-// ClusterOptions: everything that shapes an embedded cluster (style G12), set by the CLI's flags
-// (`run`, `serve`) or by tests, and checked by Validate() before anything starts. Defaults are
-// the in-class initialisers; every CLI flag names the field it sets.
+// ClusterOptions: everything that shapes an embedded cluster, set by the CLI's flags
+// (`run`, `serve`), the scenario runner, benchmarks or tests, and checked by Validate() before
+// anything starts. Defaults are the in-class initialisers (those of `pjemu run`); every CLI flag
+// names the field it sets. Three choices shape the cluster, and each combination Validate
+// accepts is one supported wiring:
+//  - clock:     real (RealClock) or virtual (FakeClock: minutes of cluster time in milliseconds,
+//               the same run every time for a seed);
+//  - processes: real (a PosixProcessRunner behind a TrainerRunner: local programs, the real
+//               trainer) or simulated (a SimulatedProcessRunner following `script`);
+//  - loop:      on a thread of its own (`run`, `serve`) or driven by the caller (Cluster::Step,
+//               Cluster::loop(): scenarios, tests, benchmarks), so that a caller's fault injector
+//               and observer share the actors' thread.
 // Thread safety: a plain value.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
+#include "emulator/client/client.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
+#include "emulator/process/process_runner.h"
+#include "emulator/process/simulated_process_runner.h"
+
+namespace pjemu::kubelet {
+class ImagePuller;
+}  // namespace pjemu::kubelet
 
 namespace pjemu::cluster {
 
+enum class ClockKind { kReal, kVirtual };
+enum class ProcessKind { kReal, kSimulated };
+enum class LoopKind { kOwnThread, kCaller };
+
+// Seams a caller (the faults decorators) wraps from outside. Each wrapper must forward to the
+// object it is given, which outlives what it returns.
+// The Client the controller, scheduler and kubelet use (Cluster::client() is never wrapped).
+using ClientWrapper = std::function<std::unique_ptr<client::Client>(client::Client&)>;
+// The kubelet's ProcessRunner.
+using RunnerWrapper =
+    std::function<std::unique_ptr<process::ProcessRunner>(process::ProcessRunner&)>;
+// A kubelet's image pull step; called once for each kubelet the cluster creates (at Start and
+// whenever the node powers on again), with that kubelet's own image cache.
+using ImagePullerWrapper =
+    std::function<std::unique_ptr<kubelet::ImagePuller>(kubelet::ImagePuller&)>;
+
 struct ClusterOptions {
+  ClockKind clock = ClockKind::kReal;
+  ProcessKind processes = ProcessKind::kReal;
+  LoopKind loop = LoopKind::kOwnThread;
+  // What each simulated process does (processes: simulated).
+  process::SimulationScript script = process::DefaultScript;
+
   // Node: its name and GPU count (`--gpus`); -1 detects GPUs (nvidia-smi, /proc/driver/nvidia).
   std::string node_name = "pjemu-node";
   int gpus = -1;
+  // Node capacity; "" = detected from the host (cpu count, MemTotal).
+  std::string cpu;
+  std::string memory;
+  int max_pods = 110;  // the node's pod capacity (kubelet --max-pods)
   // Image map file (`--image-map`); "" = the kubelet's default (fixtures/images.yaml).
   std::string image_map;
   // The trainer program behind ${PJEMU_TRAINER} in the image map; "" = "pjemu-trainer" on PATH.
   std::string trainer_path;
   // FashionMNIST directory handed to mapped trainer images (`--dataset-dir`; the trainer's
-  // --data-dir); "" = the trainer's own
-  // default (/usr/share/datasets/fashion-mnist).
+  // --data-dir); "" = the trainer's own default (/usr/share/datasets/fashion-mnist).
   std::string dataset_dir;
   // Where pod logs and the trainer's metrics land (`--output-dir`); "" = a fresh temporary
   // directory, removed by Stop() unless keep_state_dir.
@@ -34,15 +77,20 @@ struct ClusterOptions {
   std::string data_dir;
   // CrashLoopBackOff scaling (1.0 = the kubelet's 10 s doubling to 5 min).
   double backoff_scale = 1.0;
-  // API server (`serve`): off for `run`.
+  // API server (`serve`) with the web console at /ui/: off for `run`.
   bool api_server = false;
   std::string address = "127.0.0.1";  // `--address`
-  int port = 6443;                     // `--port`; 0 picks a free one
-  std::string token;                   // `--token`; "" = no authentication
-  std::uint64_t seed = 1;              // uids, generateName suffixes
+  int port = 6443;                    // `--port`; 0 picks a free one
+  std::string token;                  // `--token`; "" = no authentication
+  std::uint64_t seed = 1;             // uids, generateName suffixes
+
+  ClientWrapper wrap_client;
+  RunnerWrapper wrap_runner;
+  ImagePullerWrapper wrap_images;
 
   // kInvalid naming the offending field (gpus < -1, port out of range, token without API
-  // server, empty node name, non-positive backoff scale).
+  // server, empty node name, non-positive backoff scale or max_pods, a virtual clock with real
+  // processes or a loop on its own thread).
   Status Validate() const;
 };
 

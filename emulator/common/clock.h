@@ -1,4 +1,4 @@
-// Clock: the one source of "now" in the emulator (G3). Components take a Clock& and never call
+// Clock: the one source of "now" in the emulator. Components take a Clock& and never call
 // std::chrono::system_clock::now() themselves, so tests replay exactly with FakeClock.
 // Time is wall time (Kubernetes timestamps are RFC 3339 UTC), Duration is nanoseconds.
 // Thread safety: RealClock and FakeClock are safe to call from any thread.

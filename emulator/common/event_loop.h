@@ -1,5 +1,5 @@
 // EventLoop: the single-threaded task and timer queue that every control-plane actor
-// (controller, scheduler, kubelet, fault injector) runs on (G3). Tasks run one at a time in
+// (controller, scheduler, kubelet, fault injector) runs on. Tasks run one at a time in
 // (due time, post order), so a run with a FakeClock replays exactly.
 //  - Virtual time (FakeClock): RunUntilIdle() runs every task due now; RunFor(d) jumps the
 //    clock from timer to timer up to now + d. Nothing sleeps.

@@ -1,19 +1,11 @@
 #include "emulator/controller/conditions.h"
 
-#include "emulator/controller/job_spec.h"
+#include "emulator/api/json_fields.h"
 
 namespace pjemu::controller {
 
-std::string JobReason(const std::string& suffix) { return std::string(kKind) + suffix; }
-
-bool HasCondition(const Json& status, const std::string& type) {
-  const Json& conds = Field(status, "conditions");
-  if (!conds.is_array()) return false;
-  for (const Json& c : conds) {
-    if (Str(c, "type") == type && Str(c, "status") == "True") return true;
-  }
-  return false;
-}
+using api::Field, api::IsFailed, api::Str;
+using api::kFailed, api::kRestarting, api::kRunning, api::kSucceeded;
 
 void UpdateJobConditions(Json& status, const std::string& type, const std::string& cond_status,
                          const std::string& reason, const std::string& message, Time now) {

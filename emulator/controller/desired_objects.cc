@@ -3,9 +3,16 @@
 #include <algorithm>
 #include <charconv>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/controller/job_spec.h"
 
 namespace pjemu::controller {
+
+using api::Field, api::HasMaster, api::Lower, api::OptInt, api::ReplicaSpec, api::ReplicaTypes,
+    api::Replicas, api::RestartPolicy, api::Str, api::TotalReplicas;
+using api::kDefaultContainerName, api::kJobRoleLabel, api::kLegacyJobNameLabel, api::kMaster,
+    api::kReplicaIndexLabel, api::kReplicaTypeLabel, api::kWorker;
+
 namespace {
 
 Json Env(const std::string& name, const std::string& value) {
@@ -253,11 +260,12 @@ Json DesiredHpa(const Json& job) {
   const Json& elastic = Field(Field(job, "spec"), "elasticPolicy");
   if (!elastic.is_object() || Field(elastic, "metrics").is_null()) return nullptr;
   const Json& meta = Field(job, "metadata");
-  Json spec = {
-      {"scaleTargetRef",
-       {{"kind", kKind}, {"name", Str(meta, "name")}, {"apiVersion", Str(job, "apiVersion")}}},
-      {"maxReplicas", Field(elastic, "maxReplicas")},
-      {"metrics", elastic["metrics"]}};
+  Json spec = {{"scaleTargetRef",
+                {{"kind", api::kPyTorchJobKind},
+                 {"name", Str(meta, "name")},
+                 {"apiVersion", Str(job, "apiVersion")}}},
+               {"maxReplicas", Field(elastic, "maxReplicas")},
+               {"metrics", elastic["metrics"]}};
   if (!Field(elastic, "minReplicas").is_null()) spec["minReplicas"] = elastic["minReplicas"];
   return {{"apiVersion", "autoscaling/v2"},
           {"kind", "HorizontalPodAutoscaler"},

@@ -1,7 +1,8 @@
 // Desired objects of a PyTorchJob: the pod and headless service of every replica
-// (<job>-<type>-<index>), the injected torch env (spec section 4), the worker init container and
-// the elastic HPA. Pure functions of a DEFAULTED job (SetDefaults); the reconciler creates what
-// they return through the Client. Pods keep the template's annotations, finalizers and spec.
+// (<job>-<type>-<index>), the injected torch env (BEHAVIOUR.md points 17-21), the worker init
+// container (point 22) and the elastic HPA (point 42). Pure functions of a DEFAULTED job
+// (SetDefaults); the reconciler creates what they return through the Client. Pods keep the
+// template's annotations, finalizers and spec.
 // Thread safety: pure functions; safe from any thread.
 #pragma once
 

@@ -1,10 +1,13 @@
 #include "emulator/controller/event_recorder.h"
 
 #include "emulator/api/event.h"
+#include "emulator/api/json_fields.h"
+#include "emulator/api/pytorchjob.h"
 #include "emulator/api/resources.h"
-#include "emulator/controller/job_spec.h"
 
 namespace pjemu::controller {
+
+using api::Field, api::OptInt, api::Str, api::kControllerName;
 
 Status EventRecorder::Record(const Json& object, const std::string& type, const std::string& reason,
                              const std::string& message) {

@@ -5,10 +5,18 @@
 #include <algorithm>
 #include <map>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/controller/conditions.h"
 #include "emulator/controller/job_spec.h"
 
 namespace pjemu::controller {
+
+using api::Field, api::HasMaster, api::IsFinished, api::IsRunning, api::IsSucceeded,
+    api::IsSuspended, api::IsSuspendedCondition, api::JobReason, api::OptInt, api::ReplicaSpec,
+    api::ReplicaTypes, api::Replicas, api::RestartPolicy, api::Str, api::TotalReplicas;
+using api::kCreated, api::kFailed, api::kMaster, api::kReplicaIndexLabel, api::kRestarting,
+    api::kRunning, api::kSucceeded, api::kSuspended, api::kWorker;
+
 namespace {
 
 using Kind = JobAction::Kind;
@@ -28,6 +36,12 @@ class Pass {
   JobSync Run();
 
  private:
+  void KeepFinished();
+  void Suspend();
+  void ResumeIfSuspended();
+  std::string FailureReason();
+  void Fail(const std::string& failure);
+  bool ReconcileReplicas();
   void Event(const char* type, const std::string& reason, const std::string& message) {
     JobAction a;
     a.kind = Kind::kEvent;
@@ -281,7 +295,8 @@ void Pass::UpdateJobStatus() {
 }
 
 void Pass::RequeueForDeadline() {
-  // Upstream enqueues this into a no-op queue (#3358); pjemu fires at the deadline itself.
+  // Upstream enqueues this into a no-op queue; pjemu fires at the deadline itself
+  // (BEHAVIOUR.md point 46, D1).
   auto ads = OptInt(Field(Field(job_, "spec"), "runPolicy"), "activeDeadlineSeconds");
   auto start = ParseTime(Str(st(), "startTime"));
   if (!ads || !start || IsFinished(st())) return;
@@ -297,43 +312,64 @@ JobSync Pass::Run() {
     Condition(kCreated, "True", "Created", "PyTorchJob " + name_ + " is created.");
   }
   const Json old = st();
-  const std::string kind = kKind;
-
   if (IsFinished(st())) {
-    DeletePodsAndServices();
-    ApplyTtl();
-    if (IsSucceeded(st()) && Field(st(), "replicaStatuses").is_object()) {
-      for (auto& [rtype, rs] : st()["replicaStatuses"].items()) {
-        std::int64_t active = OptInt(rs, "active").value_or(0);
-        std::int64_t succeeded = OptInt(rs, "succeeded").value_or(0) + active;
-        rs.erase("active");
-        if (succeeded) rs["succeeded"] = succeeded;
-      }
+    KeepFinished();
+  } else if (IsSuspended(job_)) {
+    Suspend();
+  } else {
+    ResumeIfSuspended();
+    RecordAbnormalPods();
+    if (std::string failure = FailureReason(); !failure.empty()) {
+      Fail(failure);
+      out_.status_changed = true;
+      return std::move(out_);
     }
-    out_.status_changed = st() != old;
-    return std::move(out_);
+    if (!ReconcileReplicas()) return std::move(out_);
+    UpdateJobStatus();
+    RequeueForDeadline();
   }
+  out_.status_changed = st() != old;
+  return std::move(out_);
+}
 
-  if (IsSuspended(job_)) {
-    DeletePodsAndServices();
-    if (Field(st(), "replicaStatuses").is_object()) {
-      for (auto& [rtype, rs] : st()["replicaStatuses"].items()) rs.erase("active");
+// A finished job: its pods and services go (cleanPodPolicy), its TTL runs, and on success the
+// still-active replicas count as succeeded.
+void Pass::KeepFinished() {
+  DeletePodsAndServices();
+  ApplyTtl();
+  if (IsSucceeded(st()) && Field(st(), "replicaStatuses").is_object()) {
+    for (auto& [rtype, rs] : st()["replicaStatuses"].items()) {
+      std::int64_t active = OptInt(rs, "active").value_or(0);
+      std::int64_t succeeded = OptInt(rs, "succeeded").value_or(0) + active;
+      rs.erase("active");
+      if (succeeded) rs["succeeded"] = succeeded;
     }
-    const std::string msg = kind + " " + name_ + " is suspended.";
-    if (IsRunning(st())) Condition(kRunning, "False", "Suspended", msg);
-    if (!IsSuspendedCondition(st())) Condition(kSuspended, "True", "Suspended", msg);
-    Event("Normal", JobReason("Suspended"), msg);
-    out_.status_changed = st() != old;
-    return std::move(out_);
   }
-  if (IsSuspendedCondition(st())) {
-    const std::string msg = kind + " " + name_ + " is resumed.";
-    Condition(kSuspended, "False", "Resumed", msg);
-    st()["startTime"] = FormatTime(now_);
-    Event("Normal", JobReason("Resumed"), msg);
-  }
+}
 
-  RecordAbnormalPods();
+// spec.runPolicy.suspend: pods and services go, Running turns False and Suspended True.
+void Pass::Suspend() {
+  DeletePodsAndServices();
+  if (Field(st(), "replicaStatuses").is_object()) {
+    for (auto& [rtype, rs] : st()["replicaStatuses"].items()) rs.erase("active");
+  }
+  const std::string msg = std::string(api::kPyTorchJobKind) + " " + name_ + " is suspended.";
+  if (IsRunning(st())) Condition(kRunning, "False", "Suspended", msg);
+  if (!IsSuspendedCondition(st())) Condition(kSuspended, "True", "Suspended", msg);
+  Event("Normal", JobReason("Suspended"), msg);
+}
+
+// A job no longer suspended: Suspended turns False and the start time starts again.
+void Pass::ResumeIfSuspended() {
+  if (!IsSuspendedCondition(st())) return;
+  const std::string msg = std::string(api::kPyTorchJobKind) + " " + name_ + " is resumed.";
+  Condition(kSuspended, "False", "Resumed", msg);
+  st()["startTime"] = FormatTime(now_);
+  Event("Normal", JobReason("Resumed"), msg);
+}
+
+// Why the job fails now (backoffLimit, then activeDeadlineSeconds), or "".
+std::string Pass::FailureReason() {
   const auto active = std::count_if(pods_.begin(), pods_.end(), IsActivePod);
   const auto failed = std::count_if(pods_.begin(), pods_.end(), [](const Json& p) {
     return Str(Field(p, "status"), "phase") == "Failed";
@@ -344,40 +380,39 @@ JobSync Pass::Run() {
       prev_failed += OptInt(rs, "failed").value_or(0);
     }
   }
-  std::string failure;
   if (auto limit = OptInt(Field(Field(job_, "spec"), "runPolicy"), "backoffLimit")) {
     // The work queue's requeue count is always 0 upstream (a no-op fake queue).
     const std::int64_t previous_retry = 0;
     const bool exceeds =
         failed > prev_failed && active != TotalReplicas(job_) && previous_retry + 1 > *limit;
     if (exceeds || PastBackoffLimit(job_, pods_)) {
-      failure = "Job " + name_ + " has failed because it has reached the specified backoff limit";
+      return "Job " + name_ + " has failed because it has reached the specified backoff limit";
     }
   }
-  if (failure.empty() && PastActiveDeadline(job_, st(), now_)) {
-    failure = "Job " + name_ + " has failed because it was active longer than specified deadline";
+  if (PastActiveDeadline(job_, st(), now_)) {
+    return "Job " + name_ + " has failed because it was active longer than specified deadline";
   }
-  if (!failure.empty()) {
-    // v1.9.4 (#3420): Failed is set before the cleanup, so cleanPodPolicy is respected.
-    SetCompletionTime();
-    Condition(kFailed, "True", "Failed", failure);
-    DeletePodsAndServices();
-    ApplyTtl();
-    Event("Normal", JobReason("Failed"), failure);
-    out_.status_changed = true;
-    return std::move(out_);
-  }
+  return "";
+}
 
+// Failed is set before the cleanup, so cleanPodPolicy is respected (BEHAVIOUR.md point 37).
+void Pass::Fail(const std::string& failure) {
+  SetCompletionTime();
+  Condition(kFailed, "True", "Failed", failure);
+  DeletePodsAndServices();
+  ApplyTtl();
+  Event("Normal", JobReason("Failed"), failure);
+}
+
+// Pods, then services, per replica type (Master first); false when a write failed.
+bool Pass::ReconcileReplicas() {
   for (const std::string& rtype : ReplicaTypes(job_)) {
     ReconcilePods(rtype);
-    if (!out_.error.ok()) return std::move(out_);
+    if (!out_.error.ok()) return false;
     ReconcileServices(rtype);
-    if (!out_.error.ok()) return std::move(out_);
+    if (!out_.error.ok()) return false;
   }
-  UpdateJobStatus();
-  RequeueForDeadline();
-  out_.status_changed = st() != old;
-  return std::move(out_);
+  return true;
 }
 
 }  // namespace

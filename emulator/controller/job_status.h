@@ -1,6 +1,6 @@
 // Job status of a PyTorchJob: the Training Operator's ReconcileJobs/ReconcilePods/
-// UpdateJobStatus (spec sections 5-7) as pure functions. Given the DEFAULTED job (its .status
-// is the previous status), the pods and services it controls, and `now`, ComputeJobStatus
+// UpdateJobStatus (BEHAVIOUR.md points 23-41) as pure functions. Given the DEFAULTED job (its
+// .status is the previous status), the pods and services it controls, and `now`, ComputeJobStatus
 // returns the new status plus the ordered actions (events, pod/service creates and deletes, job
 // deletion for TTL) the reconciler must carry out, and when to look again.
 // Thread safety: pure functions; safe from any thread.

@@ -1,10 +1,15 @@
 #include "emulator/controller/pytorchjob_reconciler.h"
 
+#include "emulator/api/json_fields.h"
 #include "emulator/api/resources.h"
 #include "emulator/controller/job_spec.h"
 #include "emulator/controller/job_status.h"
 
 namespace pjemu::controller {
+
+using api::Field, api::IsSuspended, api::ManagedByExternalController, api::SetDefaults, api::Str;
+using api::kControllerName, api::kJobNameLabel, api::kOperatorNameLabel;
+
 namespace {
 
 const api::ResourceType& Hpas() {

@@ -1,4 +1,4 @@
-// The reconcile vocabulary shared by the controller's parts (controller-runtime's shape, G6):
+// The reconcile vocabulary shared by the controller's parts (controller-runtime's shape):
 // a Request names one object, a Reconciler acts on it level-based (re-reads the cluster state,
 // never acts on the event that woke it) and says when to look again.
 // Thread safety: plain values; Reconcile is called on the controller's EventLoop thread only.

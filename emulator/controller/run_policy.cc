@@ -3,16 +3,21 @@
 #include <algorithm>
 #include <charconv>
 
+#include "emulator/api/json_fields.h"
+#include "emulator/api/pod_status.h"
 #include "emulator/controller/conditions.h"
 #include "emulator/controller/job_spec.h"
 #include "emulator/controller/job_status.h"
 
 namespace pjemu::controller {
+
+using api::Field, api::IsFinished, api::IsSuspended, api::Lower, api::OptInt, api::ReplicaSpec,
+    api::ReplicaTypes, api::RestartPolicy, api::Str;
+using api::kDefaultContainerName, api::kReplicaIndexLabel, api::kReplicaTypeLabel;
+
 namespace {
 
 const Json& RunPolicyOf(const Json& job) { return Field(Field(job, "spec"), "runPolicy"); }
-
-std::string Phase(const Json& pod) { return Str(Field(pod, "status"), "phase"); }
 
 bool Deleting(const Json& obj) {
   return !Field(Field(obj, "metadata"), "deletionTimestamp").is_null();
@@ -45,7 +50,7 @@ std::vector<std::string> PodsToCleanUp(const Json& job, const Json& status,
   const bool finished = IsFinished(status);
   if (finished && policy == "None") return out;
   for (const Json& pod : pods) {
-    const std::string phase = Phase(pod);
+    const std::string phase = api::PodPhase(pod);
     if (finished && policy == "Running" && phase != "Running" && phase != "Pending") continue;
     out.push_back(Str(Field(pod, "metadata"), "name"));
   }
@@ -60,7 +65,7 @@ bool PastBackoffLimit(const Json& job, const std::vector<Json>& pods) {
     const std::string policy = RestartPolicy(ReplicaSpec(job, rtype));
     if (policy != "OnFailure" && policy != "Always" && policy != "ExitCode") continue;
     for (const Json& pod : FilterForReplicaType(pods, rtype)) {
-      if (Phase(pod) != "Running") continue;
+      if (api::PodPhase(pod) != "Running") continue;
       for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
         const Json& statuses = Field(Field(pod, "status"), key);
         if (!statuses.is_array()) continue;
@@ -117,7 +122,7 @@ std::int64_t SliceSize(const std::vector<Json>& objects, std::int64_t replicas) 
 }
 
 void CountPod(Json& rs, const Json& pod) {
-  const std::string phase = Phase(pod);
+  const std::string phase = api::PodPhase(pod);
   if (phase == "Running") {
     if (Deleting(pod)) {
       Set(rs, "failed", Get(rs, "failed") + 1);
@@ -144,9 +149,6 @@ std::int64_t PytorchExitCode(const Json& pod) {
   return code;
 }
 
-bool IsActivePod(const Json& pod) {
-  const std::string phase = Phase(pod);
-  return phase != "Succeeded" && phase != "Failed" && !Deleting(pod);
-}
+bool IsActivePod(const Json& pod) { return !api::IsPodTerminal(pod) && !Deleting(pod); }
 
 }  // namespace pjemu::controller

@@ -1,4 +1,4 @@
-// FaultyClient: a client::Client decorator that makes chosen calls fail (style G5), like
+// FaultyClient: a client::Client decorator that makes chosen calls fail, like
 // controller-runtime's interceptor and beast's fail_count. Sits between an actor (controller,
 // scheduler, kubelet) and the real Client; calls that match no rule pass through unchanged.
 // A rule picks calls by verb and resource and fails the Nth match, or each match with a seeded

@@ -1,5 +1,5 @@
 // FaultyProcessRunner: a process::ProcessRunner decorator that lets faults reach the containers
-// the kubelet started (style G5): kill a process group with a signal, make it end with a chosen
+// the kubelet started: kill a process group with a signal, make it end with a chosen
 // exit code, or hang it with SIGSTOP (a stuck peer). Sits between the kubelet and the real or
 // simulated runner; processes are found by the spec name "<ns>/<pod>/<container>".
 // Thread safety: EventLoop thread only, like every ProcessRunner caller.

@@ -5,17 +5,12 @@
 #include <regex>
 #include <sstream>
 
+#include "emulator/api/job_conditions.h"
+#include "emulator/api/json_fields.h"
+
 namespace pjemu::faults {
 
 namespace {
-
-bool ConditionTrue(const Json& job, const std::string& type) {
-  const Json& conds = job.value("status", Json::object()).value("conditions", Json::array());
-  for (const Json& c : conds) {
-    if (c.value("type", "") == type && c.value("status", "") == "True") return true;
-  }
-  return false;
-}
 
 std::pair<std::string, std::string> SplitKey(const std::string& key) {
   auto slash = key.find('/');
@@ -213,7 +208,7 @@ bool Injector::TriggerMatched(const Trigger& t) {
     case Trigger::Kind::kJobCondition: {
       auto [ns, name] = SplitKey(t.job);
       auto job = client_.Get(api::PyTorchJobs(), ns, name);
-      return job.ok() && ConditionTrue(*job, t.condition);
+      return job.ok() && api::HasCondition(api::Field(*job, "status"), t.condition);
     }
     case Trigger::Kind::kLogMatch:
       return LogMatches(node_.read_log(t.pod.ns, t.pod.name, t.pod.container), t.regex);

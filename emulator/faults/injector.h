@@ -1,4 +1,4 @@
-// Injector: turns a plan of faults into EventLoop events (style G5). Each fault has a trigger
+// Injector: turns a plan of faults into EventLoop events. Each fault has a trigger
 // (a time after Arm(), a job reaching a condition, or another fault having fired) and an action
 // on pods picked by name or label selector: kill with a signal, exit with a code, hang
 // (SIGSTOP), delete through the API, a share of API errors for a while, or a named hook the
@@ -107,7 +107,8 @@ struct NodeSeams {
       evict;
   // Powers the node off (its kubelet and every container process stop at once) or on again.
   std::function<Status(const std::string& node, bool up)> power;
-  // From now on pulls of images matching the glob take this long (cached copies are dropped).
+  // From now on pulls of images matching the glob take this long (cached copies are dropped):
+  // SlowRegistry::SetDelay on the kubelet's image pull seam.
   std::function<void(const std::string& glob, Duration delay)> pull_delay;
   // Reads what the triggers look at: the log text of a pod's container ("" = the only/first
   // one) and the trainer's metrics file (JSON lines) of a pod; "" when there is none yet.

@@ -1,17 +1,13 @@
 #include "emulator/faults/node_lifecycle.h"
 
 #include "emulator/api/event.h"
+#include "emulator/api/pod_status.h"
 
 namespace pjemu::faults {
 
 namespace {
 
 const api::EventSource kNodeController{"node-controller", ""};
-
-bool Finished(const Json& pod) {
-  std::string phase = pod.value("status", Json::object()).value("phase", "");
-  return phase == "Succeeded" || phase == "Failed";
-}
 
 std::string Key(const Json& pod) {
   return pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "");
@@ -41,7 +37,8 @@ Result<std::vector<Json>> PodsOn(client::Client& client, const std::string& node
   ASSIGN_OR_RETURN(Json list, client.List(api::Pods(), ""));
   std::vector<Json> out;
   for (const Json& pod : list.value("items", Json::array())) {
-    if (pod.value("spec", Json::object()).value("nodeName", "") == node && !Finished(pod)) {
+    if (pod.value("spec", Json::object()).value("nodeName", "") == node &&
+        !api::IsPodTerminal(pod)) {
       out.push_back(pod);
     }
   }

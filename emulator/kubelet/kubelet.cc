@@ -1,7 +1,6 @@
 #include "emulator/kubelet/kubelet.h"
 
-#include <fnmatch.h>
-
+#include "emulator/api/pod_status.h"
 #include "emulator/kubelet/node_object.h"
 #include "emulator/kubelet/pod_reboot.h"
 #include "emulator/kubelet/pod_worker.h"
@@ -15,11 +14,25 @@ std::string Names(const std::vector<ContainerLogInfo>& list) {
   return "[" + s + "]";
 }
 
+// Every pod, not only this node's: a pod bound here arrives as a MODIFIED of a pod seen before.
+client::InformerOptions PodsInformerOptions(const std::string& node_name) {
+  client::InformerOptions options;
+  options.name = "kubelet " + node_name + " pods";
+  return options;
+}
+
 }  // namespace
 
 Kubelet::Kubelet(client::Client& client, EventLoop& loop, process::ProcessRunner& runner,
                  KubeletOptions options)
-    : client_(client), loop_(loop), runner_(runner), options_(std::move(options)) {
+    : client_(client),
+      loop_(loop),
+      runner_(runner),
+      options_(std::move(options)),
+      pods_(client, loop, api::Pods(), PodsInformerOptions(options_.node_name),
+            [this](const api::WatchEvent& event) {
+              HandlePod(api::WatchTypeName(event.type), event.object);
+            }) {
   host_ip_ = "127.0.0." + std::to_string(options_.node_index + 1);
   if (!options_.network) options_.network = std::make_shared<ClusterNetwork>();
 }
@@ -47,7 +60,6 @@ Status Kubelet::Start() {
                                {},
                                {},
                                {},
-                               {},
                                {}});
   ctx_->gpu_owner.assign(res.gpus, "");
   Json node = BuildNode(options_.node_name, host_ip_, options_.node_labels, res, loop_.Now());
@@ -65,18 +77,10 @@ Status Kubelet::Start() {
   }
   if (!created.ok()) return created.status().WithContext("register node " + options_.node_name);
   alive_ = std::make_shared<bool>(true);
-  auto watch = client_.Watch(api::Pods(), "");
-  if (!watch.ok()) return watch.status().WithContext("watch pods");
-  watch_ = *watch;
-  std::weak_ptr<bool> alive = alive_;
-  watch_->SetNotify([this, alive] {
-    if (alive.expired()) return;
-    loop_.Post([this, alive] {
-      if (!alive.expired()) DrainWatch();
-    });
-  });
+  RETURN_IF_ERROR(pods_.Start());
   started_ = true;
-  DrainWatch();
+  pods_.Drain();  // the pods already bound here, now
+  std::weak_ptr<bool> alive = alive_;
   heartbeat_ = loop_.PostAfter(options_.node_status_interval, [this, alive] {
     if (!alive.expired()) Heartbeat();
   });
@@ -87,11 +91,7 @@ void Kubelet::Stop() {
   if (!started_) return;
   started_ = false;
   alive_.reset();
-  if (watch_) {
-    watch_->SetNotify(nullptr);
-    watch_->Stop();
-    watch_.reset();
-  }
+  pods_.Stop();
   if (heartbeat_) loop_.Cancel(heartbeat_);
   for (auto& [uid, worker] : workers_) worker->Kill();
   workers_.clear();
@@ -111,46 +111,6 @@ Status Kubelet::EvictPod(const std::string& ns, const std::string& name,
   return NotFoundError("pods", name);
 }
 
-void Kubelet::SetPullDelay(const std::string& image_glob, Duration delay) {
-  if (!ctx_) return;
-  ctx_->pull_delays.emplace_back(image_glob, delay);
-  for (auto it = ctx_->pulled.begin(); it != ctx_->pulled.end();) {
-    it = ::fnmatch(image_glob.c_str(), it->c_str(), 0) == 0 ? ctx_->pulled.erase(it) : ++it;
-  }
-}
-
-void Kubelet::DrainWatch() {
-  if (!started_ || !watch_) return;
-  while (auto event = watch_->TryNext()) {
-    std::string rv = event->object.value("metadata", Json::object()).value("resourceVersion", "");
-    if (!rv.empty()) last_rv_ = rv;
-    if (event->type == api::WatchEvent::Type::kError ||
-        event->type == api::WatchEvent::Type::kBookmark) {
-      continue;
-    }
-    HandlePod(api::WatchTypeName(event->type), event->object);
-    if (!started_) return;
-  }
-  if (watch_->Done()) {
-    // The stream ended (we fell behind): re-watch from everything, which replays ADDED events;
-    // workers take any number of updates.
-    api::WatchOptions opts;
-    auto watch = client_.Watch(api::Pods(), "", opts);
-    if (!watch.ok()) return;
-    watch_ = *watch;
-    std::weak_ptr<bool> alive = alive_;
-    watch_->SetNotify([this, alive] {
-      if (!alive.expired())
-        loop_.Post([this, alive] {
-          if (!alive.expired()) DrainWatch();
-        });
-    });
-    loop_.Post([this, alive] {
-      if (!alive.expired()) DrainWatch();
-    });
-  }
-}
-
 void Kubelet::HandlePod(const std::string& type, const Json& pod) {
   const Json& meta = pod["metadata"];
   std::string uid = meta.value("uid", "");
@@ -165,10 +125,9 @@ void Kubelet::HandlePod(const std::string& type, const Json& pod) {
   }
   if (pod.value("spec", Json::object()).value("nodeName", "") != options_.node_name) return;
   if (it == workers_.end()) {
-    std::string phase = pod.value("status", Json::object()).value("phase", "");
     // A pod that finished before this kubelet started (or on its previous run) stays as is;
     // its logs are still served.
-    if (phase == "Succeeded" || phase == "Failed") return RememberFinishedPodLogs(*ctx_, pod);
+    if (api::IsPodTerminal(pod)) return RememberFinishedPodLogs(*ctx_, pod);
     it = workers_.emplace(uid, std::make_shared<PodWorker>(*ctx_, pod)).first;
   }
   auto worker = it->second;  // Update may re-enter through the store's watch notify

@@ -1,9 +1,11 @@
-// Kubelet: one emulated node. It registers its Node object and heartbeats it, watches the pods
-// bound to it (spec.nodeName), runs their init containers in order and then their containers as
-// local processes through a process::ProcessRunner, and writes pod status back through the
-// Client the way the real kubelet does (phases, conditions, containerStatuses, restarts with
-// CrashLoopBackOff, OOMKilled, graceful deletion). It also answers api::PodLogs from the CRI
-// log files it writes under root_dir/pods/<ns>_<pod>_<uid>/<container>/<restartCount>.log.
+// Kubelet: one emulated node. It registers its Node object and heartbeats it, follows the pods
+// bound to it (spec.nodeName) through a client::Informer (which re-watches, relists and retries
+// on its own, so the node never goes deaf), runs their init containers in order and then their
+// containers as local processes through a process::ProcessRunner, and writes pod status back
+// through the Client the way the real kubelet does (phases, conditions, containerStatuses,
+// restarts with CrashLoopBackOff, OOMKilled, graceful deletion). It also answers api::PodLogs
+// from the CRI log files it writes under
+// root_dir/pods/<ns>_<pod>_<uid>/<container>/<restartCount>.log.
 // Thread safety: the constructor, Start and Stop run on the EventLoop thread (or before it
 // runs); everything else happens on the EventLoop thread, except Find, which is safe from any
 // thread.
@@ -17,8 +19,10 @@
 
 #include "emulator/api/logs.h"
 #include "emulator/client/client.h"
+#include "emulator/client/informer.h"
 #include "emulator/common/event_loop.h"
 #include "emulator/kubelet/image_map.h"
+#include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/pod_network.h"
 #include "emulator/process/process_runner.h"
 
@@ -48,6 +52,9 @@ struct KubeletOptions {
   Duration service_poll_interval = 1s;
   // Pod IPs and service host ports, shared by every kubelet of one cluster; nullptr = own one.
   std::shared_ptr<ClusterNetwork> network;
+  // The image pull step (not owned; must outlive the kubelet); nullptr = the kubelet's own
+  // ImageCache, which takes the image map's pull_delay once per image.
+  ImagePuller* image_puller = nullptr;
 };
 
 class PodWorker;
@@ -62,7 +69,8 @@ class Kubelet final : public api::PodLogs {
   Kubelet& operator=(const Kubelet&) = delete;
 
   // Loads the image map, registers the Node and starts watching pods. kInvalid/kNotFound for a
-  // bad image map (file:line in the message); the Client's errors for the Node registration.
+  // bad image map (file:line in the message); the Client's errors for the Node registration and
+  // the first List and Watch of pods.
   Status Start();
   // SIGKILLs every process of this node's pods, stops the watch and the heartbeat. Pod status
   // is left as it was (the node simply went away). Idempotent.
@@ -74,10 +82,6 @@ class Kubelet final : public api::PodLogs {
   // (SIGKILL, phase Failed, reason Evicted, `message`; "" = a memory-pressure message);
   // kNotFound when no running pod of that name is on this node.
   Status EvictPod(const std::string& ns, const std::string& name, const std::string& message);
-  // From now on, pulls of images matching image_glob (fnmatch, on the reference as written or
-  // normalized) take `delay` (ContainerCreating meanwhile); matching images already pulled are
-  // forgotten, as if garbage-collected.
-  void SetPullDelay(const std::string& image_glob, Duration delay);
 
   const std::string& node_name() const { return options_.node_name; }
   const std::string& host_ip() const { return host_ip_; }
@@ -85,7 +89,6 @@ class Kubelet final : public api::PodLogs {
   std::size_t pod_count() const { return workers_.size(); }
 
  private:
-  void DrainWatch();
   void HandlePod(const std::string& type, const Json& pod);
   void Heartbeat();
   Status RegisterNode();
@@ -96,8 +99,7 @@ class Kubelet final : public api::PodLogs {
   KubeletOptions options_;
   std::string host_ip_;
   std::unique_ptr<WorkerContext> ctx_;
-  std::shared_ptr<api::Watch> watch_;
-  std::string last_rv_;
+  client::Informer pods_;  // after options_: its handler runs HandlePod
   std::map<std::string, std::shared_ptr<PodWorker>> workers_;  // by pod uid
   std::shared_ptr<bool> alive_;
   EventLoop::TimerId heartbeat_ = 0;

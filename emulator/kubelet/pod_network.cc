@@ -97,7 +97,8 @@ std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::s
   static const std::regex re(
       R"(^([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.svc(\.cluster\.local)?)?)?$)");
   std::smatch m;
-  if (!std::regex_match(host, m, re)) return std::nullopt;
+  // localhost is every pod's own loopback (its /etc/hosts), never looked up in cluster DNS.
+  if (host == "localhost" || !std::regex_match(host, m, re)) return std::nullopt;
   std::string ns = m[4].matched ? m[4].str() : pod_ns;
   return std::make_pair(m[1].str(), ns);
 }

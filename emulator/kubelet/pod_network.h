@@ -57,7 +57,8 @@ struct ServiceTarget {
 using ServiceResolver = std::function<std::optional<ServiceTarget>(const std::string& host)>;
 
 // Splits `svc`, `svc.ns`, `svc.ns.svc`, `svc.ns.svc.cluster.local` into (service, namespace);
-// pod_ns when the name has no namespace part. nullopt for anything else (IPs, other domains).
+// pod_ns when the name has no namespace part. nullopt for anything else (IPs, other domains,
+// localhost).
 std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::string& host,
                                                                     const std::string& pod_ns);
 

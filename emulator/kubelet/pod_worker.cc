@@ -2,8 +2,6 @@
 
 #include <signal.h>
 
-#include <fnmatch.h>
-
 #include <cmath>
 #include <filesystem>
 
@@ -162,11 +160,6 @@ std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& e
 }
 
 bool PodWorker::MasterAddressReady(const EnvList& env) {
-  bool from_operator = false;
-  for (const Json& ref : pod_["metadata"].value("ownerReferences", Json::array())) {
-    from_operator = from_operator || ref.value("kind", "") == "PyTorchJob";
-  }
-  if (!from_operator) return true;
   for (const char* name : {"MASTER_ADDR", "PET_MASTER_ADDR"}) {
     auto value = LookupEnv(env, name);
     if (value && ParseServiceHost(*value, ns_) && !Resolve(*value, false)) return false;
@@ -202,19 +195,12 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
     return fail_waiting("CreateContainerError", msg);
   }
   c.image_id = "pjemu://" + plan->normalized;
-  Duration pull_delay = plan->pull_delay;
-  for (const auto& [glob, delay] : ctx_.pull_delays) {
-    if (::fnmatch(glob.c_str(), c.image.c_str(), 0) == 0 ||
-        ::fnmatch(glob.c_str(), plan->normalized.c_str(), 0) == 0) {
-      pull_delay = delay;
-    }
-  }
-  if (pull_delay > Duration(0) && !ctx_.pulled.count(plan->normalized)) {
+  if (Duration pull = ctx_.puller().PullTime(c.image, *plan); pull > Duration(0)) {
     Event("Normal", "Pulling", "Pulling image \"" + c.image + "\"");
     std::string image = plan->normalized;
-    c.timer = After(pull_delay, [init, i, image](PodWorker& w) {
+    c.timer = After(pull, [init, i, image](PodWorker& w) {
       w.Container(init, i).timer = 0;
-      w.ctx_.pulled.insert(image);
+      w.ctx_.puller().Pulled(image);
       w.Event("Normal", "Pulled",
               "Successfully pulled image \"" + w.Container(init, i).image + "\"");
       w.Advance();
@@ -223,8 +209,9 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
   }
   if (plan->kind == ImagePlan::Kind::kExec && !MasterAddressReady(env) &&
       ++c.address_waits <= kMaxAddressWaits) {
-    // The operator creates a job's pods and Services in one pass, in no fixed order; hold the
-    // container (ContainerCreating) until the Service it must reach exists, as DNS would.
+    // An operator creates a job's pods and Services in one pass, in no fixed order, and env
+    // values are rewritten only at launch: hold the container (ContainerCreating) until the
+    // Service it must reach resolves, as a process retrying its DNS lookup would wait.
     c.timer = After(kAddressWaitInterval, [init, i](PodWorker& w) {
       w.Container(init, i).timer = 0;
       w.Advance();
@@ -238,9 +225,18 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
   Event("Normal", "Created", "Created container " + c.name);
   if (plan->kind == ImagePlan::Kind::kWaitForService) return StartBuiltin(init, i, *plan);
 
+  Launch(init, i, ProcessSpecOf(spec, c.name, *plan, env, std::move(base), log));
+}
+
+// The process of a container: the plan's argv, the kubelet's env under the container's own (the
+// Services' hosts rewritten to where they listen), its working directory, log and memory limit.
+process::ProcessSpec PodWorker::ProcessSpecOf(const Json& spec, const std::string& name,
+                                              const ImagePlan& plan, EnvList env,
+                                              std::vector<std::string> base,
+                                              const std::string& log) {
   env = RewriteServiceEnv(env, [this](const std::string& host) { return Resolve(host, false); });
   process::ProcessSpec ps;
-  ps.argv = plan->argv;
+  ps.argv = plan.argv;
   for (const auto& [k, v] : env) {
     std::string prefix = k + "=";
     std::erase_if(base, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
@@ -249,16 +245,22 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
   for (const auto& [k, v] : env) ps.env.push_back(k + "=" + v);
   ps.working_dir = spec.value("workingDir", "");
   ps.log_path = log;
-  ps.name = ns_ + "/" + name_ + "/" + c.name;
+  ps.name = ns_ + "/" + name_ + "/" + name;
   api::ResourceList limits = api::ContainerLimits(spec);
   if (limits.count("memory")) ps.memory_limit_bytes = limits["memory"];
+  return ps;
+}
+
+// Starts the container's process: Running with a Started event, or (the runtime could not start
+// it) terminated at once, after which the restart policy applies.
+void PodWorker::Launch(bool init, std::size_t i, const process::ProcessSpec& ps) {
+  ContainerState& c = Container(init, i);
   std::weak_ptr<PodWorker> self = weak_from_this();
   auto pid = ctx_.runner.Start(ps, [self, init, i](const process::ProcessExit& e) {
     if (auto w = self.lock()) w->OnExit(init, i, e);
   });
   c.started_at = ctx_.loop.Now();
   if (!pid.ok()) {
-    // The runtime could not start it: terminated at once, then the restart policy applies.
     process::ProcessExit e;
     e.exit_code = pid.status().code() == Code::kNotFound ? 127 : 128;
     e.finished_at = ctx_.loop.Now();

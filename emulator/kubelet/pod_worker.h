@@ -50,11 +50,12 @@ struct WorkerContext {
   std::shared_ptr<ClusterNetwork> network;
   CrashBackoff backoff;
   std::vector<std::string> gpu_owner;  // device index -> pod uid ("" = free)
-  std::set<std::string> pulled;        // images whose pull delay has passed
   std::mutex logs_mu;
   std::map<std::string, PodLogInfo> logs;  // "ns/name" -> info; GUARDED_BY(logs_mu)
-  // Extra image pull time set by the pull-delay fault: image glob -> delay (latest wins).
-  std::vector<std::pair<std::string, Duration>> pull_delays;
+  ImageCache image_cache;                  // the node's images, unless options.image_puller
+
+  // The image pull step: options.image_puller when set, else image_cache.
+  ImagePuller& puller() { return options.image_puller ? *options.image_puller : image_cache; }
 };
 
 class PodWorker : public std::enable_shared_from_this<PodWorker> {
@@ -84,6 +85,10 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   void Advance();
   void StartContainer(bool init, std::size_t i);
   void StartBuiltin(bool init, std::size_t i, const ImagePlan& plan);
+  process::ProcessSpec ProcessSpecOf(const Json& spec, const std::string& name,
+                                     const ImagePlan& plan, EnvList env,
+                                     std::vector<std::string> base, const std::string& log);
+  void Launch(bool init, std::size_t i, const process::ProcessSpec& ps);
   void PollService(bool init, std::size_t i);
   void OnExit(bool init, std::size_t i, const process::ProcessExit& exit);
   void Restart(bool init, std::size_t i);
@@ -97,7 +102,9 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   void Event(const std::string& type, const std::string& reason, const std::string& message);
   std::string LogPath(const std::string& container, int restart_count) const;
   std::optional<ServiceTarget> Resolve(const std::string& host, bool need_ready);
-  // False while a PyTorchJob pod's MASTER_ADDR names a Service that does not resolve yet.
+  // False while MASTER_ADDR or PET_MASTER_ADDR names a Service of the cluster (any name
+  // ParseServiceHost takes, whoever owns the pod) that does not resolve yet: no Service of that
+  // name, or none of its pods has an IP.
   bool MasterAddressReady(const EnvList& env);
   std::vector<std::string> KubeletEnv(const Json& container, EnvList& env);
   bool AnyRunning() const;

@@ -43,6 +43,13 @@ bool IsYamlPrintable(uint32_t cp) {
 
 }  // namespace
 
+Status LocatedError(std::string_view source, int line, std::string message) {
+  std::string text = fmt::format("{}:{}: {}", source, line, message);
+  return Status(
+      Code::kBadRequest, std::move(text),
+      Json{{"file", std::string(source)}, {"line", line}, {"message", std::move(message)}});
+}
+
 int LineAt(std::string_view text, size_t offset) {
   offset = std::min(offset, text.size());
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
@@ -54,12 +61,13 @@ Status CheckEncoding(std::string_view text, std::string_view source, bool yaml) 
     uint32_t cp = 0;
     size_t len = DecodeUtf8(text, i, &cp);
     if (len == 0) {
-      return BadRequestError(fmt::format("{}:{}: invalid UTF-8 (byte 0x{:02x})", source,
-                                         LineAt(text, i), static_cast<uint8_t>(text[i])));
+      return LocatedError(
+          source, LineAt(text, i),
+          fmt::format("invalid UTF-8 (byte 0x{:02x})", static_cast<uint8_t>(text[i])));
     }
     if (yaml && !IsYamlPrintable(cp)) {
-      return BadRequestError(fmt::format("{}:{}: control characters are not allowed (U+{:04X})",
-                                         source, LineAt(text, i), cp));
+      return LocatedError(source, LineAt(text, i),
+                          fmt::format("control characters are not allowed (U+{:04X})", cp));
     }
     i += len;
   }

@@ -1,6 +1,7 @@
 // Byte-level checks that run before any YAML/JSON parser sees a manifest: size, UTF-8, control
-// characters (go-yaml rejects them), and a readable message for yaml-cpp's tab errors. Internal
-// to pjemu_manifest (manifest.cc). Thread safety: pure functions.
+// characters (go-yaml rejects them), and a readable message for yaml-cpp's tab errors; and the
+// located error every loader stage returns. Internal to pjemu_manifest (manifest.cc).
+// Thread safety: pure functions.
 #pragma once
 
 #include <string>
@@ -19,6 +20,10 @@ bool LooksLikeJson(std::string_view text);
 
 // True when the text has no document content at all (only whitespace, comments and markers).
 bool IsBlank(std::string_view text);
+
+// kBadRequest "<source>:<line>: <message>", with details {"file", "line", "message"} so that
+// LoadErrorOf (check.h) can give the place back without reading the text.
+Status LocatedError(std::string_view source, int line, std::string message);
 
 // 1-based line of a byte offset.
 int LineAt(std::string_view text, size_t offset);

@@ -27,8 +27,8 @@ Status LinesFromYaml(std::string_view text, std::string_view source, const Conve
     Result<Json> r = converter.Convert(YAML::Load(std::string(text)));
     if (!r.ok() && converter.failure() != ConvertFailure::kYaml) return r.status();
   } catch (const YAML::DeepRecursion& e) {
-    return BadRequestError(fmt::format("{}:{}: nesting is deeper than {} levels", source,
-                                       e.mark.is_null() ? 1 : e.mark.line + 1, limits.max_depth));
+    return LocatedError(source, e.mark.is_null() ? 1 : e.mark.line + 1,
+                        fmt::format("nesting is deeper than {} levels", limits.max_depth));
   } catch (const std::exception&) {
     // yaml-cpp could not read this JSON; lines stay as far as they got.
   }
@@ -92,9 +92,8 @@ Result<Json> ParseJsonDocument(std::string_view text, std::string_view source,
   } catch (const JsonLimitError& e) {
     return BadRequestError(fmt::format("{}: {}", source, e.message));
   } catch (const Json::parse_error& e) {
-    return BadRequestError(fmt::format("{}:{}: invalid JSON: {}", source,
-                                       LineAt(text, e.byte > 0 ? e.byte - 1 : 0),
-                                       JsonMessage(e.what())));
+    return LocatedError(source, LineAt(text, e.byte > 0 ? e.byte - 1 : 0),
+                        "invalid JSON: " + JsonMessage(e.what()));
   } catch (const std::exception& e) {
     return BadRequestError(fmt::format("{}: invalid JSON: {}", source, e.what()));
   }

@@ -44,16 +44,16 @@ Result<std::vector<Document>> ParseYaml(std::string_view text, const std::string
     // Not YAML::LoadAll: it can loop forever on a "," (see yaml_documents.h).
     roots = LoadAllDocuments(std::string(text));
   } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's own guard (2000 levels), "bad file"
-    return BadRequestError(fmt::format("{}:{}: nesting is deeper than {} levels", source,
-                                       e.mark.is_null() ? 1 : e.mark.line + 1, kMaxNestingDepth));
+    return LocatedError(source, e.mark.is_null() ? 1 : e.mark.line + 1,
+                        fmt::format("nesting is deeper than {} levels", kMaxNestingDepth));
   } catch (const YAML::Exception& e) {
     int line = e.mark.is_null() ? 1 : e.mark.line + 1;
     if (int tab = TabIndentedLineNear(text, line); tab > 0) {
-      return BadRequestError(fmt::format(
-          "{}:{}: found a tab character where indentation is expected (YAML forbids tabs there)",
-          source, tab));
+      return LocatedError(
+          source, tab,
+          "found a tab character where indentation is expected (YAML forbids tabs there)");
     }
-    return BadRequestError(fmt::format("{}:{}: yaml: {}", source, line, YamlMessage(e)));
+    return LocatedError(source, line, "yaml: " + YamlMessage(e));
   } catch (const std::exception& e) {
     return BadRequestError(fmt::format("{}: yaml: {}", source, e.what()));
   }
@@ -65,7 +65,7 @@ Result<std::vector<Document>> ParseYaml(std::string_view text, const std::string
       YamlToJson converter(source, Limits(), &doc.lines);
       ASSIGN_OR_RETURN(doc.object, converter.Convert(root));
     } catch (const std::exception& e) {  // yaml-cpp throws from node accessors on bad trees
-      return BadRequestError(fmt::format("{}:{}: yaml: {}", source, doc.line, e.what()));
+      return LocatedError(source, doc.line, std::string("yaml: ") + e.what());
     }
     docs.push_back(std::move(doc));
   }
@@ -110,13 +110,12 @@ Status CheckTypeMeta(const Document& doc, const std::string& source) {
       unset.push_back(std::string(field) + " not set");
     } else if (!it->is_string()) {
       auto line = doc.lines.find(std::string("/") + field);
-      return BadRequestError(fmt::format("{}:{}: {}: expected a string, got {}", source,
-                                         line == doc.lines.end() ? doc.line : line->second, field,
-                                         TypeName(*it)));
+      return LocatedError(source, line == doc.lines.end() ? doc.line : line->second,
+                          fmt::format("{}: expected a string, got {}", field, TypeName(*it)));
     }
   }
   if (unset.empty()) return Status::Ok();
-  return BadRequestError(fmt::format("{}:{}: {}", source, doc.line, fmt::join(unset, ", ")));
+  return LocatedError(source, doc.line, fmt::format("{}", fmt::join(unset, ", ")));
 }
 
 // Appends the objects of one document, flattening lists (kind "List", "PodList", ...) the way
@@ -124,10 +123,10 @@ Status CheckTypeMeta(const Document& doc, const std::string& source) {
 Status AddObjects(Document doc, const std::string& source, int depth, std::vector<Manifest>* out) {
   if (doc.object.is_null()) return Status::Ok();  // empty document
   if (!doc.object.is_object()) {
-    return BadRequestError(
-        fmt::format("{}:{}: expected a mapping (an object with apiVersion and "
-                    "kind), got {}",
-                    source, doc.line, TypeName(doc.object)));
+    return LocatedError(
+        source, doc.line,
+        fmt::format("expected a mapping (an object with apiVersion and kind), got {}",
+                    TypeName(doc.object)));
   }
   RETURN_IF_ERROR(CheckTypeMeta(doc, source));
   const std::string& kind = doc.object["kind"].get_ref<const std::string&>();
@@ -140,7 +139,7 @@ Status AddObjects(Document doc, const std::string& source, int depth, std::vecto
   if (items == doc.object.end() || items->is_null()) return Status::Ok();
   if (!items->is_array()) {
     int line = doc.lines.count("/items") ? doc.lines["/items"] : doc.line;
-    return BadRequestError(fmt::format("{}:{}: items: expected a sequence", source, line));
+    return LocatedError(source, line, "items: expected a sequence");
   }
   for (size_t i = 0; i < items->size(); ++i) {
     Document item;
@@ -149,8 +148,8 @@ Status AddObjects(Document doc, const std::string& source, int depth, std::vecto
     item.line = doc.lines.count(pointer) ? doc.lines[pointer] : doc.line;
     item.lines = SubLines(doc.lines, i);
     if (item.object.is_null()) {
-      return BadRequestError(
-          fmt::format("{}:{}: items[{}]: expected a mapping, got null", source, item.line, i));
+      return LocatedError(source, item.line,
+                          fmt::format("items[{}]: expected a mapping, got null", i));
     }
     RETURN_IF_ERROR(AddObjects(std::move(item), source, depth + 1, out));
   }

@@ -1,6 +1,6 @@
 // Manifest loading: the first step of `pjemu apply/validate/run`. Reads a YAML (multi-document,
 // YAML 1.1 scalars as kubectl reads them) or JSON file into JSON objects, expands `kind: List`,
-// and keeps the line of every field so later stages (validation in the controller, the CLI)
+// and keeps the line of every field so later stages (admission checks in check.h, the CLI)
 // can report "job.yaml:12: spec.pytorchReplicaSpecs.Master.replicas: expected an integer".
 // Hostile input (huge, deep, alias bombs, duplicate keys, binary) gives a one-line error.
 // Thread safety: free functions over values; a Manifest is a plain value.
@@ -42,7 +42,8 @@ struct Manifest {
 // Loads every object in a file (YAML or JSON, sniffed like kubectl: JSON when the first
 // non-space byte is '{'). Empty documents are skipped; a file with no objects is an error.
 // Errors: kNotFound (no such file), kRequestEntityTooLarge (over 3 MiB), kBadRequest (syntax,
-// encoding, structure, missing apiVersion/kind), each one line starting "<path>:<line>: ".
+// encoding, structure, missing apiVersion/kind), each one line starting "<path>:<line>: " (or
+// "<path>: " when no line applies); LoadErrorOf (check.h) gives file and line back as values.
 Result<std::vector<Manifest>> LoadManifestFile(const std::string& path);
 // The same for text already in memory; `source_name` is used in errors and Manifest::source.
 Result<std::vector<Manifest>> LoadManifestText(std::string_view text, std::string_view source_name);

@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "emulator/manifest/input_checks.h"
 #include "emulator/manifest/yaml_scalar.h"
 
 namespace pjemu::manifest {
@@ -49,7 +50,7 @@ Result<Json> YamlToJson::Convert(const YAML::Node& root) {
 
 Status YamlToJson::Fail(ConvertFailure why, int line, const std::string& message) {
   failure_ = why;
-  return BadRequestError(fmt::format("{}:{}: {}", source_, line, message));
+  return LocatedError(source_, line, message);
 }
 
 void YamlToJson::Record(const std::string& pointer, int line) {

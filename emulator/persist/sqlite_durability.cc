@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "emulator/api/json_fields.h"
+
 namespace pjemu::persist {
 namespace {
 
@@ -32,10 +34,7 @@ std::string Column(sqlite3_stmt* s, int i) {
 }
 
 std::string MetaField(const Json& object, const char* field) {
-  auto m = object.find("metadata");
-  if (m == object.end() || !m->is_object()) return "";
-  auto f = m->find(field);
-  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
+  return api::Str(api::Field(object, "metadata"), field);
 }
 
 // Finalizes a statement when it goes out of scope.
@@ -79,6 +78,20 @@ Status SqliteDurability::Prepare(const char* sql, sqlite3_stmt** stmt) {
 }
 
 Status SqliteDurability::Init() {
+  RETURN_IF_ERROR(UseDataDir());
+  RETURN_IF_ERROR(FindOrCreateDatabase());
+  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
+    return Error("open");
+  }
+  sqlite3_extended_result_codes(db_, 1);
+  RETURN_IF_ERROR(QuickCheck());
+  RETURN_IF_ERROR(Configure());
+  return PrepareStatements();
+}
+
+// Creates the data directory, sets path_ and takes the directory's lock.
+Status SqliteDurability::UseDataDir() {
   std::error_code ec;
   fs::path dir = fs::absolute(options_.data_dir, ec);
   fs::create_directories(dir, ec);
@@ -95,12 +108,17 @@ Status SqliteDurability::Init() {
                          std::strerror(errno));
   }
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    return Status(Code::kUnavailable,
-                  "data directory " + dir.string() + " is in use by another pjemu (" + lock_path +
-                      " is locked)");
+    return Status(Code::kUnavailable, "data directory " + dir.string() +
+                                          " is in use by another pjemu (" + lock_path +
+                                          " is locked)");
   }
-  // SQLite takes an empty or missing file for a new database: refuse when there is evidence
-  // that one existed (its WAL, or a zero-length file where a database was).
+  return Status::Ok();
+}
+
+// SQLite takes an empty or missing file for a new database: refuse when there is evidence
+// that one existed (its WAL, or a zero-length file where a database was); else create one.
+Status SqliteDurability::FindOrCreateDatabase() {
+  std::error_code ec;
   bool exists = fs::exists(path_, ec);
   if (exists && fs::file_size(path_, ec) == 0 && !ec) {
     return InternalError("data file " + path_ +
@@ -111,29 +129,29 @@ Status SqliteDurability::Init() {
     return InternalError("data file " + path_ + " is missing but " + path_ +
                          "-wal is there; refusing to start with an empty store");
   }
-  if (!exists) RETURN_IF_ERROR(CreateFresh());
-  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                      nullptr) != SQLITE_OK) {
-    return Error("open");
+  if (!exists) return CreateFresh();
+  return Status::Ok();
+}
+
+// quick_check reads every page: a garbled or truncated file stops the start here.
+Status SqliteDurability::QuickCheck() {
+  Stmt check;
+  if (sqlite3_prepare_v2(db_, "PRAGMA quick_check", -1, &check.s, nullptr) != SQLITE_OK) {
+    return Corrupt(sqlite3_errmsg(db_));
   }
-  sqlite3_extended_result_codes(db_, 1);
-  // quick_check reads every page: a garbled or truncated file stops the start here.
-  {
-    Stmt check;
-    if (sqlite3_prepare_v2(db_, "PRAGMA quick_check", -1, &check.s, nullptr) != SQLITE_OK) {
-      return InternalError("data file " + path_ + " is corrupt: " + sqlite3_errmsg(db_));
-    }
-    int rc;
-    std::string problems;
-    while ((rc = sqlite3_step(check.s)) == SQLITE_ROW) {
-      std::string line = Column(check.s, 0);
-      if (line != "ok") problems += (problems.empty() ? "" : "; ") + line;
-    }
-    if (rc != SQLITE_DONE) {
-      return InternalError("data file " + path_ + " is corrupt: " + sqlite3_errmsg(db_));
-    }
-    if (!problems.empty()) return InternalError("data file " + path_ + " is corrupt: " + problems);
+  int rc;
+  std::string problems;
+  while ((rc = sqlite3_step(check.s)) == SQLITE_ROW) {
+    std::string line = Column(check.s, 0);
+    if (line != "ok") problems += (problems.empty() ? "" : "; ") + line;
   }
+  if (rc != SQLITE_DONE) return Corrupt(sqlite3_errmsg(db_));
+  if (!problems.empty()) return Corrupt(problems);
+  return Status::Ok();
+}
+
+// WAL mode, synchronous=FULL, and the page cap when one is given.
+Status SqliteDurability::Configure() {
   {
     Stmt mode;
     if (sqlite3_prepare_v2(db_, "PRAGMA journal_mode=WAL", -1, &mode.s, nullptr) != SQLITE_OK ||
@@ -146,14 +164,19 @@ Status SqliteDurability::Init() {
     std::string pragma = "PRAGMA max_page_count=" + std::to_string(options_.max_page_count);
     RETURN_IF_ERROR(Exec(pragma.c_str()));
   }
+  return Status::Ok();
+}
+
+Status SqliteDurability::PrepareStatements() {
   RETURN_IF_ERROR(Prepare(
       "INSERT INTO objects(resource, namespace, name, rv, object) VALUES(?1, ?2, ?3, ?4, ?5) "
       "ON CONFLICT(resource, namespace, name) DO UPDATE SET rv = ?4, object = ?5",
       &upsert_));
-  RETURN_IF_ERROR(
-      Prepare("DELETE FROM objects WHERE resource = ?1 AND namespace = ?2 AND name = ?3", &remove_));
   RETURN_IF_ERROR(Prepare(
-      "INSERT INTO changes(rv, resource, event, object, old) VALUES(?1, ?2, ?3, ?4, ?5)", &change_));
+      "DELETE FROM objects WHERE resource = ?1 AND namespace = ?2 AND name = ?3", &remove_));
+  RETURN_IF_ERROR(
+      Prepare("INSERT INTO changes(rv, resource, event, object, old) VALUES(?1, ?2, ?3, ?4, ?5)",
+              &change_));
   RETURN_IF_ERROR(Prepare("UPDATE meta SET value = ?1 WHERE key = 'rv'", &set_rv_));
   RETURN_IF_ERROR(Prepare("DELETE FROM changes WHERE rv <= ?1", &prune_));
   return Status::Ok();
@@ -198,9 +221,25 @@ Status SqliteDurability::CreateFresh() {
 }
 
 Status SqliteDurability::Load() {
-  auto corrupt = [&](const std::string& what) {
-    return InternalError("data file " + path_ + " is corrupt: " + what);
-  };
+  snapshot_ = {};
+  ASSIGN_OR_RETURN(snapshot_.rv, LoadMeta());
+  RETURN_IF_ERROR(LoadObjects());
+  RETURN_IF_ERROR(LoadChanges());
+  const std::uint64_t rv = snapshot_.rv;
+  if (!snapshot_.history.empty() && snapshot_.history.back().rv != rv) {
+    return Corrupt("the change log ends at " + std::to_string(snapshot_.history.back().rv) +
+                   ", the store at " + std::to_string(rv));
+  }
+  snapshot_.compacted_rv = snapshot_.history.empty() ? rv : snapshot_.history.front().rv - 1;
+  return Status::Ok();
+}
+
+Status SqliteDurability::Corrupt(const std::string& what) const {
+  return InternalError("data file " + path_ + " is corrupt: " + what);
+}
+
+// The global resourceVersion, once the schema version is the one this pjemu reads.
+Result<std::uint64_t> SqliteDurability::LoadMeta() {
   std::string schema;
   std::uint64_t rv = 0;
   {
@@ -215,68 +254,69 @@ Status SqliteDurability::Load() {
     }
   }
   if (schema != kSchemaVersion) {
-    return corrupt("schema version \"" + schema + "\", this pjemu reads \"" + kSchemaVersion + "\"");
+    return Corrupt("schema version \"" + schema + "\", this pjemu reads \"" + kSchemaVersion +
+                   "\"");
   }
-  snapshot_ = {};
-  snapshot_.rv = rv;
-  {
-    Stmt s;
-    if (sqlite3_prepare_v2(db_, "SELECT resource, namespace, name, rv, object FROM objects", -1,
-                           &s.s, nullptr) != SQLITE_OK) {
-      return Error("read objects");
-    }
-    int rc;
-    while ((rc = sqlite3_step(s.s)) == SQLITE_ROW) {
-      std::string resource = Column(s.s, 0), ns = Column(s.s, 1), name = Column(s.s, 2);
-      std::string where = "object " + resource + " " + (ns.empty() ? "" : ns + "/") + name;
-      const api::ResourceType* type = TypeByKey(resource);
-      if (!type) return corrupt(where + ": unknown resource");
-      Json object = Json::parse(Column(s.s, 4), nullptr, false);
-      std::uint64_t object_rv = sqlite3_column_int64(s.s, 3);
-      if (object.is_discarded() || !object.is_object()) return corrupt(where + ": not JSON");
-      if (MetaField(object, "name") != name || MetaField(object, "namespace") != ns ||
-          MetaField(object, "resourceVersion") != std::to_string(object_rv) || object_rv > rv) {
-        return corrupt(where + ": its metadata does not match its row");
-      }
-      snapshot_.objects.emplace_back(type, std::move(object));
-    }
-    if (rc != SQLITE_DONE) return corrupt(sqlite3_errmsg(db_));
+  return rv;
+}
+
+// Every row of objects into snapshot_.objects, each checked against its metadata.
+Status SqliteDurability::LoadObjects() {
+  Stmt s;
+  if (sqlite3_prepare_v2(db_, "SELECT resource, namespace, name, rv, object FROM objects", -1, &s.s,
+                         nullptr) != SQLITE_OK) {
+    return Error("read objects");
   }
-  {
-    Stmt s;
-    if (sqlite3_prepare_v2(db_, "SELECT rv, resource, event, object, old FROM changes ORDER BY rv",
-                           -1, &s.s, nullptr) != SQLITE_OK) {
-      return Error("read changes");
+  int rc;
+  while ((rc = sqlite3_step(s.s)) == SQLITE_ROW) {
+    std::string resource = Column(s.s, 0), ns = Column(s.s, 1), name = Column(s.s, 2);
+    std::string where = "object " + resource + " " + (ns.empty() ? "" : ns + "/") + name;
+    const api::ResourceType* type = TypeByKey(resource);
+    if (!type) return Corrupt(where + ": unknown resource");
+    Json object = Json::parse(Column(s.s, 4), nullptr, false);
+    std::uint64_t object_rv = sqlite3_column_int64(s.s, 3);
+    if (object.is_discarded() || !object.is_object()) return Corrupt(where + ": not JSON");
+    if (MetaField(object, "name") != name || MetaField(object, "namespace") != ns ||
+        MetaField(object, "resourceVersion") != std::to_string(object_rv) ||
+        object_rv > snapshot_.rv) {
+      return Corrupt(where + ": its metadata does not match its row");
     }
-    int rc;
-    while ((rc = sqlite3_step(s.s)) == SQLITE_ROW) {
-      store::Change c;
-      c.rv = sqlite3_column_int64(s.s, 0);
-      std::string where = "change " + std::to_string(c.rv);
-      c.type = TypeByKey(Column(s.s, 1));
-      int event = sqlite3_column_int(s.s, 2);
-      Json object = Json::parse(Column(s.s, 3), nullptr, false);
-      if (!c.type || event < 0 || event > EventCode(WatchEvent::Type::kDeleted) ||
-          object.is_discarded() || c.rv > rv ||
-          (!snapshot_.history.empty() && c.rv != snapshot_.history.back().rv + 1)) {
-        return corrupt(where + ": does not decode");
-      }
-      c.event = static_cast<WatchEvent::Type>(event);
-      c.object = std::make_shared<const Json>(std::move(object));
-      if (sqlite3_column_type(s.s, 4) != SQLITE_NULL) {
-        Json old = Json::parse(Column(s.s, 4), nullptr, false);
-        if (old.is_discarded()) return corrupt(where + ": does not decode");
-        c.old = std::make_shared<const Json>(std::move(old));
-      }
-      snapshot_.history.push_back(std::move(c));
+    snapshot_.objects.emplace_back(type, std::move(object));
+  }
+  if (rc != SQLITE_DONE) return Corrupt(sqlite3_errmsg(db_));
+  return Status::Ok();
+}
+
+// The change log, in order and without gaps, into snapshot_.history.
+Status SqliteDurability::LoadChanges() {
+  Stmt s;
+  if (sqlite3_prepare_v2(db_, "SELECT rv, resource, event, object, old FROM changes ORDER BY rv",
+                         -1, &s.s, nullptr) != SQLITE_OK) {
+    return Error("read changes");
+  }
+  int rc;
+  while ((rc = sqlite3_step(s.s)) == SQLITE_ROW) {
+    store::Change c;
+    c.rv = sqlite3_column_int64(s.s, 0);
+    std::string where = "change " + std::to_string(c.rv);
+    c.type = TypeByKey(Column(s.s, 1));
+    int event = sqlite3_column_int(s.s, 2);
+    Json object = Json::parse(Column(s.s, 3), nullptr, false);
+    if (!c.type || event < 0 || event > EventCode(WatchEvent::Type::kDeleted) ||
+        object.is_discarded() || c.rv > snapshot_.rv ||
+        (!snapshot_.history.empty() && c.rv != snapshot_.history.back().rv + 1)) {
+      return Corrupt(where + ": does not decode");
     }
-    if (rc != SQLITE_DONE) return corrupt(sqlite3_errmsg(db_));
+    c.event = static_cast<WatchEvent::Type>(event);
+    c.object = std::make_shared<const Json>(std::move(object));
+    if (sqlite3_column_type(s.s, 4) != SQLITE_NULL) {
+      Json old = Json::parse(Column(s.s, 4), nullptr, false);
+      if (old.is_discarded()) return Corrupt(where + ": does not decode");
+      c.old = std::make_shared<const Json>(std::move(old));
+    }
+    snapshot_.history.push_back(std::move(c));
   }
-  if (!snapshot_.history.empty() && snapshot_.history.back().rv != rv) {
-    return corrupt("the change log ends at " + std::to_string(snapshot_.history.back().rv) +
-                   ", the store at " + std::to_string(rv));
-  }
-  snapshot_.compacted_rv = snapshot_.history.empty() ? rv : snapshot_.history.front().rv - 1;
+  if (rc != SQLITE_DONE) return Corrupt(sqlite3_errmsg(db_));
   return Status::Ok();
 }
 

@@ -26,7 +26,7 @@ struct sqlite3_stmt;
 namespace pjemu::persist {
 
 struct PersistOptions {
-  std::string data_dir;       // created when missing
+  std::string data_dir;        // created when missing
   std::size_t history = 1000;  // changes kept on disk for watches that resume after a restart
   // SQLite's PRAGMA max_page_count (0 = unlimited): tests use it to emulate a full disk.
   std::int64_t max_page_count = 0;
@@ -49,9 +49,19 @@ class SqliteDurability final : public store::Durability {
 
  private:
   explicit SqliteDurability(PersistOptions options) : options_(std::move(options)) {}
+  // Open(): Init (the directory, its lock, the database checked and configured), then Load.
   Status Init();
+  Status UseDataDir();
+  Status FindOrCreateDatabase();
   Status CreateFresh();
+  Status QuickCheck();
+  Status Configure();
+  Status PrepareStatements();
   Status Load();
+  Result<std::uint64_t> LoadMeta();
+  Status LoadObjects();
+  Status LoadChanges();
+  Status Corrupt(const std::string& what) const;  // kInternal "data file <path> is corrupt: ..."
   Status Exec(const char* sql);
   Status Error(const std::string& what) const;  // kInternal "<what>: <sqlite message> (<path>)"
   Status Prepare(const char* sql, sqlite3_stmt** stmt);

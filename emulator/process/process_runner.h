@@ -1,4 +1,4 @@
-// ProcessRunner: the seam between the kubelet and the operating system (style G4). The kubelet
+// ProcessRunner: the seam between the kubelet and the operating system. The kubelet
 // turns a container into a ProcessSpec (argv, full environment, working directory, CRI log file,
 // memory limit) and starts it here; the runner reports the exit back on the EventLoop.
 // Implementations: PosixProcessRunner (real fork/exec), SimulatedProcessRunner (virtual time,

@@ -8,12 +8,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "emulator/cluster/real_time_cluster.h"
-#include "emulator/cluster/virtual_cluster.h"
+#include "emulator/api/job_conditions.h"
+#include "emulator/cluster/cluster.h"
 #include "emulator/faults/faulty_client.h"
 #include "emulator/faults/faulty_process_runner.h"
 #include "emulator/faults/injector.h"
+#include "emulator/faults/slow_registry.h"
 #include "emulator/manifest/manifest.h"
+#include "emulator/scenario/observer.h"
 
 namespace pjemu::scenario {
 
@@ -64,100 +66,11 @@ Result<std::vector<Json>> LoadJobs(const Scenario& sc) {
   return jobs;
 }
 
-std::string Since(Time start, Time now) { return "+" + FormatAge(now - start); }
-
-// Follows job and pod watches: condition transitions and pod uids.
-class Observer {
- public:
-  Observer(client::Client& client, Observed* ob, std::vector<std::string>* timeline,
-           Timeline* events)
-      : ob_(ob), timeline_(timeline), events_(events) {
-    jobs_ = *client.Watch(api::PyTorchJobs(), "");
-    pods_ = *client.Watch(api::Pods(), "");
-    events_watch_ = *client.Watch(api::Events(), "");
-  }
-  ~Observer() {
-    jobs_->Stop();
-    pods_->Stop();
-    events_watch_->Stop();
-  }
-  void Drain(Time start, Time now) {
-    // Every Event seen (the store drops a deleted object's events; expectations count these).
-    while (auto ev = events_watch_->TryNext()) {
-      if (ev->type != api::WatchEvent::Type::kAdded &&
-          ev->type != api::WatchEvent::Type::kModified) {
-        continue;
-      }
-      const Json& meta = ev->object["metadata"];
-      auto& [reason, count] =
-          ob_->events[meta.value("namespace", "") + "/" + meta.value("name", "")];
-      reason = ev->object.value("reason", "");
-      count = std::max(count, std::max(ev->object.value("count", 1), 1));
-    }
-    while (auto ev = jobs_->TryNext()) {
-      const Json& meta = ev->object["metadata"];
-      std::string key = meta.value("namespace", "") + "/" + meta.value("name", "");
-      std::set<std::string>& on = true_[key];
-      std::set<std::string> now_true;
-      for (const Json& c :
-           ev->object.value("status", Json::object()).value("conditions", Json::array())) {
-        if (c.value("status", "") == "True") now_true.insert(c.value("type", ""));
-      }
-      for (const auto& t : now_true) {
-        if (on.count(t)) continue;
-        ob_->history[key].push_back(t);
-        timeline_->push_back(Since(start, now) + " job " + key + " " + t);
-        events_->events.push_back({now - start, TimelineEvent::Kind::kJobCondition, key, t});
-      }
-      on = now_true;
-      if (ev->type == api::WatchEvent::Type::kDeleted) {
-        timeline_->push_back(Since(start, now) + " job " + key + " deleted");
-        events_->events.push_back({now - start, TimelineEvent::Kind::kJobDeleted, key, "deleted"});
-      }
-    }
-    while (auto ev = pods_->TryNext()) {
-      const Json& meta = ev->object["metadata"];
-      ob_->pod_uids[meta.value("name", "")].insert(meta.value("uid", ""));
-      RecordPod(*ev, now - start);
-    }
-  }
-
- private:
-  // A pod's phase as it changes (a re-created pod starts again from its first phase).
-  void RecordPod(const api::WatchEvent& ev, Duration at) {
-    const Json& meta = ev.object["metadata"];
-    std::string key = meta.value("namespace", "") + "/" + meta.value("name", "");
-    std::string uid = meta.value("uid", "");
-    if (ev.type == api::WatchEvent::Type::kDeleted) {
-      events_->events.push_back({at, TimelineEvent::Kind::kPodDeleted, key, "Deleted"});
-      phase_.erase(key);
-      return;
-    }
-    std::string phase = ev.object.value("status", Json::object()).value("phase", "Pending");
-    auto& [seen_uid, seen_phase] = phase_[key];
-    if (seen_uid == uid && seen_phase == phase) return;
-    seen_uid = uid;
-    seen_phase = phase;
-    events_->events.push_back({at, TimelineEvent::Kind::kPodPhase, key, phase});
-  }
-
-  Observed* ob_;
-  std::vector<std::string>* timeline_;
-  Timeline* events_;
-  std::map<std::string, std::pair<std::string, std::string>> phase_;  // pod -> (uid, phase)
-  std::shared_ptr<api::Watch> jobs_, pods_, events_watch_;
-  std::map<std::string, std::set<std::string>> true_;
-};
-
+// Ended: Succeeded or Failed, or deleted (TTL).
 bool JobEnded(client::Client& client, const std::string& key) {
   auto slash = key.find('/');
   auto job = client.Get(api::PyTorchJobs(), key.substr(0, slash), key.substr(slash + 1));
-  if (!job.ok()) return true;  // deleted (TTL) counts as ended
-  for (const Json& c : job->value("status", Json::object()).value("conditions", Json::array())) {
-    std::string type = c.value("type", "");
-    if ((type == "Succeeded" || type == "Failed") && c.value("status", "") == "True") return true;
-  }
-  return false;
+  return !job.ok() || api::IsFinished(job->value("status", Json::object()));
 }
 
 std::string ReadFile(const std::string& path) {
@@ -187,7 +100,7 @@ std::string Tail(const std::string& text, std::size_t n) {
   return out;
 }
 
-std::string PodLog(cluster::ScenarioCluster& cluster, const std::string& ns, const std::string& pod,
+std::string PodLog(cluster::Cluster& cluster, const std::string& ns, const std::string& pod,
                    const std::string& container) {
   auto file = cluster.logs().Find({ns, pod, container, false});
   return file.ok() ? ReadFile(file->path) : "";
@@ -204,8 +117,19 @@ std::string DefaultTrainer() {
   return "pjemu-trainer";
 }
 
+// The trainer's metrics of a pod as loss points for the report.
+void RecordLoss(const std::string& key, const std::string& metrics, Timeline* events) {
+  std::istringstream in(metrics);
+  std::string line;
+  while (std::getline(in, line)) {
+    Json rec = Json::parse(line, nullptr, false);
+    if (!rec.is_object() || rec.value("type", "") != "step") continue;
+    events->loss[key].push_back({rec.value("step", 0.0), rec.value("loss", 0.0)});
+  }
+}
+
 // Whatever the store still holds at the end: each pod's log tail and trainer metrics.
-void CollectPodFiles(cluster::ScenarioCluster& cluster, Observed* ob, Timeline* events) {
+void CollectPodFiles(cluster::Cluster& cluster, Observed* ob, Timeline* events) {
   auto pods = cluster.client().List(api::Pods(), "");
   if (!pods.ok()) return;
   for (const Json& pod : pods->value("items", Json::array())) {
@@ -218,76 +142,63 @@ void CollectPodFiles(cluster::ScenarioCluster& cluster, Observed* ob, Timeline* 
     }
     if (!tail.empty()) ob->log_tails[name] = tail;
     std::string metrics_path = cluster.MetricsPath(pod);
-    if (!metrics_path.empty()) {
-      std::string text = ReadFile(metrics_path);
-      if (text.empty()) continue;
-      ob->metrics[name] = text;
-      std::istringstream in(text);
-      std::string line;
-      while (std::getline(in, line)) {
-        Json rec = Json::parse(line, nullptr, false);
-        if (!rec.is_object() || rec.value("type", "") != "step") continue;
-        events->loss[ns + "/" + name].push_back({rec.value("step", 0.0), rec.value("loss", 0.0)});
-      }
-    }
+    if (metrics_path.empty()) continue;
+    std::string text = ReadFile(metrics_path);
+    if (text.empty()) continue;
+    ob->metrics[name] = text;
+    RecordLoss(ns + "/" + name, text, events);
   }
 }
 
-}  // namespace
-
-Result<RunReport> RunScenario(const Scenario& sc) { return RunScenario(sc, RunSettings{}); }
-
-Result<RunReport> RunScenario(const Scenario& sc, const RunSettings& settings) {
-  ASSIGN_OR_RETURN(std::vector<Json> jobs, LoadJobs(sc));
+// The faults decorators on the cluster's seams, set as the cluster builds them.
+struct Decorators {
   faults::FaultyClient* api = nullptr;
   faults::FaultyProcessRunner* procs = nullptr;
-  auto wrap_client = [&api, seed = sc.options.seed](client::Client& inner) {
-    auto c = std::make_unique<faults::FaultyClient>(inner, seed);
-    api = c.get();
-    return std::unique_ptr<client::Client>(std::move(c));
-  };
-  auto wrap_runner = [&procs](process::ProcessRunner& inner) {
-    auto r = std::make_unique<faults::FaultyProcessRunner>(inner);
-    procs = r.get();
-    return std::unique_ptr<process::ProcessRunner>(std::move(r));
-  };
-  std::unique_ptr<cluster::ScenarioCluster> owned;
+  faults::SlowRegistry* registry = nullptr;  // the current kubelet's
+};
+
+// Virtual time: FakeClock, the scenario's scripted processes, a node of 8 CPUs and 32Gi. Real
+// time: real processes and the real trainer on the host's node. Either way the caller (the run)
+// drives the loop, and the actors' seams are wrapped by the faults decorators.
+cluster::ClusterOptions MakeClusterOptions(const Scenario& sc, const RunSettings& settings,
+                                           Decorators* decorators) {
+  cluster::ClusterOptions co;
+  co.loop = cluster::LoopKind::kCaller;
+  co.seed = sc.options.seed;
+  co.gpus = sc.options.gpus;
+  co.image_map = sc.options.image_map;
+  co.backoff_scale = sc.options.backoff_scale;
   if (sc.options.virtual_time) {
-    cluster::VirtualClusterOptions co;
-    co.seed = sc.options.seed;
-    co.gpus = sc.options.gpus;
-    co.image_map = sc.options.image_map;
-    co.backoff_scale = sc.options.backoff_scale;
+    co.clock = cluster::ClockKind::kVirtual;
+    co.processes = cluster::ProcessKind::kSimulated;
     co.script = MakeScript(sc.processes);
-    co.wrap_client = wrap_client;
-    co.wrap_runner = wrap_runner;
-    owned = std::make_unique<cluster::VirtualCluster>(co);
+    co.cpu = "8";
+    co.memory = "32Gi";
   } else {
-    cluster::RealTimeClusterOptions co;
-    co.seed = sc.options.seed;
-    co.gpus = sc.options.gpus;
-    co.image_map = sc.options.image_map;
-    co.backoff_scale = sc.options.backoff_scale;
     co.trainer_path = settings.trainer_path.empty() ? DefaultTrainer() : settings.trainer_path;
     co.dataset_dir = settings.dataset_dir;
     co.state_dir = settings.output_dir;
-    co.wrap_client = wrap_client;
-    co.wrap_runner = wrap_runner;
-    owned = std::make_unique<cluster::RealTimeCluster>(co);
   }
-  cluster::ScenarioCluster& cluster = *owned;
-  RETURN_IF_ERROR(cluster.Start().WithContext(sc.path + ": cluster"));
-  EventLoop& loop = cluster.loop();
-  // Real time: short steps, so triggers and the end are seen promptly.
-  const Duration step = sc.options.virtual_time ? Duration(1s) : Duration(200ms);
+  co.wrap_client = [decorators, seed = sc.options.seed](client::Client& inner) {
+    auto c = std::make_unique<faults::FaultyClient>(inner, seed);
+    decorators->api = c.get();
+    return std::unique_ptr<client::Client>(std::move(c));
+  };
+  co.wrap_runner = [decorators](process::ProcessRunner& inner) {
+    auto r = std::make_unique<faults::FaultyProcessRunner>(inner);
+    decorators->procs = r.get();
+    return std::unique_ptr<process::ProcessRunner>(std::move(r));
+  };
+  co.wrap_images = [decorators](kubelet::ImagePuller& inner) {
+    auto r = std::make_unique<faults::SlowRegistry>(inner);
+    decorators->registry = r.get();
+    return std::unique_ptr<kubelet::ImagePuller>(std::move(r));
+  };
+  return co;
+}
 
-  faults::InjectorOptions io;
-  io.seed = sc.options.seed;
-  if (!sc.options.virtual_time) io.poll_interval = 200ms;
-  faults::Injector injector(loop, cluster.client(), io);
-  injector.SetApiFaults(api);
-  injector.SetProcessFaults(procs);
-  injector.SetHook("restart-controller", [&cluster] { return cluster.RestartController(); });
+// What the injector's node faults act on: the cluster's node and the current kubelet.
+faults::NodeSeams MakeNodeSeams(cluster::Cluster& cluster, Decorators& decorators) {
   faults::NodeSeams seams;
   seams.evict = [&cluster](const std::string& ns, const std::string& pod,
                            const std::string& message) {
@@ -296,102 +207,176 @@ Result<RunReport> RunScenario(const Scenario& sc, const RunSettings& settings) {
   seams.power = [&cluster](const std::string& node, bool up) {
     return cluster.SetNodePower(node, up);
   };
-  seams.pull_delay = [&cluster](const std::string& glob, Duration d) {
-    cluster.SetPullDelay(glob, d);
+  seams.pull_delay = [&decorators](const std::string& glob, Duration d) {
+    if (decorators.registry != nullptr) decorators.registry->SetDelay(glob, d);
   };
   seams.read_log = [&cluster](const std::string& ns, const std::string& pod,
                               const std::string& container) {
     return PodLog(cluster, ns, pod, container);
   };
-  if (cluster.real_time()) {
+  if (cluster.options().processes == cluster::ProcessKind::kReal) {
     seams.read_metrics = [&cluster](const std::string& ns, const std::string& pod) {
       auto p = cluster.client().Get(api::Pods(), ns, pod);
       return p.ok() ? ReadFile(cluster.MetricsPath(*p)) : std::string();
     };
   }
-  injector.SetNodeSeams(seams);
-  for (std::size_t i = 0; i < sc.faults.size(); ++i) {
-    Status s = injector.Add(sc.faults[i]);
-    if (!s.ok()) return s.WithContext(sc.path + ":" + std::to_string(sc.fault_lines[i]));
-  }
+  return seams;
+}
 
-  RunReport report;
-  Observed& ob = report.observed;
-  auto observer =
-      std::make_unique<Observer>(cluster.client(), &ob, &report.timeline, &report.events);
-  const Time start = loop.Now();
+faults::InjectorOptions MakeInjectorOptions(const Scenario& sc) {
+  faults::InjectorOptions io;
+  io.seed = sc.options.seed;
+  if (!sc.options.virtual_time) io.poll_interval = 200ms;
+  return io;
+}
+
+// One scenario played on one cluster: built by Start, then Play submits the jobs, runs the
+// cluster until they ended (plus settle) or the timeout, and judges the expectations.
+class ScenarioRun {
+ public:
+  ScenarioRun(const Scenario& sc, const RunSettings& settings)
+      : sc_(sc), cluster_(MakeClusterOptions(sc, settings, &decorators_)) {}
+
+  // Starts the cluster and hands the scenario's faults to the injector.
+  Status Start();
+  RunReport Play(std::vector<Json> jobs);
+
+ private:
+  // Real time: short steps, so triggers and the end are seen promptly.
+  Duration step() const { return sc_.options.virtual_time ? Duration(1s) : Duration(200ms); }
+  void Submit(std::vector<Json>& jobs);
+  bool AllEnded();
+  void RunUntil(Time end, bool stop_when_ended);
+  void RecordFaults();
+  void StopAndCheckSurvivors(std::vector<process::Pid> started);
+
+  const Scenario& sc_;
+  Decorators decorators_;
+  cluster::Cluster cluster_;
+  std::unique_ptr<faults::Injector> injector_;
+  RunReport report_;
+  std::unique_ptr<Observer> observer_;
+  std::vector<std::string> accepted_;
+  Time start_{};
+};
+
+Status ScenarioRun::Start() {
+  RETURN_IF_ERROR(cluster_.Start().WithContext(sc_.path + ": cluster"));
+  injector_ = std::make_unique<faults::Injector>(cluster_.loop(), cluster_.client(),
+                                                 MakeInjectorOptions(sc_));
+  injector_->SetApiFaults(decorators_.api);
+  injector_->SetProcessFaults(decorators_.procs);
+  injector_->SetHook("restart-controller", [this] { return cluster_.RestartController(); });
+  injector_->SetNodeSeams(MakeNodeSeams(cluster_, decorators_));
+  for (std::size_t i = 0; i < sc_.faults.size(); ++i) {
+    Status s = injector_->Add(sc_.faults[i]);
+    if (!s.ok()) return s.WithContext(sc_.path + ":" + std::to_string(sc_.fault_lines[i]));
+  }
+  return Status::Ok();
+}
+
+RunReport ScenarioRun::Play(std::vector<Json> jobs) {
+  Observed& ob = report_.observed;
+  observer_ =
+      std::make_unique<Observer>(cluster_.client(), &ob, &report_.timeline, &report_.events);
+  start_ = cluster_.loop().Now();
   // Armed before the submissions, so that an `at: 0s` fault runs before anything the
   // submissions set off (all of it happens at the same instant).
-  injector.Arm();
-  std::vector<std::string> accepted;
+  injector_->Arm();
+  Submit(jobs);
+  const Time deadline = start_ + sc_.options.timeout;
+  RunUntil(deadline, /*stop_when_ended=*/true);
+  ob.finished = AllEnded();
+  ob.duration = cluster_.loop().Now() - start_;
+  RunUntil(std::min(deadline, cluster_.loop().Now() + sc_.options.settle), false);
+  observer_->Drain(start_, cluster_.loop().Now());
+  injector_->Stop();
+  RecordFaults();
+  ob.running_at_end =
+      decorators_.procs != nullptr ? static_cast<int>(decorators_.procs->running()) : 0;
+  CollectPodFiles(cluster_, &ob, &report_.events);
+  report_.failures = CheckExpectations(sc_, ob, cluster_.client());
+  StopAndCheckSurvivors(decorators_.procs != nullptr ? decorators_.procs->started()
+                                                     : std::vector<process::Pid>{});
+  for (auto& f : CheckProcessesLeft(sc_, ob)) report_.failures.push_back(f);
+  report_.passed = report_.failures.empty();
+  return std::move(report_);
+}
+
+void ScenarioRun::Submit(std::vector<Json>& jobs) {
+  Observed& ob = report_.observed;
   for (Json& job : jobs) {
     const Json meta = job.value("metadata", Json::object());
     std::string ns = meta.value("namespace", "default");
     std::string key = ns + "/" + meta.value("name", "");
-    Status s = cluster.client().Create(api::PyTorchJobs(), ns, job).status();
+    Status s = cluster_.client().Create(api::PyTorchJobs(), ns, job).status();
     ob.job_keys.push_back(key);
     ob.submitted.push_back(s);
-    report.timeline.push_back("+0s submit " + key + ": " + (s.ok() ? "accepted" : s.ToString()));
-    report.events.events.push_back({Duration(0), TimelineEvent::Kind::kSubmit, key,
-                                    s.ok() ? "accepted" : s.ToString(), s.ok()});
-    if (s.ok()) accepted.push_back(key);
+    report_.timeline.push_back("+0s submit " + key + ": " + (s.ok() ? "accepted" : s.ToString()));
+    report_.events.events.push_back({Duration(0), TimelineEvent::Kind::kSubmit, key,
+                                     s.ok() ? "accepted" : s.ToString(), s.ok()});
+    if (s.ok()) accepted_.push_back(key);
   }
+}
 
-  auto all_ended = [&] {
-    for (const auto& key : accepted) {
-      if (!JobEnded(cluster.client(), key)) return false;
-    }
-    return true;
-  };
-  const Time deadline = start + sc.options.timeout;
-  while (loop.Now() < deadline && !all_ended()) {
-    cluster.Step(step);
-    observer->Drain(start, loop.Now());
+bool ScenarioRun::AllEnded() {
+  for (const auto& key : accepted_) {
+    if (!JobEnded(cluster_.client(), key)) return false;
   }
-  ob.finished = all_ended();
-  ob.duration = loop.Now() - start;
-  const Time settle_end = std::min(deadline, loop.Now() + sc.options.settle);
-  while (loop.Now() < settle_end) {
-    cluster.Step(step);
-    observer->Drain(start, loop.Now());
+  return true;
+}
+
+// Steps the cluster and drains the observer until `end` (or every accepted job ended).
+void ScenarioRun::RunUntil(Time end, bool stop_when_ended) {
+  EventLoop& loop = cluster_.loop();
+  while (loop.Now() < end && !(stop_when_ended && AllEnded())) {
+    cluster_.Step(step());
+    observer_->Drain(start_, loop.Now());
   }
-  observer->Drain(start, loop.Now());
-  injector.Stop();
-  for (const auto& rec : injector.log()) {
-    std::string line = Since(start, rec.at) + " " + rec.id + " " + rec.what + ": " +
+}
+
+// The injector's log into the observed fault log and both timelines.
+void ScenarioRun::RecordFaults() {
+  for (const auto& rec : injector_->log()) {
+    std::string line = Since(start_, rec.at) + " " + rec.id + " " + rec.what + ": " +
                        (rec.result.ok() ? "OK" : rec.result.ToString());
-    ob.fault_log.push_back(line);
-    report.timeline.push_back(line + " (fault)");
-    report.events.events.push_back(
-        {rec.at - start, TimelineEvent::Kind::kFault, rec.id, rec.what, rec.result.ok()});
+    report_.observed.fault_log.push_back(line);
+    report_.timeline.push_back(line + " (fault)");
+    report_.events.events.push_back(
+        {rec.at - start_, TimelineEvent::Kind::kFault, rec.id, rec.what, rec.result.ok()});
   }
-  if (api != nullptr && api->injected() > 0) {
-    report.timeline.push_back("API errors injected: " + std::to_string(api->injected()));
+  if (decorators_.api != nullptr && decorators_.api->injected() > 0) {
+    report_.timeline.push_back("API errors injected: " +
+                               std::to_string(decorators_.api->injected()));
   }
-  ob.running_at_end = procs != nullptr ? static_cast<int>(procs->running()) : 0;
-  CollectPodFiles(cluster, &ob, &report.events);
-  report.failures = CheckExpectations(sc, ob, cluster.client());
+}
 
-  // Stop the cluster, then look for process groups that outlived it (real processes only).
-  std::vector<process::Pid> started =
-      procs != nullptr ? procs->started() : std::vector<process::Pid>{};
-  observer.reset();
-  cluster.Stop();
+// Stops the cluster, then looks for process groups that outlived it (real processes only).
+void ScenarioRun::StopAndCheckSurvivors(std::vector<process::Pid> started) {
+  Observed& ob = report_.observed;
+  observer_.reset();
+  cluster_.Stop();
   ob.stopped = true;
-  if (cluster.real_time()) {
-    for (process::Pid pid : started) {
-      if (pid > 0 && ::kill(-pid, 0) == 0) ob.survivors.push_back(std::to_string(pid));
-    }
-    if (!ob.survivors.empty()) {
-      std::string pids;
-      for (const auto& p : ob.survivors) pids += " " + p;
-      report.failures.push_back(sc.path + ": expected no process left behind, process groups" +
-                                pids + " outlived the cluster");
-    }
+  if (cluster_.options().processes != cluster::ProcessKind::kReal) return;
+  for (process::Pid pid : started) {
+    if (pid > 0 && ::kill(-pid, 0) == 0) ob.survivors.push_back(std::to_string(pid));
   }
-  for (auto& f : CheckProcessesLeft(sc, ob)) report.failures.push_back(f);
-  report.passed = report.failures.empty();
-  return report;
+  if (ob.survivors.empty()) return;
+  std::string pids;
+  for (const auto& p : ob.survivors) pids += " " + p;
+  report_.failures.push_back(sc_.path + ": expected no process left behind, process groups" + pids +
+                             " outlived the cluster");
+}
+
+}  // namespace
+
+Result<RunReport> RunScenario(const Scenario& sc) { return RunScenario(sc, RunSettings{}); }
+
+Result<RunReport> RunScenario(const Scenario& sc, const RunSettings& settings) {
+  ASSIGN_OR_RETURN(std::vector<Json> jobs, LoadJobs(sc));
+  ScenarioRun run(sc, settings);
+  RETURN_IF_ERROR(run.Start());
+  return run.Play(std::move(jobs));
 }
 
 }  // namespace pjemu::scenario

@@ -1,9 +1,10 @@
-// Runner: plays one Scenario on a cluster::VirtualCluster (options.time: virtual) or a
-// cluster::RealTimeCluster (real: real processes, the real trainer, the wall clock) whose
-// actors' Client and kubelet ProcessRunner are wrapped by the faults decorators, with an
-// Injector holding the scenario's faults: submit the jobs, run until every accepted job ended
-// (plus `settle`) or the timeout, then judge the expectations. Nothing is left running when it
-// returns; in real time a process group that survived the cluster's stop fails the run.
+// Runner: plays one Scenario on a cluster::Cluster whose loop the run drives, in virtual time
+// (options.time: virtual; FakeClock, the scenario's scripted processes) or real time (real
+// processes, the real trainer, the wall clock). The actors' Client, the kubelet's ProcessRunner
+// and its image pulls are wrapped by the faults decorators, with an Injector holding the
+// scenario's faults: submit the jobs, run until every accepted job ended (plus `settle`) or the
+// timeout, then judge the expectations. Nothing is left running when it returns; in real time a
+// process group that survived the cluster's stop fails the run.
 // Thread safety: runs on the caller's thread; independent runs share nothing.
 #pragma once
 
@@ -20,7 +21,7 @@ struct RunReport {
   bool passed = false;
   std::vector<std::string> failures;  // "path:line: expected ..." (see expectation.h)
   std::vector<std::string> timeline;  // "+12s job default/x Running", "+30s fault ...", ...
-  Timeline events;                     // the same as data, with pod phases (for reports)
+  Timeline events;                    // the same as data, with pod phases (for reports)
   Observed observed;
 };
 

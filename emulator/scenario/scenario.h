@@ -1,4 +1,4 @@
-// Scenario: one scenarios/*.yaml file as data (style G11): the jobs to submit, what the
+// Scenario: one scenarios/*.yaml file as data: the jobs to submit, what the
 // simulated containers do, the faults to inject and when, and the expectations that must hold
 // at the end. LoadScenario parses and checks it; every error names file:line and the field.
 // Runner (runner.h) plays it; Expectation (expectation.h) judges the outcome.

@@ -87,7 +87,7 @@ class Reader {
   Status Job(const YAML::Node& n, JobSource* job);
   Status Process(const YAML::Node& n, ProcessRule* rule);
   Status Fault(const YAML::Node& n, faults::FaultSpec* f);  // scenario_items.cc
-  Status Expect(const YAML::Node& n, Expectation* e);       // scenario_items.cc
+  Status Expect(const YAML::Node& n, Expectation* e);       // expectation_items.cc
 
  private:
   std::string path_;

@@ -4,6 +4,8 @@
 #include <set>
 
 #include "emulator/api/event.h"
+#include "emulator/api/json_fields.h"
+#include "emulator/api/pod_status.h"
 #include "emulator/scheduler/fit.h"
 
 namespace pjemu::scheduler {
@@ -13,17 +15,7 @@ std::string Key(const Json& pod) {
   return pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "");
 }
 
-const Json& Field(const Json& object, const char* key) {
-  static const Json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
-
-bool Terminal(const Json& pod) {
-  std::string phase = pod.value("status", Json::object()).value("phase", "");
-  return phase == "Succeeded" || phase == "Failed";
-}
+using api::Field;
 
 // The pod's conditions with `cond` replacing the one of the same type.
 Json WithCondition(const Json& pod, const Json& cond) {
@@ -35,30 +27,33 @@ Json WithCondition(const Json& pod, const Json& cond) {
   return conditions;
 }
 
+client::InformerOptions InformerNamed(const std::string& name) {
+  client::InformerOptions options;
+  options.name = name;
+  return options;
+}
+
 }  // namespace
 
 Scheduler::Scheduler(client::Client& client, EventLoop& loop, SchedulerOptions options)
-    : client_(client), loop_(loop), options_(std::move(options)) {}
+    : client_(client),
+      loop_(loop),
+      options_(std::move(options)),
+      pods_(client, loop, api::Pods(), InformerNamed("scheduler pods"),
+            [this](const api::WatchEvent& event) { OnPod(event); }),
+      nodes_(client, loop, api::Nodes(), InformerNamed("scheduler nodes"),
+             [this](const api::WatchEvent&) { OnNode(); }) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
 Status Scheduler::Start() {
   if (alive_) return Status::Ok();
   alive_ = std::make_shared<bool>(true);
-  auto pods = client_.Watch(api::Pods(), "");
-  if (!pods.ok()) return pods.status().WithContext("scheduler: watch pods");
-  auto nodes = client_.Watch(api::Nodes(), "");
-  if (!nodes.ok()) return nodes.status().WithContext("scheduler: watch nodes");
-  pods_ = *pods;
-  nodes_ = *nodes;
-  std::weak_ptr<bool> alive = alive_;
-  for (auto& w : {pods_, nodes_}) {
-    w->SetNotify([this, alive] {
-      if (alive.expired()) return;
-      loop_.Post([this, alive] {
-        if (!alive.expired()) Drain();
-      });
-    });
+  for (client::Informer* informer : {&pods_, &nodes_}) {
+    if (Status s = informer->Start(); !s.ok()) {
+      Stop();
+      return s.WithContext("scheduler");
+    }
   }
   Trigger();
   return Status::Ok();
@@ -67,29 +62,23 @@ Status Scheduler::Start() {
 void Scheduler::Stop() {
   if (!alive_) return;
   alive_.reset();
-  for (auto& w : {pods_, nodes_}) {
-    if (!w) continue;
-    w->SetNotify(nullptr);
-    w->Stop();
-  }
-  pods_.reset();
-  nodes_.reset();
+  pods_.Stop();
+  nodes_.Stop();
   if (retry_) loop_.Cancel(retry_), retry_ = 0;
 }
 
-bool Scheduler::DrainPods() {
-  if (!pods_) return false;
-  bool changed = false;
-  while (auto ev = pods_->TryNext()) {
-    changed = true;
-    using Type = api::WatchEvent::Type;
-    if (ev->type == Type::kAdded || ev->type == Type::kModified) {
-      Upsert(ev->object);
-    } else if (ev->type == Type::kDeleted) {
-      Forget(Field(ev->object, "metadata").value("uid", ""));
-    }
+void Scheduler::OnPod(const api::WatchEvent& event) {
+  if (event.type == api::WatchEvent::Type::kDeleted) {
+    Forget(Field(event.object, "metadata").value("uid", ""));
+  } else {
+    Upsert(event.object);
   }
-  return changed;
+  if (!in_pass_) Trigger();  // a pass sees the events it drains itself
+}
+
+void Scheduler::OnNode() {
+  retry_unschedulable_ = true;
+  Trigger();
 }
 
 void Scheduler::Count(const CachedPod& entry, int sign) {
@@ -124,7 +113,7 @@ void Scheduler::Upsert(const Json& pod) {
   auto req = api::PodRequests(pod);
   entry.requests = req.ok() ? *req : api::ResourceList{};
   entry.request_error = req.ok() ? "" : std::string(req.status().message());
-  entry.counted = !entry.node.empty() && !Terminal(pod);
+  entry.counted = !entry.node.empty() && !api::IsPodTerminal(pod);
   Count(entry, +1);
   if (was_counted && entry.counted && entry.node == old_node && entry.requests == old_requests) {
     retry_unschedulable_ = retry_before;  // the same room taken as before: none was made
@@ -132,7 +121,8 @@ void Scheduler::Upsert(const Json& pod) {
   if (entry.node.empty()) {
     std::string name = spec.is_object() ? spec.value("schedulerName", "") : "";
     bool ours = name.empty() || name == options_.scheduler_name;
-    if (ours && !meta.contains("deletionTimestamp") && !Terminal(pod)) pending_[entry.order] = uid;
+    if (ours && !meta.contains("deletionTimestamp") && !api::IsPodTerminal(pod))
+      pending_[entry.order] = uid;
   }
 }
 
@@ -143,37 +133,6 @@ void Scheduler::Forget(const std::string& uid) {
   pending_.erase(it->second.order);
   pods_by_uid_.erase(it);
   last_message_.erase(uid);
-}
-
-void Scheduler::Drain() {
-  bool changed = DrainPods();
-  for (auto* w : {&pods_, &nodes_}) {
-    if (!*w) continue;
-    if (w == &nodes_) {
-      while ((*w)->TryNext()) changed = retry_unschedulable_ = true;
-    }
-    if ((*w)->Done()) {
-      if (w == &pods_) {  // the re-watch replays every pod as ADDED
-        pods_by_uid_.clear();
-        used_.clear();
-        pending_.clear();
-      }
-      // Fell behind: re-watch (the pod cache is rebuilt from its ADDED events).
-      auto again = client_.Watch(w == &pods_ ? api::Pods() : api::Nodes(), "");
-      if (again.ok()) {
-        *w = *again;
-        std::weak_ptr<bool> alive = alive_;
-        (*w)->SetNotify([this, alive] {
-          if (!alive.expired())
-            loop_.Post([this, alive] {
-              if (!alive.expired()) Drain();
-            });
-        });
-      }
-      changed = retry_unschedulable_ = true;
-    }
-  }
-  if (changed) Trigger();
 }
 
 void Scheduler::Trigger() {
@@ -188,7 +147,9 @@ void Scheduler::Trigger() {
 }
 
 void Scheduler::ScheduleAll() {
-  DrainPods();  // the cache must include this loop's own earlier bindings
+  in_pass_ = true;
+  pods_.Drain();  // the cache must include this loop's own earlier bindings
+  in_pass_ = false;
   auto node_list = client_.List(api::Nodes(), "");
   if (!node_list.ok()) return;
   std::vector<NodeView> nodes;

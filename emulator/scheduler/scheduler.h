@@ -3,7 +3,8 @@
 // and spec.nodeName on success (the status first, so a kubelet never sees a bound pod without
 // it) plus a Scheduled event; PodScheduled=False reason Unschedulable with the kube-scheduler's
 // message and a FailedScheduling Warning event otherwise, retried whenever a pod or node changes.
-// Reads pods and nodes, writes pods and events, all through client::Client.
+// Reads pods and nodes through two client::Informers (the pods kept in a cache), writes pods and
+// events, all through client::Client.
 // Thread safety: constructor, Start and Stop on the EventLoop thread (or before it runs);
 // everything else runs on the EventLoop thread.
 #pragma once
@@ -14,6 +15,7 @@
 
 #include "emulator/api/pod_resources.h"
 #include "emulator/client/client.h"
+#include "emulator/client/informer.h"
 #include "emulator/common/event_loop.h"
 
 namespace pjemu::scheduler {
@@ -33,7 +35,7 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // Starts watching pods and nodes; the Client's errors if a watch cannot be opened.
+  // Starts the pod and node informers; the Client's List and Watch errors.
   Status Start();
   void Stop();
 
@@ -41,10 +43,9 @@ class Scheduler {
   void ScheduleAll();
 
  private:
-  // The pods as last seen on the watch (an informer cache, as kube-scheduler keeps): bound
-  // pods' requests summed per node, and the pods waiting for a node in FIFO order. A pass used
-  // to List and copy every pod and re-parse every bound pod's requests: O(pods) per pod event,
-  // 45 % of a virtual-time run's instructions at 10 jobs and quadratic (issue 10).
+  // The pods as last delivered by the informer (a cache, as kube-scheduler keeps): bound pods'
+  // requests summed per node, and the pods waiting for a node in FIFO order, so that a pass
+  // costs O(pending), not a List and a re-parse of every pod.
   struct CachedPod {
     Json pod;
     std::string node;      // spec.nodeName
@@ -53,15 +54,15 @@ class Scheduler {
     std::string order;          // creationTimestamp + '\n' + ns/name: the pending FIFO key
     std::string request_error;  // PodRequests' error; requests is empty then
     // Tried and found unfit since room was last made: skipped until then, as kube-scheduler's
-    // unschedulable queue (room only shrinks in between, so the pod would not fit). Trying
-    // every unfit pod on every pod event was O(pending) per event: quadratic once pods
-    // outnumber the node's room (issue 10).
+    // unschedulable queue (room only shrinks in between, so the pod would not fit), which keeps
+    // a pod event from costing O(pending).
     bool unschedulable = false;
   };
   void Trigger();
-  void Drain();
-  // Applies the queued pod events to the cache; true when any arrived.
-  bool DrainPods();
+  // Applies a pod change to the cache; outside a pass, asks for one.
+  void OnPod(const api::WatchEvent& event);
+  // A node changed: room may have been made.
+  void OnNode();
   void Upsert(const Json& pod);
   void Forget(const std::string& uid);
   void Count(const CachedPod& entry, int sign);
@@ -73,10 +74,11 @@ class Scheduler {
   client::Client& client_;
   EventLoop& loop_;
   SchedulerOptions options_;
-  std::shared_ptr<api::Watch> pods_;
-  std::shared_ptr<api::Watch> nodes_;
+  client::Informer pods_;
+  client::Informer nodes_;
   std::shared_ptr<bool> alive_;
   bool pass_pending_ = false;
+  bool in_pass_ = false;             // ScheduleAll is draining the pods informer
   bool retry_unschedulable_ = true;  // room may have been made: the next pass tries every pod
   EventLoop::TimerId retry_ = 0;
   std::map<std::string, std::string> last_message_;  // pod uid -> last FailedScheduling message

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/api/selector.h"
 
 namespace pjemu::store {
@@ -62,11 +63,7 @@ Status PreconditionFailedError(const std::string& resource_group, const std::str
 }
 
 std::string MetaString(const Json& object, const char* field) {
-  if (!object.is_object()) return "";
-  auto m = object.find("metadata");
-  if (m == object.end() || !m->is_object()) return "";
-  auto f = m->find(field);
-  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
+  return api::Str(api::Field(object, "metadata"), field);
 }
 
 Json& MutableMeta(Json& object) {
@@ -114,6 +111,80 @@ std::vector<std::string> ValidateObjectName(const api::ResourceType& type,
   return api::ValidateDns1123Subdomain(name);
 }
 
+namespace {
+
+void ValidateLabels(const Json& meta, std::vector<FieldError>* errs) {
+  if (!meta.contains("labels")) return;
+  const Json& labels = meta["labels"];
+  if (!labels.is_object() && !labels.is_null()) {
+    errs->push_back(InvalidField("metadata.labels", labels, "must be a map of strings"));
+    return;
+  }
+  if (!labels.is_object()) return;
+  for (const auto& [k, v] : labels.items()) {
+    if (auto e = api::ValidateQualifiedName(k); !e.empty()) {
+      errs->push_back(InvalidField("metadata.labels", k, Join(e, "; ")));
+    }
+    if (!v.is_string()) {
+      errs->push_back(InvalidField("metadata.labels", v, "label values must be strings"));
+    } else if (auto e = api::ValidateLabelValue(v.get<std::string>()); !e.empty()) {
+      errs->push_back(InvalidField("metadata.labels", v, Join(e, "; ")));
+    }
+  }
+}
+
+void ValidateAnnotations(const Json& meta, std::vector<FieldError>* errs) {
+  if (!meta.contains("annotations") || !meta["annotations"].is_object()) return;
+  for (const auto& [k, v] : meta["annotations"].items()) {
+    if (auto e = api::ValidateQualifiedName(k); !e.empty()) {
+      errs->push_back(InvalidField("metadata.annotations", k, Join(e, "; ")));
+    }
+    if (!v.is_string()) {
+      errs->push_back(InvalidField("metadata.annotations", v, "annotation values must be strings"));
+    }
+  }
+}
+
+// Each reference names apiVersion, kind, name and uid; at most one is the controller.
+void ValidateOwnerReferences(const Json& meta, std::vector<FieldError>* errs) {
+  if (!meta.contains("ownerReferences") || !meta["ownerReferences"].is_array()) return;
+  int controllers = 0;
+  for (const auto& ref : meta["ownerReferences"]) {
+    for (auto [f, what] : {std::pair<const char*, const char*>{"apiVersion", "version"},
+                           {"kind", "kind"},
+                           {"name", "name"},
+                           {"uid", "uid"}}) {
+      std::string field = std::string("metadata.ownerReferences.") + f;
+      const Json* v = ref.is_object() && ref.contains(f) ? &ref[f] : nullptr;
+      if (v && !v->is_string()) {
+        errs->push_back(InvalidField(field, *v, "must be a string"));
+      } else if (!v || v->get<std::string>().empty()) {
+        errs->push_back(InvalidField(field, "", std::string(what) + " must not be empty"));
+      }
+    }
+    if (ref.is_object() && ref.contains("controller") && ref["controller"].is_boolean() &&
+        ref["controller"].get<bool>()) {
+      ++controllers;
+    }
+  }
+  if (controllers > 1) {
+    errs->push_back(InvalidField("metadata.ownerReferences", meta["ownerReferences"],
+                                 "Only one reference can have Controller set to true"));
+  }
+}
+
+void ValidateFinalizerNames(const Json& object, std::vector<FieldError>* errs) {
+  const auto finalizers = Finalizers(object);
+  for (std::size_t i = 0; i < finalizers.size(); ++i) {
+    if (auto e = api::ValidateQualifiedName(finalizers[i]); !e.empty()) {
+      errs->push_back(InvalidField("metadata.finalizers[" + std::to_string(i) + "]", finalizers[i],
+                                   Join(e, "; ")));
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<FieldError> ValidateObjectMeta(const api::ResourceType& type, const Json& object) {
   std::vector<FieldError> errs;
   static const Json kEmpty = Json::object();
@@ -125,72 +196,16 @@ std::vector<FieldError> ValidateObjectMeta(const api::ResourceType& type, const 
       errs.push_back(InvalidField("metadata.name", name, Join(e, "; ")));
     }
   }
-  if (meta.contains("labels")) {
-    const Json& labels = meta["labels"];
-    if (!labels.is_object() && !labels.is_null()) {
-      errs.push_back(InvalidField("metadata.labels", labels, "must be a map of strings"));
-    } else if (labels.is_object()) {
-      for (const auto& [k, v] : labels.items()) {
-        if (auto e = api::ValidateQualifiedName(k); !e.empty()) {
-          errs.push_back(InvalidField("metadata.labels", k, Join(e, "; ")));
-        }
-        if (!v.is_string()) {
-          errs.push_back(InvalidField("metadata.labels", v, "label values must be strings"));
-        } else if (auto e = api::ValidateLabelValue(v.get<std::string>()); !e.empty()) {
-          errs.push_back(InvalidField("metadata.labels", v, Join(e, "; ")));
-        }
-      }
-    }
-  }
-  if (meta.contains("annotations") && meta["annotations"].is_object()) {
-    for (const auto& [k, v] : meta["annotations"].items()) {
-      if (auto e = api::ValidateQualifiedName(k); !e.empty()) {
-        errs.push_back(InvalidField("metadata.annotations", k, Join(e, "; ")));
-      }
-      if (!v.is_string()) {
-        errs.push_back(
-            InvalidField("metadata.annotations", v, "annotation values must be strings"));
-      }
-    }
-  }
+  ValidateLabels(meta, &errs);
+  ValidateAnnotations(meta, &errs);
   // Wrongly typed fields that the code below (and the garbage collector) relies on.
   for (const char* f : {"ownerReferences", "finalizers"}) {
     if (meta.contains(f) && !meta[f].is_array() && !meta[f].is_null()) {
       errs.push_back(InvalidField(std::string("metadata.") + f, meta[f], "must be a list"));
     }
   }
-  if (meta.contains("ownerReferences") && meta["ownerReferences"].is_array()) {
-    int controllers = 0;
-    for (const auto& ref : meta["ownerReferences"]) {
-      for (auto [f, what] : {std::pair<const char*, const char*>{"apiVersion", "version"},
-                             {"kind", "kind"},
-                             {"name", "name"},
-                             {"uid", "uid"}}) {
-        std::string field = std::string("metadata.ownerReferences.") + f;
-        const Json* v = ref.is_object() && ref.contains(f) ? &ref[f] : nullptr;
-        if (v && !v->is_string()) {
-          errs.push_back(InvalidField(field, *v, "must be a string"));
-        } else if (!v || v->get<std::string>().empty()) {
-          errs.push_back(InvalidField(field, "", std::string(what) + " must not be empty"));
-        }
-      }
-      if (ref.is_object() && ref.contains("controller") && ref["controller"].is_boolean() &&
-          ref["controller"].get<bool>()) {
-        ++controllers;
-      }
-    }
-    if (controllers > 1) {
-      errs.push_back(InvalidField("metadata.ownerReferences", meta["ownerReferences"],
-                                  "Only one reference can have Controller set to true"));
-    }
-  }
-  const auto finalizers = Finalizers(object);
-  for (std::size_t i = 0; i < finalizers.size(); ++i) {
-    if (auto e = api::ValidateQualifiedName(finalizers[i]); !e.empty()) {
-      errs.push_back(InvalidField("metadata.finalizers[" + std::to_string(i) + "]", finalizers[i],
-                                  Join(e, "; ")));
-    }
-  }
+  ValidateOwnerReferences(meta, &errs);
+  ValidateFinalizerNames(object, &errs);
   if (type.plural == "pods" && type.group.empty()) {
     auto names = ValidatePodContainerNames(object);
     errs.insert(errs.end(), names.begin(), names.end());

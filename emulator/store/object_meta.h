@@ -1,6 +1,6 @@
 // ObjectMeta helpers of the store: read and write metadata fields of wire-form objects, validate
 // metadata on create and update with kube-apiserver's messages, and build 422 Invalid Statuses
-// (also usable by admission validators such as the PyTorchJob webhook).
+// for the store's own checks (admission proper is each type's, api::ResourceType::admission).
 // Thread safety: free functions over values; no shared state.
 #pragma once
 

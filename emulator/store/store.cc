@@ -95,8 +95,7 @@ const std::set<Key>* Store::Impl::WithLabel(TypeRef type, const std::string& lab
 void Store::Impl::Reindex(TypeRef type, const Key& key, const Json* before, const Json* after) {
   const Json* old_labels = LabelsOf(before);
   const Json* new_labels = LabelsOf(after);
-  if (old_labels != new_labels &&
-      (!old_labels || !new_labels || *old_labels != *new_labels)) {
+  if (old_labels != new_labels && (!old_labels || !new_labels || *old_labels != *new_labels)) {
     auto& index = by_label[type->PluralGroup()];
     if (old_labels) {
       for (const auto& [k, v] : old_labels->items()) {
@@ -229,6 +228,14 @@ Status Store::Impl::CheckBody(TypeRef type, std::string_view ns, Json& object) c
   return Status::Ok();
 }
 
+Status Store::Impl::Admit(TypeRef type, Json& object, const Json* old,
+                          const api::WriteOptions& options) {
+  const api::Admission& admission = type->admission;
+  if (admission.defaulter) admission.defaulter(object);
+  if (admission.validator) return admission.validator(object, old, options.warnings);
+  return Status::Ok();
+}
+
 Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json object,
                                        const api::WriteOptions& options) {
   RETURN_IF_ERROR(CheckBody(type, ns, object));
@@ -272,9 +279,7 @@ Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json o
        {"deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"}) {
     meta.erase(f);
   }
-  if (auto v = validators.find(type->PluralGroup()); v != validators.end()) {
-    RETURN_IF_ERROR(v->second(object, nullptr, options.warnings));
-  }
+  RETURN_IF_ERROR(Admit(type, object, nullptr, options));
   if (options.dry_run) return object;
   return *Put(type, std::move(object), WatchEvent::Type::kAdded, nullptr);
 }
@@ -445,11 +450,6 @@ Result<std::shared_ptr<api::Watch>> Store::Watch(const api::ResourceType& type, 
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   return impl_->Locked([&] { return impl_->WatchLocked(t, ns, options); });
-}
-
-void Store::SetValidator(const api::ResourceType& type, Validator validator) {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  impl_->validators[type.PluralGroup()] = std::move(validator);
 }
 
 void Store::SendBookmarks() {

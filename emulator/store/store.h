@@ -3,11 +3,14 @@
 // from it by the components that need logic. Writers: the API server (HTTP), LocalClient
 // (in-process actors). Readers: the same, plus watches that stream every change.
 //
-// Semantics (kube-apiserver's, see ../shared/spec/kube-api.md sections 4, 6, 7, 9):
+// Semantics (kube-apiserver's):
 //  - One global resourceVersion counter shared by all kinds (etcd's revision); uid,
 //    creationTimestamp (from the Clock), generation=1, generateName, namespace defaulting.
 //  - Update/Patch with optimistic concurrency; spec writes bump generation and never touch
 //    .status; status-subresource writes touch only .status.
+//  - Admission: creates and main-resource updates pass the type's own admission from the
+//    resource table (api::ResourceType::admission; for PyTorchJobs the operator's validating
+//    webhook) after the metadata checks; its refusal is the write's error.
 //  - Delete with finalizers (deletionTimestamp), ownerReference garbage collection
 //    (Background, Foreground, Orphan) and graceful deletion of pods bound to a node.
 //  - Watch from a resourceVersion with a bounded history (kExpired past it); BOOKMARKs on request.
@@ -76,13 +79,6 @@ struct StoreOptions {
   const Snapshot* restore = nullptr;
 };
 
-// Admission for a resource type (the PyTorchJob webhook): called on create and update of the
-// main resource with the incoming object and, on update, the stored one. A non-OK Status
-// (normally kInvalid with details.causes) refuses the write. Runs under the store lock: it must
-// be a pure function of its arguments.
-using Validator =
-    std::function<Status(const Json& object, const Json* old, std::vector<std::string>* warnings)>;
-
 class Store {
  public:
   explicit Store(const Clock& clock, StoreOptions options = {});
@@ -112,7 +108,6 @@ class Store {
   Result<std::shared_ptr<api::Watch>> Watch(const api::ResourceType& type, std::string_view ns,
                                             const api::WatchOptions& options = {});
 
-  void SetValidator(const api::ResourceType& type, Validator validator);
   // Queues a BOOKMARK {kind, apiVersion, metadata: {resourceVersion: <current global RV>}} on
   // every open watch that was opened with allow_bookmarks. Every change up to that RV has been
   // queued on the watch before it, so a client may resume from it. The store sends none on its

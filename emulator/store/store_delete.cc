@@ -1,5 +1,7 @@
 // Delete: graceful pod deletion, propagation policies, finalizers, ownerReference garbage
 // collection (synchronous, see the deviations in store.h) and namespace deletion.
+#include "emulator/api/json_fields.h"
+#include "emulator/api/pod_status.h"
 #include "emulator/store/object_meta.h"
 #include "emulator/store/store_impl.h"
 
@@ -15,13 +17,6 @@ std::int64_t IntAt(const Json& object, const char* a, const char* b, std::int64_
   const Json& inner = object[a];
   auto it = inner.find(b);
   return it != inner.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
-}
-
-std::string StringAt(const Json& object, const char* a, const char* b) {
-  if (!object.contains(a) || !object[a].is_object()) return "";
-  const Json& inner = object[a];
-  auto it = inner.find(b);
-  return it != inner.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 bool IsDeleting(const Json& object) {
@@ -85,8 +80,7 @@ Result<Json> Store::Impl::DeleteObject(TypeRef type, const ObjectPtr& current,
                              ? *options.grace_period_seconds
                              : IntAt(object, "spec", "terminationGracePeriodSeconds", 30);
     if (grace < 0) grace = 1;
-    std::string phase = StringAt(object, "status", "phase");
-    if (StringAt(object, "spec", "nodeName").empty() || phase == "Succeeded" || phase == "Failed") {
+    if (api::Str(api::Field(object, "spec"), "nodeName").empty() || api::IsPodTerminal(object)) {
       grace = 0;
     }
     if (grace > 0) {
@@ -102,21 +96,7 @@ Result<Json> Store::Impl::DeleteObject(TypeRef type, const ObjectPtr& current,
 
   auto dependents = DependentsOf(uid);
   if (options.propagation_policy == "Orphan" && !options.dry_run) {
-    for (const auto& [t, k] : dependents) {
-      ObjectPtr d = Find(t, k);
-      if (!d) continue;
-      Json next = *d;
-      Json kept = Json::array();
-      for (const auto& ref : next["metadata"]["ownerReferences"]) {
-        if (ref.value("uid", "") != uid) kept.push_back(ref);
-      }
-      if (kept.empty()) {
-        next["metadata"].erase("ownerReferences");
-      } else {
-        next["metadata"]["ownerReferences"] = kept;
-      }
-      Put(t, std::move(next), WatchEvent::Type::kModified, d);
-    }
+    OrphanDependents(uid, dependents);
     dependents.clear();
   }
 
@@ -149,6 +129,25 @@ Result<Json> Store::Impl::DeleteObject(TypeRef type, const ObjectPtr& current,
   }
   if (options.dry_run) return object;
   return Remove(type, key);
+}
+
+void Store::Impl::OrphanDependents(const std::string& uid,
+                                   const std::vector<std::pair<TypeRef, Key>>& dependents) {
+  for (const auto& [t, k] : dependents) {
+    ObjectPtr d = Find(t, k);
+    if (!d) continue;
+    Json next = *d;
+    Json kept = Json::array();
+    for (const auto& ref : next["metadata"]["ownerReferences"]) {
+      if (ref.value("uid", "") != uid) kept.push_back(ref);
+    }
+    if (kept.empty()) {
+      next["metadata"].erase("ownerReferences");
+    } else {
+      next["metadata"]["ownerReferences"] = kept;
+    }
+    Put(t, std::move(next), WatchEvent::Type::kModified, d);
+  }
 }
 
 Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {

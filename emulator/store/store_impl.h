@@ -8,8 +8,8 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -73,6 +73,10 @@ class Store::Impl {
                                  const std::string& value) const;
   // Checks the namespace and apiVersion/kind of an incoming body against the request.
   Status CheckBody(TypeRef type, std::string_view ns, Json& object) const;
+  // The type's own admission (api::ResourceType::admission): defaulting, then validation.
+  // `old` is the stored object on update, nullptr on create.
+  static Status Admit(TypeRef type, Json& object, const Json* old,
+                      const api::WriteOptions& options);
 
   // store_update.cc
   Result<Json> UpdateLocked(TypeRef type, std::string_view ns, Json object, api::Subresource sub,
@@ -81,7 +85,7 @@ class Store::Impl {
                            api::PatchType patch_type, const Json& patch, api::Subresource sub,
                            const api::WriteOptions& options);
   // The rules every update follows (PUT and PATCH): RV and uid preconditions, subresource
-  // scoping, immutable system fields, finalizers while deleting, generation, validator, no-op.
+  // scoping, immutable system fields, finalizers while deleting, generation, admission, no-op.
   Result<Json> ApplyUpdate(TypeRef type, const ObjectPtr& old, Json incoming, api::Subresource sub,
                            const api::WriteOptions& options);
 
@@ -94,6 +98,10 @@ class Store::Impl {
   // Removes the object for good (DELETED at a new RV, carrying `final_state` when given, else
   // the stored state), then collects its garbage. Returns the DELETED object.
   Json Remove(TypeRef type, const Key& key, Json final_state = nullptr);
+  // Orphan propagation: strips the ownerReferences to `uid` from each dependent (one MODIFIED
+  // each) instead of deleting them.
+  void OrphanDependents(const std::string& uid,
+                        const std::vector<std::pair<TypeRef, Key>>& dependents);
   // Objects that name `uid` in their ownerReferences.
   std::vector<std::pair<TypeRef, Key>> DependentsOf(const std::string& uid) const;
   // True when a write must remove the object: deletionTimestamp set, no finalizers left and no
@@ -112,9 +120,8 @@ class Store::Impl {
   std::unordered_map<std::string, std::set<Key>> events_about;
   // Label index for lists with an equality selector (the controller's and kubelet's lists by
   // job-name label): PluralGroup() -> "key\nvalue" -> keys, in the maps' order. Without it every
-  // such list scanned every object of the type: O(jobs^2) over a run (profile: issue 10).
+  // such list would scan every object of the type: O(jobs^2) over a run.
   std::unordered_map<std::string, std::unordered_map<std::string, std::set<Key>>> by_label;
-  std::map<std::string, Validator> validators;
   WatchHub hub;
   // The running request's changes, not yet durable nor visible to watches.
   struct Undo {

@@ -167,9 +167,7 @@ Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Js
     if (next.value("spec", Json()) != old.value("spec", Json())) {
       meta["generation"] = old_meta.value("generation", 0) + 1;
     }
-    if (auto v = validators.find(type->PluralGroup()); v != validators.end()) {
-      RETURN_IF_ERROR(v->second(next, &old, options.warnings));
-    }
+    RETURN_IF_ERROR(Admit(type, next, &old, options));
   }
   MutableMeta(next)["resourceVersion"] = MetaString(old, "resourceVersion");
   if (next == old || options.dry_run) return next;  // a no-op write keeps the RV, as etcd does

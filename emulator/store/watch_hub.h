@@ -54,8 +54,8 @@ class WatchStream final : public api::Watch {
   // stream is ended or stopped, so the hub drops it. `initial` events ignore the limit.
   bool Push(api::WatchEvent event, bool initial = false);
   // The same with the stored object shared, not copied: the consumer's Next() makes its copy.
-  // A queued backlog then costs a pointer per event per watch instead of a deep copy (issue 10:
-  // with every job submitted at once a pods watch ran thousands of events behind).
+  // A queued backlog then costs a pointer per event per watch instead of a deep copy (with every
+  // job submitted at once a pods watch can run thousands of events behind).
   bool Push(api::WatchEvent::Type type, ObjectPtr object, bool initial = false);
   // Ends the stream after the queued events.
   void End();

@@ -1,4 +1,4 @@
-// Console: the web console served by `pjemu serve` at /ui/ (issue 11). A Mount for the API
+// Console: the web console served by `pjemu serve` at /ui/. A Mount for the API
 // server: the static shell (HTML, JS, CSS embedded at build time, see assets.h) is served to
 // anyone; everything under /ui/api/ needs the server's token when it has one, like the
 // Kubernetes API the page itself uses for lists, watches, logs, creates and deletes. /ui/api/

@@ -93,7 +93,7 @@ TEST_CASE("aggregated discovery is served only when asked for, with its paramete
 
 TEST_CASE("openapi v2 is the minimal protobuf document as application/octet-stream",
           "[apiserver]") {
-  // The 28 bytes kubectl 1.20 accepted (kube-api.md 3.1).
+  // The 28 bytes kubectl 1.20 accepts.
   const unsigned char want[] = {0x0a, 0x03, 0x32, 0x2e, 0x30, 0x12, 0x15, 0x0a, 0x0a, 0x4b,
                                 0x75, 0x62, 0x65, 0x72, 0x6e, 0x65, 0x74, 0x65, 0x73, 0x12,
                                 0x07, 0x76, 0x31, 0x2e, 0x32, 0x30, 0x2e, 0x32};

@@ -1,6 +1,6 @@
 // The resource verbs of the Router over a real Store: create, get, list, update, patch,
 // delete, deletecollection, status and scale subresources, Table output, dryRun, field
-// validation, and the real server's Status errors (kube-api.md section 6).
+// validation, and the real server's Status errors.
 #include <catch2/catch.hpp>
 
 #include "tests/apiserver/router_fixture.h"

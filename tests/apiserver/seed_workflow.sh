@@ -1,7 +1,7 @@
 #!/bin/bash
-# The seed workflow of issue 7, run verbatim with one kubectl against a running server, asserting
-# on what kubectl prints. Reusable by `pjemu serve` tests: with a real controller and kubelet
-# leave SEED_HOOK unset; without them, SEED_HOOK names a program called as
+# The seed documents' kubectl workflow, run verbatim with one kubectl against a running server,
+# asserting on what kubectl prints. Reusable by `pjemu serve` tests: with a real controller and
+# kubelet leave SEED_HOOK unset; without them, SEED_HOOK names a program called as
 # `$SEED_HOOK created NS NAME` (after create) and `$SEED_HOOK finish NS NAME` (while
 # `logs -f` streams) that plays the controller (see fake_controller.py).
 # Usage: seed_workflow.sh KUBECTL KUBECONFIG MANIFEST

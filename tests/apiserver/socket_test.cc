@@ -1,5 +1,5 @@
-// The one test through real sockets on 127.0.0.1:0 (G8): request/response, a chunked watch,
-// the body limit, and HTTPS with a bearer token.
+// The one test through real sockets on 127.0.0.1:0 (the others call the Router without
+// sockets): request/response, a chunked watch, the body limit, and HTTPS with a bearer token.
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>

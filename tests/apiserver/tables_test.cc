@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "emulator/api/pod_status.h"
+
 namespace pjemu::apiserver {
 namespace {
 
@@ -49,12 +51,12 @@ TEST_CASE("pod STATUS follows kubectl's rules", "[apiserver]") {
        "Init:0/0"},
   }));
   CAPTURE(status);
-  CHECK(PodStatusReason(Pod(status)) == want);
+  CHECK(api::PodStatusText(Pod(status)) == want);
 }
 
 TEST_CASE("a pod being deleted shows Terminating", "[apiserver]") {
   Json pod = Pod(Json{{"phase", "Running"}}, Json{{"deletionTimestamp", "2024-01-01T00:00:09Z"}});
-  CHECK(PodStatusReason(pod) == "Terminating");
+  CHECK(api::PodStatusText(pod) == "Terminating");
 }
 
 TEST_CASE("pod rows carry READY, RESTARTS, AGE and the wide columns", "[apiserver]") {

@@ -1,4 +1,4 @@
-// The console's browser test (issue 11): headless Debian chromium, driven by playwright-core,
+// The console's browser test: headless Debian chromium, driven by playwright-core,
 // against a real `pjemu serve --port 0 --token T` (HTTPS) with the fast trainer image map. It
 // opens the console, gives the token, shows a validation error at its line, creates the seed
 // job from YAML, watches it reach Succeeded, opens every tab of the job page (logs and metrics

@@ -6,6 +6,10 @@
 namespace pjemu::controller {
 namespace {
 
+using api::HasCondition, api::IsFinished, api::IsSucceeded;
+using api::kCreated, api::kFailed, api::kRestarting, api::kRunning, api::kSucceeded,
+    api::kSuspended;
+
 const Time kT0 = FakeClock().Now();
 
 TEST_CASE("T49: IsFinished/IsSucceeded/IsFailed/IsRunning/IsSuspended", "[controller]") {

@@ -10,6 +10,7 @@
 namespace pjemu::controller {
 namespace {
 
+using api::IsFailed, api::IsSucceeded;
 using testing::Cluster;
 using testing::JobBuilder;
 

@@ -1,5 +1,6 @@
 // Given submitted jobs, SetDefaults should apply SetDefaults_PyTorchJob in memory (T13-T18 and
-// spec 1.4): replicas, restartPolicy, cleanPodPolicy, port, elastic min/max, nprocPerNode.
+// emulator/controller/BEHAVIOUR.md points 2-6): replicas, restartPolicy, cleanPodPolicy, port,
+// elastic min/max, nprocPerNode.
 #include <catch2/catch.hpp>
 
 #include "tests/controller/job_builder.h"
@@ -7,6 +8,7 @@
 namespace pjemu::controller {
 namespace {
 
+using api::SetDefaults;
 using testing::JobBuilder;
 
 Json Elastic(Json elastic) {

@@ -1,5 +1,5 @@
 // Given defaulted jobs, DesiredPod/DesiredService/PodEnv should build what the operator creates
-// (T19-T24, T29, T43, T48, T59 and spec sections 3-4).
+// (T19-T24, T29, T43, T48, T59 and emulator/controller/BEHAVIOUR.md points 10-22).
 #include <catch2/catch.hpp>
 
 #include "tests/controller/job_builder.h"

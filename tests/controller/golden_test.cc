@@ -16,6 +16,8 @@
 namespace pjemu::controller {
 namespace {
 
+using api::SetDefaults;
+
 Json FromYaml(const YAML::Node& n) {
   switch (n.Type()) {
     case YAML::NodeType::Map: {

@@ -4,11 +4,14 @@
 #include <optional>
 #include <string>
 
+#include "emulator/api/pytorchjob.h"
 #include "emulator/common/status.h"
 #include "emulator/controller/desired_objects.h"
 #include "emulator/controller/job_spec.h"
 
 namespace pjemu::controller::testing {
+
+using api::SetDefaults;
 
 inline Json Container(const std::string& name = "pytorch", const std::string& image = "img") {
   return {{"name", name}, {"image", image}};

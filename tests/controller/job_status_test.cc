@@ -14,6 +14,10 @@ using testing::JobBuilder;
 using testing::PodIn;
 using testing::ServiceFor;
 using Kind = JobAction::Kind;
+using api::HasCondition, api::IsFailed, api::IsSucceeded, api::IsSuspended, api::JobReason,
+    api::ManagedByExternalController;
+using api::kCreated, api::kFailed, api::kRestarting, api::kRunning, api::kSucceeded,
+    api::kSuspended;
 
 const Time kT0 = FakeClock().Now();
 
@@ -114,7 +118,8 @@ TEST_CASE("running master: Running condition - master success: Succeeded - Runni
                                                        "Succeeded/True/PyTorchJobSucceeded"});
   CHECK(done.status["completionTime"] == "2024-01-01T00:00:10Z");
   CHECK(done.status["conditions"][2]["message"] == "PyTorchJob j is successfully completed.");
-  // Worker still running is ignored (issue #1982) and left alone with cleanPodPolicy None.
+  // Worker still running is ignored (BEHAVIOUR.md quirk Q1) and left alone with cleanPodPolicy
+  // None.
   w.job["status"] = done.status;
   JobSync after = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 11s);
   CHECK(Names(after, Kind::kDeletePod).empty());
@@ -445,7 +450,7 @@ TEST_CASE("T55: activeDeadlineSeconds 2 after 2 s fails the job and deletes pods
   JobSync early = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 1s);
   CHECK_FALSE(IsFailed(early.status));
   REQUIRE(early.requeue_after);
-  CHECK(*early.requeue_after == 1s);  // pjemu fires at the deadline itself (#3358)
+  CHECK(*early.requeue_after == 1s);  // pjemu fires at the deadline itself (BEHAVIOUR.md D1)
   JobSync s = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 2s);
   CHECK(Names(s, Kind::kDeletePod).size() == 6);
   CHECK(Names(s, Kind::kDeleteService).size() == 6);
@@ -532,7 +537,7 @@ TEST_CASE("T61: ExitCode policy - exit 1 fails the job without completionTime", 
   const Json& failed = s.status["conditions"].back();
   CHECK(failed["reason"] == "PyTorchJobFailed");
   CHECK(failed["message"] == "job \"j\" is failing because \"Worker\" replica(s) failed.");
-  CHECK_FALSE(s.status.contains("completionTime"));  // quirk I4: the ExitCode path omits it
+  CHECK_FALSE(s.status.contains("completionTime"));  // BEHAVIOUR.md Q3: ExitCode path omits it
   // Quirk: UpdateJobStatus still emits the Restarting event (its condition is frozen by Failed).
   CHECK(Reasons(s) ==
         std::vector<std::string>{"ExitedWithCode", "PyTorchJobFailed", "PyTorchJobRestarting"});

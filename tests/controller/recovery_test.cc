@@ -10,6 +10,7 @@
 namespace pjemu::controller {
 namespace {
 
+using api::IsRunning;
 using testing::Cluster;
 using testing::JobBuilder;
 
@@ -50,6 +51,8 @@ class TroubleClient final : public client::Client {
   int conflicts_left = 0;
   int expire_resumes = 0;  // answer this many resumed watches (non-empty RV) with Expired
   std::vector<std::string> watch_rvs;
+  int job_lists = 0;             // Lists of pytorchjobs (the reconciler lists pods and services)
+  std::string last_job_list_rv;  // the resourceVersion of the last one's reply
   int status_updates = 0;
   std::vector<std::shared_ptr<EndableWatch>> watches;
 
@@ -62,7 +65,12 @@ class TroubleClient final : public client::Client {
   }
   Result<Json> List(const api::ResourceType& t, std::string_view ns,
                     const api::ListOptions& o) override {
-    return inner_.List(t, ns, o);
+    Result<Json> list = inner_.List(t, ns, o);
+    if (&t == &api::PyTorchJobs()) {
+      ++job_lists;
+      if (list.ok()) last_job_list_rv = (*list)["metadata"].value("resourceVersion", "");
+    }
+    return list;
   }
   Result<Json> Update(const api::ResourceType& t, std::string_view ns, Json o, api::Subresource sub,
                       const api::WriteOptions& w) override {
@@ -143,15 +151,19 @@ TEST_CASE("an ended watch is resumed from the last resourceVersion without losin
   CHECK(c.Names(api::Pods()) == std::vector<std::string>{"a-master-0", "b-master-0"});
 }
 
-TEST_CASE("an Expired resume re-lists from an empty resourceVersion", "[controller]") {
+TEST_CASE("an Expired resume re-lists and watches from the fresh list's resourceVersion",
+          "[controller]") {
   Cluster c(WithTrouble());
   REQUIRE(c.Submit(JobBuilder("a").Master(1).Build()).ok());
   trouble->expire_resumes = 1;
+  const int lists_before = trouble->job_lists;
   trouble->watches[0]->End();  // the pytorchjobs watch
   c.loop.RunUntilIdle();
   REQUIRE(trouble->watch_rvs.size() == 5);
-  CHECK_FALSE(trouble->watch_rvs[3].empty());  // tried to resume from the last RV
-  CHECK(trouble->watch_rvs[4].empty());        // Expired: a fresh list
+  CHECK_FALSE(trouble->watch_rvs[3].empty());     // tried to resume from the last RV
+  CHECK(trouble->job_lists == lists_before + 1);  // Expired: a fresh list ...
+  CHECK_FALSE(trouble->last_job_list_rv.empty());
+  CHECK(trouble->watch_rvs[4] == trouble->last_job_list_rv);  // ... then a watch from its RV
   REQUIRE(c.Submit(JobBuilder("b").Master(1).Build()).ok());
   CHECK(c.Names(api::Pods()) == std::vector<std::string>{"a-master-0", "b-master-0"});
 }

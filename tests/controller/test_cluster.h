@@ -1,5 +1,6 @@
-// Test fixture for the controller: FakeClock, EventLoop, Store with the PyTorchJob validator,
-// LocalClient and a started Controller, plus helpers that play the kubelet's part.
+// Test fixture for the controller: FakeClock, EventLoop, Store (it admits PyTorchJobs through the
+// webhook of the resource table), LocalClient and a started Controller, plus helpers that play
+// the kubelet's part.
 #pragma once
 
 #include <algorithm>
@@ -10,7 +11,6 @@
 #include "emulator/api/resources.h"
 #include "emulator/client/local_client.h"
 #include "emulator/controller/controller.h"
-#include "emulator/controller/validation.h"
 #include "emulator/store/store.h"
 
 namespace pjemu::controller::testing {
@@ -32,7 +32,6 @@ struct Cluster {
         client(wrapped ? wrapped.get() : local.get()),
         owned(std::make_unique<Controller>(*client, loop)),
         controller(*owned) {
-    store.SetValidator(api::PyTorchJobs(), ValidatePyTorchJob);
     REQUIRE(controller.Start().ok());
     loop.RunUntilIdle();
   }

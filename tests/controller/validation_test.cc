@@ -1,14 +1,14 @@
 // Given PyTorchJobs as submitted, ValidatePyTorchJob should answer as the v1.9.4 webhook does
 // (upstream TestValidateV1PyTorchJob: T1-T12), compared by error type and field.
-#include "emulator/controller/validation.h"
-
 #include <catch2/catch.hpp>
 
+#include "emulator/api/pytorchjob_validation.h"
 #include "tests/controller/job_builder.h"
 
 namespace pjemu::controller {
 namespace {
 
+using api::FieldError, api::ValidatePyTorchJob, api::WebhookFieldErrors;
 using testing::JobBuilder;
 using Type = FieldError::Type;
 

@@ -16,7 +16,7 @@ Json Job() {
   Json container = {{"name", "pytorch"}, {"image", "pytorch-mnist:1"}, {"args", {"--epochs", "1"}}};
   Json replica = {{"replicas", 1},
                   {"restartPolicy", "OnFailure"},
-                  {"template", {{"spec", {{"containers", {container}}}}}}};
+                  {"template", {{"spec", {{"containers", Json::array({container})}}}}}};
   return {{"apiVersion", "kubeflow.org/v1"},
           {"kind", "PyTorchJob"},
           {"metadata", {{"name", "job"}, {"namespace", "default"}, {"labels", {{"a", "b"}}}}},

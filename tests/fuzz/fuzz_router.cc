@@ -57,7 +57,7 @@ struct World {
     Json container = {{"name", "pytorch"}, {"image", "pytorch-mnist:1"}};
     Json replica = {{"replicas", 1},
                     {"restartPolicy", "OnFailure"},
-                    {"template", {{"spec", {{"containers", {container}}}}}}};
+                    {"template", {{"spec", {{"containers", Json::array({container})}}}}}};
     FUZZ_CHECK(store
                    .Create(api::PyTorchJobs(), "default",
                            {{"apiVersion", "kubeflow.org/v1"},
@@ -70,7 +70,7 @@ struct World {
                            {{"apiVersion", "v1"},
                             {"kind", "Pod"},
                             {"metadata", {{"name", "job-master-0"}, {"namespace", "default"}}},
-                            {"spec", {{"containers", {container}}}}})
+                            {"spec", {{"containers", Json::array({container})}}}})
                    .ok());
   }
 };

@@ -1,4 +1,4 @@
-// The libFuzzer targets of pjemu (issue 9, hostile input). Each target is a plain function so
+// The libFuzzer targets of pjemu (hostile input). Each target is a plain function so
 // that one binary per target (fuzz_entry.cc, built with PJEMU_FUZZ=ON and clang) and the
 // replay unit test (fuzz_replay_test.cc, every build) run the same code. A target returns 0;
 // a crash, a sanitizer report, an escaping exception or a failed FUZZ_CHECK is a finding.

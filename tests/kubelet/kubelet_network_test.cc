@@ -1,6 +1,7 @@
 // Given a PyTorchJob's pods and Services, name resolution should behave as cluster DNS would:
-// the operator's init container waits until the master is Ready, and a master whose Service
-// does not exist yet is held in ContainerCreating rather than started with an unknown name.
+// the operator's init container waits until the master is Ready, and a pod (of any owner) whose
+// MASTER_ADDR Service does not exist yet is held in ContainerCreating rather than started with
+// an unknown name.
 #include <catch2/catch.hpp>
 
 #include "node_fixture.h"
@@ -80,6 +81,41 @@ TEST_CASE("the operator's init container waits for a Ready master", "[kubelet][n
   CHECK(f.Status("job-worker-0", "init-pytorch", true)["state"]["terminated"]["exitCode"] == 0);
   std::string main = ReadFile(f.kubelet->Find({"default", "job-worker-0", "", false})->path);
   CHECK(main.find("MASTER_ADDR=" + ip + "\n") != std::string::npos);
+}
+
+TEST_CASE("any pod whose MASTER_ADDR names a Service is held until it resolves, whoever owns it",
+          "[kubelet][network]") {
+  NodeFixture f;
+  Json other_owner =
+      JobPod("trainer-0", "trainer-0", MasterEnvContainer({"--print-env", "MASTER_ADDR"}));
+  other_owner["metadata"]["ownerReferences"][0]["apiVersion"] = "jobset.x-k8s.io/v1alpha2";
+  other_owner["metadata"]["ownerReferences"][0]["kind"] = "JobSet";
+  Json no_owner = other_owner;
+  no_owner["metadata"]["name"] = "trainer-1";
+  no_owner["metadata"]["labels"]["job"] = "trainer-1";
+  no_owner["metadata"].erase("ownerReferences");
+  Json on_loopback = no_owner;  // localhost is the pod's own, never a Service: not held
+  on_loopback["metadata"]["name"] = "solo";
+  on_loopback["spec"]["containers"][0]["env"][0]["value"] = "localhost";
+  for (const Json& pod : {other_owner, no_owner, on_loopback}) f.Create(pod);
+  REQUIRE(f.WaitPhase("solo", "Succeeded"));
+  std::string solo = ReadFile(f.kubelet->Find({"default", "solo", "", false})->path);
+  CHECK(solo.find("MASTER_ADDR=localhost\n") != std::string::npos);
+  for (const char* held : {"trainer-0", "trainer-1"}) {
+    INFO(held);
+    CHECK(f.Status(held, "pytorch")["state"]["waiting"]["reason"] == "ContainerCreating");
+  }
+  // Both pods' MASTER_ADDR, job-master-0, resolves once a Service of that name selects a pod.
+  Json service = Service("job-master-0");
+  service["spec"]["selector"] = {{"job", "trainer-0"}};
+  REQUIRE(f.client->Create(api::Services(), "default", service).ok());
+  REQUIRE(f.WaitPhase("trainer-0", "Succeeded"));
+  REQUIRE(f.WaitPhase("trainer-1", "Succeeded"));
+  std::string ip = f.Get("trainer-0")["status"]["podIP"];
+  for (const char* name : {"trainer-0", "trainer-1"}) {
+    std::string log = ReadFile(f.kubelet->Find({"default", name, "", false})->path);
+    CHECK(log.find("MASTER_ADDR=" + ip + "\n") != std::string::npos);
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile clients against the API server (issue 9): oversized bodies (413), URLs (414) and
+"""Hostile clients against the API server: oversized bodies (413), URLs (414) and
 headers (431), path traversal in names and paths, slowloris (idle, slow headers, slow body) and
 10k watch connections. Runs pjemu-apiserver-testd with short timeouts; bounded in time.
 

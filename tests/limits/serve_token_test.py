@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`pjemu serve --token` against hostile clients (issue 9): requests without, with a wrong and
+"""`pjemu serve --token` against hostile clients: requests without, with a wrong and
 with the right bearer token; traversal in log requests and container names through the real
 kubelet; then the token must appear nowhere in the server's output or state folder (only in
 the kubeconfig written for the user). Bounded in time.

@@ -93,7 +93,7 @@ TEST_CASE("ten thousand small documents load", "[manifest]") {
 }
 
 // yaml-cpp 0.7's LoadAll re-read a document whose root is a ',' forever, allocating until the
-// process died (fuzz_manifest's manifest-timeout, now tests/fuzz/regressions/manifest/).
+// process died (fuzz_manifest's manifest-timeout, kept in tests/fuzz/regressions/manifest/).
 TEST_CASE("a ',' where a document's root belongs is an error, not an endless load", "[manifest]") {
   struct Case {
     std::string text;

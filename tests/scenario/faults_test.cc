@@ -188,10 +188,14 @@ TEST_CASE("Injector fires timed, condition and after-fault triggers in virtual t
   CHECK(hook_calls == 0);
   CHECK_FALSE(inj.done());
 
+  // A job the store admits (the webhook refuses one without replica specs); nothing runs it.
+  Json container = {{"name", "pytorch"}, {"image", "busybox"}};
+  Json master = {{"replicas", 1},
+                 {"template", {{"spec", {{"containers", Json::array({container})}}}}}};
   Json job = {{"apiVersion", "kubeflow.org/v1"},
               {"kind", "PyTorchJob"},
               {"metadata", {{"name", "j"}}},
-              {"spec", Json::object()}};
+              {"spec", {{"pytorchReplicaSpecs", {{"Master", master}}}}}};
   REQUIRE(f.local->Create(api::PyTorchJobs(), "default", job).ok());
   f.loop.RunFor(2s);
   CHECK(hook_calls == 0);  // no Running condition yet

@@ -1,12 +1,13 @@
-// Node-level faults on a VirtualCluster (FakeClock, no sleeps): the kubelet's eviction, image
-// pull delays, a node going down and coming back through the Injector (node lifecycle steps),
-// and the log and metrics triggers.
+// Node-level faults on a virtual-time cluster (FakeClock, simulated processes, no sleeps): the
+// kubelet's eviction, image pull delays (the SlowRegistry decorator), a node going down and
+// coming back through the Injector (node lifecycle steps), and the log and metrics triggers.
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
 
-#include "emulator/cluster/virtual_cluster.h"
+#include "emulator/cluster/cluster.h"
 #include "emulator/faults/injector.h"
+#include "emulator/faults/slow_registry.h"
 
 namespace pjemu {
 namespace {
@@ -36,9 +37,21 @@ Json Condition(const Json& object, const std::string& type) {
 }
 
 struct Cluster {
-  cluster::VirtualCluster vc{[] {
-    cluster::VirtualClusterOptions o;
+  faults::SlowRegistry* registry = nullptr;  // the current kubelet's image pulls
+  cluster::Cluster vc{[this] {
+    cluster::ClusterOptions o;
+    o.clock = cluster::ClockKind::kVirtual;
+    o.processes = cluster::ProcessKind::kSimulated;
+    o.loop = cluster::LoopKind::kCaller;
+    o.gpus = 0;
+    o.cpu = "8";
+    o.memory = "32Gi";
     o.script = TenMinutes;
+    o.wrap_images = [this](kubelet::ImagePuller& inner) {
+      auto r = std::make_unique<faults::SlowRegistry>(inner);
+      registry = r.get();
+      return std::unique_ptr<kubelet::ImagePuller>(std::move(r));
+    };
     return o;
   }()};
   Cluster() { REQUIRE(vc.Start().ok()); }
@@ -82,10 +95,11 @@ TEST_CASE("EvictPod ends a running pod Failed with reason Evicted", "[faults][no
   CHECK(c.vc.EvictPod("default", "nope", "").code() == Code::kNotFound);
 }
 
-TEST_CASE("SetPullDelay keeps a pod in ContainerCreating until the pull is done",
+TEST_CASE("SlowRegistry keeps a pod in ContainerCreating until the pull is done",
           "[faults][node]") {
   Cluster c;
-  c.vc.SetPullDelay("docker.io/library/busybox:*", 2min);
+  REQUIRE(c.registry != nullptr);
+  c.registry->SetDelay("docker.io/library/busybox:*", 2min);
   REQUIRE(c.vc.client().Create(api::Pods(), "default", Pod("p")).ok());
   c.vc.loop().RunFor(1min);
   Json status = c.Get("p")["status"];

@@ -101,7 +101,7 @@ TEST_CASE("a finished pod frees its resources for pending ones", "[scheduler]") 
 }
 
 TEST_CASE("room made by a deleted pod goes to the oldest pending pod", "[scheduler]") {
-  // Unfit pods wait until room is made instead of being tried on every pod event (issue 10):
+  // Unfit pods wait until room is made instead of being tried on every pod event:
   // a newer pod arriving meanwhile must not take the room ahead of them.
   Cluster c;
   REQUIRE(c.client->Create(api::Nodes(), "", NodeObject("node-a", "1")).ok());

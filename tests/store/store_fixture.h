@@ -24,11 +24,19 @@ inline Json PodJson(const std::string& name, Json labels = Json::object()) {
           {"spec", {{"containers", {{{"name", "main"}, {"image", "busybox"}}}}}}};
 }
 
+// A replica spec the PyTorchJob webhook admits: `replicas` copies of the pytorch container.
+inline Json ReplicaJson(int replicas) {
+  Json container = {{"name", "pytorch"}, {"image", "busybox"}};
+  return {{"replicas", replicas},
+          {"template", {{"spec", {{"containers", Json::array({container})}}}}}};
+}
+
+// A PyTorchJob the store admits (the webhook in the resource table): one Master.
 inline Json JobJson(const std::string& name) {
   return {{"apiVersion", "kubeflow.org/v1"},
           {"kind", "PyTorchJob"},
           {"metadata", {{"name", name}}},
-          {"spec", {{"pytorchReplicaSpecs", {{"Master", {{"replicas", 1}}}}}}}};
+          {"spec", {{"pytorchReplicaSpecs", {{"Master", ReplicaJson(1)}}}}}};
 }
 
 // `object` with an ownerReference to `owner` (controller: true).

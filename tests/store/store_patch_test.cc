@@ -38,7 +38,7 @@ TEST_CASE("JSON patch applies operations in order", "[store]") {
   Must(f.store.Create(api::PyTorchJobs(), "default", JobJson("mnist")));
   Json ops = Json::array({
       {{"op", "test"}, {"path", "/spec/pytorchReplicaSpecs/Master/replicas"}, {"value", 1}},
-      {{"op", "add"}, {"path", "/spec/pytorchReplicaSpecs/Worker"}, {"value", {{"replicas", 3}}}},
+      {{"op", "add"}, {"path", "/spec/pytorchReplicaSpecs/Worker"}, {"value", ReplicaJson(3)}},
       {{"op", "replace"}, {"path", "/spec/pytorchReplicaSpecs/Worker/replicas"}, {"value", 4}},
   });
   Json out =

@@ -63,8 +63,8 @@ TEST_CASE("two ranks print the reference's loss lines", "[trainer][slow]") {
   for (auto& c : ranks) CHECK(Wait(c, 120) == kExitOk);
   for (int r = 0; r < 2; ++r) {
     INFO("rank " << r);
-    // Recorded with ../shared/peers/run-reference 2 1 (mnist.py, python3-torch 1.13.1,
-    // OpenBLAS, 1 thread per rank): the first 2 + 11 lines.
+    // Recorded from the reference mnist.py as 2 ranks (python3-torch 1.13.1, OpenBLAS, 1 thread
+    // per rank): the first 2 + 11 lines.
     auto want =
         Lines(ReadFile(std::string(PJEMU_SOURCE_DIR) + "/fixtures/trainer/reference-ws2-t1-rank" +
                        std::to_string(r) + ".log"));

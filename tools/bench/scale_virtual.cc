@@ -1,9 +1,9 @@
 // bench_scale_virtual: N PyTorchJobs of 3 pods (Master 1 + Worker 2) through the embedded
-// control plane in virtual time (VirtualCluster: store, controller, scheduler, kubelet over a
-// SimulatedProcessRunner whose processes "run" 1 s). Submits every job at once, then advances
-// virtual time one second at a time until every job has Succeeded (or --max-virtual-s passed).
-// Prints one JSON line: jobs, pods, wall seconds (submit and run), virtual seconds, peak RSS
-// and the RSS after start, so the caller can derive memory per pod.
+// control plane in virtual time (a cluster::Cluster on a FakeClock, driven from here: store,
+// controller, scheduler, kubelet over a SimulatedProcessRunner whose processes "run" 1 s). Submits
+// every job at once, then advances virtual time one second at a time until every job has Succeeded
+// (or --max-virtual-s passed). Prints one JSON line: jobs, pods, wall seconds (submit and run),
+// virtual seconds, peak RSS and the RSS after start, so the caller can derive memory per pod.
 // usage: bench_scale_virtual --jobs N [--image-map F] [--max-virtual-s S] [--max-pods P]
 // (--max-pods: the node's pod capacity; default room for every pod, 3 N + 10)
 #include <sys/resource.h>
@@ -16,7 +16,7 @@
 #include <iostream>
 #include <string>
 
-#include "emulator/cluster/virtual_cluster.h"
+#include "emulator/cluster/cluster.h"
 #include "tools/bench/bench_job.h"
 
 namespace pjemu::bench {
@@ -55,23 +55,31 @@ int Main(int argc, char** argv) {
   int max_pods = 0;  // 0 = 3 * jobs + 10
   std::string image_map = "fixtures/images.yaml";
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--jobs")) jobs = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--image-map")) image_map = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--max-virtual-s")) max_virtual_s = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--max-pods")) max_pods = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--jobs"))
+      jobs = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--image-map"))
+      image_map = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--max-virtual-s"))
+      max_virtual_s = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--max-pods"))
+      max_pods = std::atoi(argv[i + 1]);
     else {
       std::cerr << "usage: bench_scale_virtual --jobs N [--image-map F] [--max-virtual-s S] "
                    "[--max-pods P]\n";
       return 2;
     }
   }
-  cluster::VirtualClusterOptions options;
+  cluster::ClusterOptions options;
+  options.clock = cluster::ClockKind::kVirtual;
+  options.processes = cluster::ProcessKind::kSimulated;
+  options.loop = cluster::LoopKind::kCaller;
+  options.gpus = 0;
   options.image_map = image_map;
   options.cpu = "100000";  // room for every pod at once: the benchmark is the control plane
   options.memory = "100000Gi";
-  // Room for every pod by default (the kubelet's 110 held the rest Pending, issue 10).
+  // Room for every pod by default (the kubelet's default of 110 would hold the rest Pending).
   options.max_pods = max_pods > 0 ? max_pods : 3 * jobs + 10;
-  cluster::VirtualCluster vc(options);
+  cluster::Cluster vc(options);
   if (Status s = vc.Start(); !s.ok()) {
     std::cerr << "cannot start: " << s.message() << "\n";
     return 1;

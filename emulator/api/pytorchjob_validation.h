@@ -1,9 +1,10 @@
-// Admission for PyTorchJobs: the Training Operator's validating webhook (spec section 2) plus
-// the one CEL rule of the CRD schema (schedulingPolicy.queue is immutable). The cluster registers
-// it with store.SetValidator(api::PyTorchJobs(), ValidatePyTorchJob); it sees the object exactly
-// as submitted, before any defaulting.
-// Thread safety: a pure function of its arguments; safe from any thread (runs under the store
-// lock).
+// Admission for PyTorchJobs: the Training Operator's validating webhook plus the one CEL rule of
+// the CRD schema (schedulingPolicy.queue is immutable). It is the PyTorchJob row's admission in
+// the resource table (resources.h), so every store runs it; it sees the object exactly as
+// submitted, before any defaulting. `pjemu validate` and the console call it directly to check
+// manifests before they are sent.
+// Thread safety: pure functions of their arguments; safe from any thread (the store runs them
+// under its lock).
 #pragma once
 
 #include <string>
@@ -11,9 +12,9 @@
 
 #include "emulator/common/status.h"
 
-namespace pjemu::controller {
+namespace pjemu::api {
 
-// One apimachinery field.Error.
+// One apimachinery field.Error of the webhook.
 struct FieldError {
   enum class Type { kRequired, kForbidden, kInvalid, kNotSupported };
   Type type;
@@ -29,7 +30,7 @@ struct FieldError {
 std::vector<FieldError> WebhookFieldErrors(const Json& job, const Json* old,
                                            std::vector<std::string>* warnings);
 
-// store::Validator. Returns:
+// The PyTorchJob's validation in the resource table (ResourceType::Admission::validate). Returns:
 //  - kInvalid (422) for the CRD's CEL rule, `PyTorchJob.kubeflow.org "x" is invalid: ...`,
 //    like the API server's schema validation;
 //  - kForbidden (403) for webhook denials, with the real API server's message
@@ -39,4 +40,4 @@ std::vector<FieldError> WebhookFieldErrors(const Json& job, const Json* old,
 // field}]}. Appends the nProcPerNode deprecation warning to *warnings (may be null).
 Status ValidatePyTorchJob(const Json& job, const Json* old, std::vector<std::string>* warnings);
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::api

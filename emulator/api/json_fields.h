@@ -1,0 +1,30 @@
+// Read helpers over wire-form JSON objects that never throw: a missing key, a null, or a value of
+// the wrong type reads as absent. The one set every component uses to read a field of an object
+// it did not build (a stored object may carry anything a client sent).
+// Thread safety: pure functions over values; the returned references point into the argument or
+// at immutable statics, so they live as long as the argument does.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+
+#include "emulator/common/status.h"
+
+namespace pjemu::api {
+
+// obj[key], or null when obj is not an object or lacks the key.
+const Json& Field(const Json& obj, const char* key);
+// Field along a path: FieldAt(pod, {"spec", "nodeName"}); null when any step is absent.
+const Json& FieldAt(const Json& obj, std::initializer_list<const char*> path);
+// obj[key] as a string; "" when absent or not a string.
+std::string Str(const Json& obj, const char* key);
+// obj[key] as an integer; nullopt when absent or not a JSON number.
+std::optional<std::int64_t> OptInt(const Json& obj, const char* key);
+// j when it is an array, else an empty array (for range-for over an optional list).
+const Json& ArrayOr(const Json& j);
+// j when it is an object, else an empty object.
+const Json& ObjectOr(const Json& j);
+
+}  // namespace pjemu::api

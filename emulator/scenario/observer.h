@@ -1,0 +1,51 @@
+// Observer: what a scenario run sees while it plays. It follows the job, pod and Event watches
+// of the cluster's Client and records, at each Drain, the job conditions that turned True (into
+// Observed::history and the text timeline), job deletions, every pod uid and pod phase change,
+// and every Event's reason and count (the store drops a deleted object's events, expectations
+// count these).
+// Thread safety: the thread that drives the cluster's loop.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "emulator/client/client.h"
+#include "emulator/scenario/expectation.h"
+#include "emulator/scenario/timeline.h"
+
+namespace pjemu::scenario {
+
+// "+1m30s": a time as an offset from the start.
+std::string Since(Time start, Time now);
+
+class Observer {
+ public:
+  // Starts the watches; ob, timeline and events must outlive the Observer.
+  Observer(client::Client& client, Observed* ob, std::vector<std::string>* timeline,
+           Timeline* events);
+  ~Observer();  // stops the watches
+  Observer(const Observer&) = delete;
+  Observer& operator=(const Observer&) = delete;
+
+  // Records everything the watches delivered since the last call; now is the cluster's time.
+  void Drain(Time start, Time now);
+
+ private:
+  void DrainEvents();
+  void DrainJobs(Time start, Time now);
+  // A pod's phase as it changes (a re-created pod starts again from its first phase).
+  void RecordPod(const api::WatchEvent& ev, Duration at);
+
+  Observed* ob_;
+  std::vector<std::string>* timeline_;
+  Timeline* events_;
+  std::map<std::string, std::pair<std::string, std::string>> phase_;  // pod -> (uid, phase)
+  std::shared_ptr<api::Watch> jobs_, pods_, events_watch_;
+  std::map<std::string, std::set<std::string>> true_;
+};
+
+}  // namespace pjemu::scenario

@@ -1,0 +1,48 @@
+// Given objects of any shape, the JSON field helpers should read a field or report it absent,
+// never throw.
+#include "emulator/api/json_fields.h"
+
+#include <catch2/catch.hpp>
+
+namespace pjemu::api {
+namespace {
+
+TEST_CASE("Field, Str and OptInt read present fields", "[api]") {
+  Json obj = {{"name", "x"}, {"n", 3}, {"inner", {{"k", "v"}}}};
+  CHECK(Field(obj, "inner") == Json{{"k", "v"}});
+  CHECK(Str(Field(obj, "inner"), "k") == "v");
+  CHECK(Str(obj, "name") == "x");
+  CHECK(OptInt(obj, "n") == 3);
+}
+
+TEST_CASE("missing, null and mistyped fields read as absent", "[api]") {
+  Json obj = {{"name", 7}, {"n", "3"}, {"nothing", nullptr}};
+  for (const Json& j : {obj, Json(), Json::array({1}), Json("text")}) {
+    CAPTURE(j);
+    CHECK(Field(j, "absent").is_null());
+    CHECK(Str(j, "name").empty());
+    CHECK_FALSE(OptInt(j, "n").has_value());
+    CHECK(Field(Field(Field(j, "a"), "b"), "c").is_null());
+  }
+  CHECK(Field(obj, "nothing").is_null());
+}
+
+TEST_CASE("FieldAt follows a path and stops at the first absent step", "[api]") {
+  Json pod = {{"spec", {{"nodeName", "node-0"}, {"containers", Json::array()}}}};
+  CHECK(FieldAt(pod, {"spec", "nodeName"}) == "node-0");
+  CHECK(FieldAt(pod, {}) == pod);
+  CHECK(FieldAt(pod, {"spec", "containers", "x"}).is_null());
+  CHECK(FieldAt(pod, {"status", "phase"}).is_null());
+}
+
+TEST_CASE("ArrayOr and ObjectOr give an empty value for anything else", "[api]") {
+  CHECK(ArrayOr(Json::array({1, 2})).size() == 2);
+  CHECK(ArrayOr(Json{{"a", 1}}).empty());
+  CHECK(ArrayOr(Json()).is_array());
+  CHECK(ObjectOr(Json{{"a", 1}}).size() == 1);
+  CHECK(ObjectOr(Json::array({1})).is_object());
+  CHECK(ObjectOr(Json::array({1})).empty());
+}
+
+}  // namespace
+}  // namespace pjemu::api
