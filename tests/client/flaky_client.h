@@ -14,6 +14,7 @@
 #include "emulator/client/client.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/random.h"
+#include "tests/support/forwarding_client.h"
 
 namespace pjemu::testing {
 
@@ -62,10 +63,10 @@ class FlakyWatch final : public api::Watch {
   bool stopped_ = false;
 };
 
-class FlakyClient final : public client::Client {
+class FlakyClient final : public ForwardingClient {
  public:
   FlakyClient(client::Client& inner, const Clock& clock, std::uint64_t seed = 1)
-      : inner_(inner), clock_(clock), random_(seed) {}
+      : ForwardingClient(inner), clock_(clock), random_(seed) {}
 
   bool down = false;               // every List and Watch call fails
   double fail_rate = 0;            // else each fails with this probability
@@ -95,31 +96,11 @@ class FlakyClient final : public client::Client {
     return streams_.size();
   }
 
-  Result<Json> Create(const api::ResourceType& t, std::string_view ns, Json o,
-                      const api::WriteOptions& w) override {
-    return inner_.Create(t, ns, std::move(o), w);
-  }
-  Result<Json> Get(const api::ResourceType& t, std::string_view ns, std::string_view n) override {
-    return inner_.Get(t, ns, n);
-  }
   Result<Json> List(const api::ResourceType& t, std::string_view ns,
                     const api::ListOptions& o) override {
     ++lists;
     RETURN_IF_ERROR(MaybeFail("list"));
     return inner_.List(t, ns, o);
-  }
-  Result<Json> Update(const api::ResourceType& t, std::string_view ns, Json o, api::Subresource s,
-                      const api::WriteOptions& w) override {
-    return inner_.Update(t, ns, std::move(o), s, w);
-  }
-  Result<Json> Patch(const api::ResourceType& t, std::string_view ns, std::string_view n,
-                     api::PatchType pt, const Json& p, api::Subresource s,
-                     const api::WriteOptions& w) override {
-    return inner_.Patch(t, ns, n, pt, p, s, w);
-  }
-  Result<Json> Delete(const api::ResourceType& t, std::string_view ns, std::string_view n,
-                      const api::DeleteOptions& o) override {
-    return inner_.Delete(t, ns, n, o);
   }
   Result<std::shared_ptr<api::Watch>> Watch(const api::ResourceType& t, std::string_view ns,
                                             const api::WatchOptions& o) override {
@@ -144,7 +125,6 @@ class FlakyClient final : public client::Client {
     return Status(Code::kUnavailable, std::string("injected ") + verb + " failure");
   }
 
-  client::Client& inner_;
   const Clock& clock_;
   Random random_;
   std::vector<std::shared_ptr<FlakyWatch>> streams_;

@@ -6,6 +6,7 @@
 #include "emulator/controller/conditions.h"
 #include "tests/controller/job_builder.h"
 #include "tests/controller/test_cluster.h"
+#include "tests/support/forwarding_client.h"
 
 namespace pjemu::controller {
 namespace {
@@ -45,9 +46,9 @@ class EndableWatch final : public api::Watch {
 
 // Forwards to the LocalClient; fails the next N status updates with Conflict and hands out
 // endable watches.
-class TroubleClient final : public client::Client {
+class TroubleClient final : public pjemu::testing::ForwardingClient {
  public:
-  explicit TroubleClient(client::Client& inner) : inner_(inner) {}
+  explicit TroubleClient(client::Client& inner) : ForwardingClient(inner) {}
   int conflicts_left = 0;
   int expire_resumes = 0;  // answer this many resumed watches (non-empty RV) with Expired
   std::vector<std::string> watch_rvs;
@@ -56,13 +57,6 @@ class TroubleClient final : public client::Client {
   int status_updates = 0;
   std::vector<std::shared_ptr<EndableWatch>> watches;
 
-  Result<Json> Create(const api::ResourceType& t, std::string_view ns, Json o,
-                      const api::WriteOptions& w) override {
-    return inner_.Create(t, ns, std::move(o), w);
-  }
-  Result<Json> Get(const api::ResourceType& t, std::string_view ns, std::string_view n) override {
-    return inner_.Get(t, ns, n);
-  }
   Result<Json> List(const api::ResourceType& t, std::string_view ns,
                     const api::ListOptions& o) override {
     Result<Json> list = inner_.List(t, ns, o);
@@ -83,15 +77,6 @@ class TroubleClient final : public client::Client {
     }
     return inner_.Update(t, ns, std::move(o), sub, w);
   }
-  Result<Json> Patch(const api::ResourceType& t, std::string_view ns, std::string_view n,
-                     api::PatchType pt, const Json& p, api::Subresource sub,
-                     const api::WriteOptions& w) override {
-    return inner_.Patch(t, ns, n, pt, p, sub, w);
-  }
-  Result<Json> Delete(const api::ResourceType& t, std::string_view ns, std::string_view n,
-                      const api::DeleteOptions& o) override {
-    return inner_.Delete(t, ns, n, o);
-  }
   Result<std::shared_ptr<api::Watch>> Watch(const api::ResourceType& t, std::string_view ns,
                                             const api::WatchOptions& o) override {
     watch_rvs.push_back(o.resource_version);
@@ -104,9 +89,6 @@ class TroubleClient final : public client::Client {
     watches.push_back(endable);
     return std::shared_ptr<api::Watch>(endable);
   }
-
- private:
-  client::Client& inner_;
 };
 
 TroubleClient* trouble = nullptr;
