@@ -3,6 +3,7 @@
 #include "emulator/api/pod_status.h"
 
 #include <catch2/catch.hpp>
+#include <vector>
 
 namespace pjemu::api {
 namespace {
@@ -23,8 +24,10 @@ Json Terminated(Json fields) { return {{"terminated", std::move(fields)}}; }
 Json Waiting(const std::string& reason) { return {{"waiting", {{"reason", reason}}}}; }
 Json Running() { return {{"running", {{"startedAt", "2024-01-01T00:00:01Z"}}}}; }
 
-Json WithContainers(Json status, Json containers) {
-  status["containerStatuses"] = std::move(containers);
+// A vector, not a Json: `{Container(...)}` passed as a Json is the container itself under clang
+// (CWG 2137), an array under GCC.
+Json WithContainers(Json status, std::vector<Json> containers) {
+  status["containerStatuses"] = Json(std::move(containers));
   return status;
 }
 
@@ -66,7 +69,7 @@ TEST_CASE("Completed with a running sidecar reads Running or NotReady", "[api]")
 
 TEST_CASE("init containers: Init:N/M, Init:<reason>, Init:Signal and Init:ExitCode", "[api]") {
   Json spec = {{"initContainers", Json::array({Json{{"name", "a"}}, Json{{"name", "b"}}})}};
-  auto init = [&](Json states) {
+  auto init = [&](std::vector<Json> states) {
     Json statuses = Json::array();
     for (Json& s : states) statuses.push_back({{"name", "i"}, {"state", std::move(s)}});
     return Pod({{"phase", "Pending"}, {"initContainerStatuses", statuses}}, spec);
