@@ -31,6 +31,11 @@ namespace {
 // replay. One limit for every wiring.
 constexpr std::size_t kWatchQueueLimit = 1'000'000;
 
+// The image map file: options.image_map, or the default one.
+std::string ImageMapPath(const ClusterOptions& options) {
+  return options.image_map.empty() ? "fixtures/images.yaml" : options.image_map;
+}
+
 std::unique_ptr<Clock> MakeClock(ClockKind kind) {
   if (kind == ClockKind::kVirtual) return std::make_unique<FakeClock>();
   return std::make_unique<RealClock>();
@@ -100,8 +105,7 @@ Status Cluster::Parts::Build() {
 }
 
 Status Cluster::Parts::LoadImages() {
-  std::string path = options.image_map.empty() ? "fixtures/images.yaml" : options.image_map;
-  auto loaded = kubelet::ImageMap::Load(path);
+  auto loaded = kubelet::ImageMap::Load(ImageMapPath(options));
   if (!loaded.ok()) return loaded.status();
   images = std::move(*loaded);
   std::string trainer = options.trainer_path.empty() ? "pjemu-trainer" : options.trainer_path;
@@ -142,7 +146,7 @@ kubelet::KubeletOptions Cluster::Parts::MakeKubeletOptions() const {
   kubelet::KubeletOptions ko;
   ko.node_name = options.node_name;
   ko.root_dir = state_dir + "/kubelet";
-  ko.image_map_path = options.image_map.empty() ? "fixtures/images.yaml" : options.image_map;
+  ko.image_map_path = ImageMapPath(options);
   ko.image_vars = image_vars;
   if (options.gpus >= 0) ko.gpus = options.gpus;
   ko.cpu = options.cpu;
@@ -377,6 +381,32 @@ std::string Cluster::Kubeconfig() const {
   return parts_ && parts_->api ? parts_->api->Kubeconfig() : std::string();
 }
 
+// One container of a replica against the image map, the way the kubelet will resolve it.
+Status Cluster::CheckContainerImage(const std::string& rtype, const char* field, std::size_t i,
+                                    const Json& c) const {
+  auto strings = [&](const char* key) {
+    std::vector<std::string> out;
+    for (const Json& v : c.value(key, Json::array())) {
+      if (v.is_string()) out.push_back(v.get<std::string>());
+    }
+    return out;
+  };
+  std::string image = c.value("image", "");
+  auto plan =
+      parts_->images.Resolve(image, strings("command"), strings("args"), parts_->image_vars);
+  if (plan.ok()) return Status::Ok();
+  return Status(plan.status().code(),
+                "spec.pytorchReplicaSpecs." + rtype + " container \"" + c.value("name", "") +
+                    "\": " + kubelet::ResolveFailureReason(plan.status()) + ": " +
+                    plan.status().message() + "\n  pjemu runs images as local programs: map \"" +
+                    image +
+                    "\" in an image map and pass it with --image-map FILE (see "
+                    "fixtures/images.yaml; for the nccl seed on a CPU-only machine: "
+                    "--image-map fixtures/image-maps/seed-nccl-on-cpu.yaml --gpus 2)",
+                Json{{"field", "spec.pytorchReplicaSpecs[" + rtype + "].template.spec." + field +
+                                   "[" + std::to_string(i) + "].image"}});
+}
+
 Status Cluster::CheckImages(const Json& job) const {
   if (!parts_) return Status(Code::kInvalid, "cluster not started");
   const Json& specs =
@@ -387,30 +417,7 @@ Status Cluster::CheckImages(const Json& job) const {
     for (const char* field : {"initContainers", "containers"}) {
       const Json& list = pod_spec.value(field, Json::array());
       for (std::size_t i = 0; i < list.size(); ++i) {
-        const Json& c = list[i];
-        auto strings = [&](const char* key) {
-          std::vector<std::string> out;
-          for (const Json& v : c.value(key, Json::array())) {
-            if (v.is_string()) out.push_back(v.get<std::string>());
-          }
-          return out;
-        };
-        std::string image = c.value("image", "");
-        auto plan =
-            parts_->images.Resolve(image, strings("command"), strings("args"), parts_->image_vars);
-        if (!plan.ok()) {
-          std::string reason =
-              plan.status().code() == Code::kNotFound ? "ErrImagePull" : "InvalidImageName";
-          return Status(plan.status().code(),
-                        "spec.pytorchReplicaSpecs." + it.key() + " container \"" +
-                            c.value("name", "") + "\": " + reason + ": " + plan.status().message() +
-                            "\n  pjemu runs images as local programs: map \"" + image +
-                            "\" in an image map and pass it with --image-map FILE (see "
-                            "fixtures/images.yaml; for the nccl seed on a CPU-only machine: "
-                            "--image-map fixtures/image-maps/seed-nccl-on-cpu.yaml --gpus 2)",
-                        Json{{"field", "spec.pytorchReplicaSpecs[" + it.key() + "].template.spec." +
-                                           field + "[" + std::to_string(i) + "].image"}});
-        }
+        RETURN_IF_ERROR(CheckContainerImage(it.key(), field, i, list[i]));
       }
     }
   }

@@ -82,6 +82,8 @@ class Cluster {
   Status StartActors();
   Status StartApiServer();
   void WaitForExits();
+  Status CheckContainerImage(const std::string& rtype, const char* field, std::size_t i,
+                             const Json& container) const;
 
   ClusterOptions options_;
   std::unique_ptr<Parts> parts_;

@@ -9,8 +9,10 @@
 namespace pjemu::kubelet {
 namespace {
 
+constexpr char kInvalidImagePrefix[] = "Failed to apply default image tag";
+
 Status InvalidImage(const std::string& image) {
-  return Status(Code::kInvalid, "Failed to apply default image tag \"" + image +
+  return Status(Code::kInvalid, std::string(kInvalidImagePrefix) + " \"" + image +
                                     "\": couldn't parse image reference \"" + image +
                                     "\": invalid reference format");
 }
@@ -233,6 +235,12 @@ Result<ImagePlan> ImageMap::Resolve(const std::string& image,
   }
   plan.argv = std::move(argv);
   return plan;
+}
+
+const char* ResolveFailureReason(const Status& resolve_error) {
+  if (resolve_error.message().rfind(kInvalidImagePrefix, 0) == 0) return "InvalidImageName";
+  if (resolve_error.code() == Code::kNotFound) return "ErrImagePull";
+  return "CreateContainerError";
 }
 
 }  // namespace pjemu::kubelet

@@ -76,4 +76,9 @@ class ImageMap {
   std::string source_;
 };
 
+// The container's waiting reason when Resolve failed, as the kubelet reports it: ErrImagePull
+// (no entry maps the image), InvalidImageName (the reference is no image name), else
+// CreateContainerError (e.g. no command to run). `pjemu run`'s pre-check says the same.
+const char* ResolveFailureReason(const Status& resolve_error);
+
 }  // namespace pjemu::kubelet

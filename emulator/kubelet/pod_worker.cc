@@ -186,14 +186,7 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
   auto plan =
       ctx_.images.Resolve(c.image, ExpandList(spec.value("command", Json()), env),
                           ExpandList(spec.value("args", Json()), env), ctx_.options.image_vars);
-  if (!plan.ok()) {
-    const std::string& msg = plan.status().message();
-    if (msg.rfind("Failed to apply default image tag", 0) == 0) {
-      return fail_waiting("InvalidImageName", msg);
-    }
-    if (plan.status().code() == Code::kNotFound) return fail_waiting("ErrImagePull", msg);
-    return fail_waiting("CreateContainerError", msg);
-  }
+  if (!plan.ok()) return fail_waiting(ResolveFailureReason(plan.status()), plan.status().message());
   c.image_id = "pjemu://" + plan->normalized;
   if (Duration pull = ctx_.puller().PullTime(c.image, *plan); pull > Duration(0)) {
     Event("Normal", "Pulling", "Pulling image \"" + c.image + "\"");

@@ -39,6 +39,21 @@ TEST_CASE("an invalid reference gives InvalidImageName's message", "[kubelet]") 
   }
 }
 
+TEST_CASE("a failed Resolve names the kubelet's waiting reason", "[kubelet]") {
+  ImageMap map = DefaultMap();
+  CHECK(std::string(ResolveFailureReason(map.Resolve("Busybox", {}, {}, kVars).status())) ==
+        "InvalidImageName");
+  CHECK(std::string(ResolveFailureReason(
+            map.Resolve("registry.example.com/nobody/unmapped:1", {"x"}, {}, kVars).status())) ==
+        "ErrImagePull");
+  // An image without an entrypoint, and a container without a command: nothing to run.
+  auto bare = ImageMap::Parse("images:\n  - image: docker.io/team/bare:*\n", "bare.yaml");
+  REQUIRE(bare.ok());
+  auto none = bare->Resolve("team/bare:1", {}, {}, kVars);
+  REQUIRE_FALSE(none.ok());
+  CHECK(std::string(ResolveFailureReason(none.status())) == "CreateContainerError");
+}
+
 TEST_CASE("the reference training image is rewritten onto pjemu-trainer", "[kubelet]") {
   auto plan =
       DefaultMap().Resolve("docker.io/kubeflowkatib/pytorch-mnist:v1beta1-45c5727",
