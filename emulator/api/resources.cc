@@ -15,6 +15,13 @@ const std::vector<ResourceType>& AllResources() {
       {"", "v1", "Service", "services", "service", true, true, false, {"svc"}, {}},
       {"", "v1", "Event", "events", "event", true, false, false, {"ev"}, {}},
       {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"}, {}},
+      {"", "v1", "Secret", "secrets", "secret", true, false, false, {}, {}},
+      {"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", true,
+       true, false, {"pvc"}, {}},
+      {"", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", false, true, false,
+       {"pv"}, {}},
+      {"storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false, false,
+       false, {"sc"}, {}},
       {"kubeflow.org", "v1", "PyTorchJob", "pytorchjobs", "pytorchjob", true, true, true, {},
        {nullptr, ValidatePyTorchJob}},
       {"autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
@@ -43,6 +50,11 @@ const ResourceType& Services() { return *FindResource("", "services"); }
 const ResourceType& Events() { return *FindResource("", "events"); }
 const ResourceType& Namespaces() { return *FindResource("", "namespaces"); }
 const ResourceType& Nodes() { return *FindResource("", "nodes"); }
+const ResourceType& ConfigMaps() { return *FindResource("", "configmaps"); }
+const ResourceType& Secrets() { return *FindResource("", "secrets"); }
+const ResourceType& PersistentVolumeClaims() { return *FindResource("", "persistentvolumeclaims"); }
+const ResourceType& PersistentVolumes() { return *FindResource("", "persistentvolumes"); }
+const ResourceType& StorageClasses() { return *FindResource("storage.k8s.io", "storageclasses"); }
 const ResourceType& PyTorchJobs() { return *FindResource("kubeflow.org", "pytorchjobs"); }
 
 }  // namespace pjemu::api

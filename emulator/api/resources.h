@@ -62,6 +62,11 @@ const ResourceType& Services();
 const ResourceType& Events();
 const ResourceType& Namespaces();
 const ResourceType& Nodes();
+const ResourceType& ConfigMaps();
+const ResourceType& Secrets();
+const ResourceType& PersistentVolumeClaims();
+const ResourceType& PersistentVolumes();
+const ResourceType& StorageClasses();
 const ResourceType& PyTorchJobs();
 
 }  // namespace pjemu::api

@@ -14,6 +14,7 @@
 
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
+#include "emulator/process/mount_plan.h"
 
 namespace pjemu::process {
 
@@ -22,10 +23,12 @@ using Pid = int;
 struct ProcessSpec {
   std::vector<std::string> argv;        // argv[0] is looked up in PATH (execvp) unless it has a '/'
   std::vector<std::string> env;         // the complete environment, "NAME=value"
-  std::string working_dir;              // "" = the runner's current directory
+  std::string working_dir;  // "" = the runner's current directory ("/" under a mount plan);
+                            // under an enabled plan, a path inside the container
   std::string log_path;                 // CRI-format log file, appended ("" = output discarded)
   std::int64_t memory_limit_bytes = 0;  // 0 = none; over it the group is killed (OOMKilled)
   std::string name;  // "<ns>/<pod>/<container>", for messages and simulation scripts
+  MountPlan mounts;  // the container's filesystem (mount_plan.h); disabled = the host's
 };
 
 struct ProcessExit {
