@@ -18,12 +18,13 @@ ALLOWED = {
     "apiserver": {"store"},
     "controller": {"client"},
     "scheduler": {"client"},
+    "storage": {"client"},
     "kubelet": {"client", "process"},
     "faults": {"client", "process", "kubelet"},
     "persist": {"store"},
     # The one wiring: faults reach it only as decorators handed in through its options.
     "cluster": {"store", "process", "client", "apiserver", "controller", "scheduler", "kubelet",
-                "persist", "ui"},
+                "persist", "ui", "storage"},
     # The PyTorchJob's vocabulary (defaulting, validation, conditions) is api's: only the cluster
     # wiring reaches the controller itself.
     "scenario": {"cluster", "manifest", "faults", "client"},

@@ -23,6 +23,9 @@ constexpr TypeNames kTypeNames[] = {
     {"Forbidden", "FieldValueForbidden"},
     {"Invalid value", "FieldValueInvalid"},
     {"Unsupported value", "FieldValueNotSupported"},
+    {"Not found", "FieldValueNotFound"},
+    {"Duplicate value", "FieldValueDuplicate"},
+    {"Too long", "FieldValueTooLong"},
 };
 const TypeNames& NamesOf(Type t) { return kTypeNames[static_cast<int>(t)]; }
 
@@ -176,6 +179,8 @@ std::string FieldError::ToString() const {
   if (!detail.empty()) s += ": " + detail;
   return s;
 }
+
+const char* FieldError::CauseReason() const { return NamesOf(type).cause; }
 
 std::vector<FieldError> WebhookFieldErrors(const Json& job, const Json* old,
                                            std::vector<std::string>* warnings) {

@@ -14,15 +14,27 @@
 
 namespace pjemu::api {
 
-// One apimachinery field.Error of the webhook.
+// One apimachinery field.Error (of the webhook, and of the core types' admission).
 struct FieldError {
-  enum class Type { kRequired, kForbidden, kInvalid, kNotSupported };
+  // In kTypeNames' order (pytorchjob_validation.cc); the core types' admission uses the last
+  // three (object_validation.h).
+  enum class Type {
+    kRequired,
+    kForbidden,
+    kInvalid,
+    kNotSupported,
+    kNotFound,
+    kDuplicate,
+    kTooLong
+  };
   Type type;
   std::string field;   // "spec.pytorchReplicaSpecs[Master].replicas"
   std::string value;   // the bad value as Go prints it (`"0-test"`); "" when omitted
   std::string detail;  // "must be 1"
   // "spec.pytorchReplicaSpecs[Master].replicas: Forbidden: must be 1".
   std::string ToString() const;
+  // The metav1.CauseType of details.causes[].reason: "FieldValueRequired", ...
+  const char* CauseReason() const;
 };
 
 // The webhook's field errors and warnings in the order it appends them (replica types in the

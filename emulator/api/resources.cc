@@ -1,5 +1,7 @@
 #include "emulator/api/resources.h"
 
+#include "emulator/api/config_validation.h"
+#include "emulator/api/pod_validation.h"
 #include "emulator/api/pytorchjob_validation.h"
 
 namespace pjemu::api {
@@ -11,17 +13,20 @@ const std::vector<ResourceType>& AllResources() {
   static const std::vector<ResourceType> kAll = {
       {"", "v1", "Namespace", "namespaces", "namespace", false, true, false, {"ns"}, {}},
       {"", "v1", "Node", "nodes", "node", false, true, false, {"no"}, {}},
-      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}, {}},
+      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}, {nullptr, ValidatePod}},
       {"", "v1", "Service", "services", "service", true, true, false, {"svc"}, {}},
       {"", "v1", "Event", "events", "event", true, false, false, {"ev"}, {}},
-      {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"}, {}},
-      {"", "v1", "Secret", "secrets", "secret", true, false, false, {}, {}},
+      {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"},
+       {nullptr, ValidateConfigMap}},
+      {"", "v1", "Secret", "secrets", "secret", true, false, false, {},
+       {DefaultSecret, ValidateSecret}},
       {"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", true,
-       true, false, {"pvc"}, {}},
+       true, false, {"pvc"},
+       {DefaultPersistentVolumeClaim, ValidatePersistentVolumeClaim}},
       {"", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", false, true, false,
-       {"pv"}, {}},
+       {"pv"}, {DefaultPersistentVolume, ValidatePersistentVolume}},
       {"storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false, false,
-       false, {"sc"}, {}},
+       false, {"sc"}, {DefaultStorageClass, ValidateStorageClass}},
       {"kubeflow.org", "v1", "PyTorchJob", "pytorchjobs", "pytorchjob", true, true, true, {},
        {nullptr, ValidatePyTorchJob}},
       {"autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",

@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "emulator/apiserver/protobuf_body.h"
+
 namespace pjemu::apiserver {
 namespace {
 
@@ -153,6 +155,16 @@ const Schema* PyTorchJob() {
 
 const Schema* SchemaOf(const api::ResourceType& type) {
   if (type.plural == "pytorchjobs") return PyTorchJob();
+  if (type.group == "storage.k8s.io" && type.plural == "storageclasses") {
+    static const Schema* sc = [] {
+      Schema* t =
+          Obj({"apiVersion", "kind", "provisioner", "parameters", "reclaimPolicy", "mountOptions",
+               "allowVolumeExpansion", "volumeBindingMode", "allowedTopologies"});
+      t->fields["metadata"] = ObjectMeta();
+      return t;
+    }();
+    return sc;
+  }
   if (!type.group.empty()) return Open();
   static const std::map<std::string, const Schema*> kCore = [] {
     std::map<std::string, const Schema*> m;
@@ -168,6 +180,17 @@ const Schema* SchemaOf(const api::ResourceType& type) {
     Schema* cm = Obj({"apiVersion", "kind", "data", "binaryData", "immutable"});
     cm->fields["metadata"] = ObjectMeta();
     m["configmaps"] = cm;
+    // The config and storage types: their top-level fields (specs stay open below).
+    static const std::map<std::string, std::initializer_list<const char*>> kTopLevel = {
+        {"secrets", {"apiVersion", "kind", "data", "stringData", "type", "immutable"}},
+        {"persistentvolumeclaims", {"apiVersion", "kind", "spec", "status"}},
+        {"persistentvolumes", {"apiVersion", "kind", "spec", "status"}},
+    };
+    for (const auto& [plural, fields] : kTopLevel) {
+      Schema* t = Obj(fields);
+      t->fields["metadata"] = ObjectMeta();
+      m[plural] = t;
+    }
     Schema* ev = Obj({"apiVersion", "kind", "action", "count", "eventTime", "firstTimestamp",
                       "involvedObject", "lastTimestamp", "message", "reason", "related",
                       "reportingComponent", "reportingInstance", "series", "source", "type"});
@@ -273,6 +296,12 @@ Status CheckJsonDepth(std::string_view body, int max_depth) {
 
 Result<Json> DecodeBody(const api::ResourceType& type, const std::string& body,
                         FieldValidation mode, std::vector<std::string>* warnings) {
+  if (IsProtobufBody(body)) {
+    // kubectl 1.33's typed clients (create configmap/secret/namespace) send protobuf.
+    ASSIGN_OR_RETURN(Json decoded, ProtobufBodyToJson(type, body));
+    return DecodeBody(type, decoded.dump(-1, ' ', false, Json::error_handler_t::replace), mode,
+                      warnings);
+  }
   if (Status depth = CheckJsonDepth(body); !depth.ok()) {
     return BadRequestError(type.kind + " in version \"" + type.version +
                            "\" cannot be handled as a " + type.kind + ": " + depth.message());

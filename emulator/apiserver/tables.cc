@@ -20,7 +20,185 @@ struct Column {
   const char* description;
 };
 
+std::string Age(const std::string& timestamp, Time now) {
+  auto t = ParseTime(timestamp);
+  if (!t) return "<unknown>";
+  if (*t > now) return "0s";
+  return FormatAge(now - *t);
+}
+
+// ---- Config and storage types: columns and cells as kubectl's printers (1.29) show them ----
+
+constexpr char kAgeDoc[] =
+    "CreationTimestamp is a timestamp representing the server time when this object was created.";
+
+std::size_t SizeOf(const Json& j) { return j.is_object() ? j.size() : 0; }
+
+// helper.GetAccessModesAsString: "RWO,ROX,RWX,RWOP" in that order, each once.
+std::string AccessModes(const Json& modes) {
+  static constexpr std::pair<const char*, const char*> kShort[] = {{"ReadWriteOnce", "RWO"},
+                                                                   {"ReadOnlyMany", "ROX"},
+                                                                   {"ReadWriteMany", "RWX"},
+                                                                   {"ReadWriteOncePod", "RWOP"}};
+  std::string out;
+  for (const auto& [mode, abbrev] : kShort) {
+    for (const Json& m : ArrayOr(modes)) {
+      if (m == mode) {
+        out += (out.empty() ? "" : ",") + std::string(abbrev);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::string StorageOf(const Json& capacity) {
+  const Json& v = Field(capacity, "storage");
+  return v.is_string() ? v.get<std::string>() : v.is_number() ? v.dump() : "";
+}
+
+std::string OrDefault(const std::string& s, const char* fallback) {
+  return s.empty() ? fallback : s;
+}
+
+std::vector<Json> ConfigMapCells(const Json& cm, Time now) {
+  return {std::to_string(SizeOf(Field(cm, "data")) + SizeOf(Field(cm, "binaryData"))),
+          Age(Str(Field(cm, "metadata"), "creationTimestamp"), now)};
+}
+
+std::vector<Json> SecretCells(const Json& secret, Time now) {
+  return {Str(secret, "type"), std::to_string(SizeOf(Field(secret, "data"))),
+          Age(Str(Field(secret, "metadata"), "creationTimestamp"), now)};
+}
+
+std::vector<Json> ClaimCells(const Json& pvc, Time now) {
+  const Json& spec = Field(pvc, "spec");
+  const Json& status = Field(pvc, "status");
+  std::string phase = Str(status, "phase");
+  if (!Field(Field(pvc, "metadata"), "deletionTimestamp").is_null()) phase = "Terminating";
+  const bool bound = !Str(spec, "volumeName").empty();
+  return {phase,
+          Str(spec, "volumeName"),
+          bound ? StorageOf(Field(status, "capacity")) : "",
+          bound ? AccessModes(Field(status, "accessModes")) : "",
+          Str(spec, "storageClassName"),
+          Age(Str(Field(pvc, "metadata"), "creationTimestamp"), now),
+          Str(spec, "volumeMode")};
+}
+
+std::vector<Json> VolumeCells(const Json& pv, Time now) {
+  const Json& spec = Field(pv, "spec");
+  const Json& status = Field(pv, "status");
+  const Json& claim = Field(spec, "claimRef");
+  std::string phase = Str(status, "phase");
+  if (!Field(Field(pv, "metadata"), "deletionTimestamp").is_null()) phase = "Terminating";
+  return {StorageOf(Field(spec, "capacity")),
+          AccessModes(Field(spec, "accessModes")),
+          Str(spec, "persistentVolumeReclaimPolicy"),
+          phase,
+          claim.is_object() ? Str(claim, "namespace") + "/" + Str(claim, "name") : "",
+          Str(spec, "storageClassName"),
+          Str(status, "reason"),
+          Age(Str(Field(pv, "metadata"), "creationTimestamp"), now),
+          Str(spec, "volumeMode")};
+}
+
+std::vector<Json> StorageClassCells(const Json& sc, Time now) {
+  const Json& expand = Field(sc, "allowVolumeExpansion");
+  return {OrDefault(Str(sc, "provisioner"), ""), OrDefault(Str(sc, "reclaimPolicy"), "Delete"),
+          OrDefault(Str(sc, "volumeBindingMode"), "Immediate"),
+          expand.is_boolean() && expand.get<bool>() ? "true" : "false",
+          Age(Str(Field(sc, "metadata"), "creationTimestamp"), now)};
+}
+
+// storageutil.IsDefaultAnnotation: the name cell of the default class reads "x (default)".
+std::string StorageClassName(const Json& sc) {
+  const Json& ann = Field(Field(sc, "metadata"), "annotations");
+  std::string name = Str(Field(sc, "metadata"), "name");
+  for (const char* key : {"storageclass.kubernetes.io/is-default-class",
+                          "storageclass.beta.kubernetes.io/is-default-class"}) {
+    if (Str(ann, key) == "true") return name + " (default)";
+  }
+  return name;
+}
+
+struct TypedTable {
+  const char* group;
+  const char* plural;
+  std::vector<Column> columns;  // after Name
+  std::vector<Json> (*cells)(const Json& object, Time now);
+};
+
+const std::vector<TypedTable>& TypedTables() {
+  static const std::vector<TypedTable> kTables = {
+      {"",
+       "configmaps",
+       {{"Data", "string", "", 0, "Data contains the configuration data."},
+        {"Age", "string", "", 0, kAgeDoc}},
+       ConfigMapCells},
+      {"",
+       "secrets",
+       {{"Type", "string", "", 0, "The type of secret"},
+        {"Data", "string", "", 0, "Data contains the secret data."},
+        {"Age", "string", "", 0, kAgeDoc}},
+       SecretCells},
+      {"",
+       "persistentvolumeclaims",
+       {{"Status", "string", "", 0, "Phase represents the current phase of PersistentVolumeClaim."},
+        {"Volume", "string", "", 0, "volumeName is the binding reference to the PersistentVolume."},
+        {"Capacity", "string", "", 0, "capacity represents the actual resources of the volume."},
+        {"Access Modes", "string", "", 0, "accessModes contains the desired access modes."},
+        {"StorageClass", "string", "", 0, "storageClassName is the name of the StorageClass."},
+        {"Age", "string", "", 0, kAgeDoc},
+        {"VolumeMode", "string", "", 1, "volumeMode defines what type of volume is required."}},
+       ClaimCells},
+      {"",
+       "persistentvolumes",
+       {{"Capacity", "string", "", 0, "capacity is the description of the persistent volume."},
+        {"Access Modes", "string", "", 0,
+         "accessModes contains all ways the volume can be mounted."},
+        {"Reclaim Policy", "string", "", 0, "persistentVolumeReclaimPolicy defines what happens."},
+        {"Status", "string", "", 0, "phase indicates if a volume is available or bound."},
+        {"Claim", "string", "", 0, "claimRef is part of a bi-directional binding."},
+        {"StorageClass", "string", "", 0, "storageClassName is the name of StorageClass."},
+        {"Reason", "string", "", 0, "reason is a brief CamelCase string that describes failures."},
+        {"Age", "string", "", 0, kAgeDoc},
+        {"VolumeMode", "string", "", 1,
+         "volumeMode defines if a volume is used with a filesystem."}},
+       VolumeCells},
+      {"storage.k8s.io",
+       "storageclasses",
+       {{"Provisioner", "string", "", 0, "provisioner indicates the type of the provisioner."},
+        {"ReclaimPolicy", "string", "", 0, "reclaimPolicy controls the reclaimPolicy."},
+        {"VolumeBindingMode", "string", "", 0, "volumeBindingMode indicates how PVCs bind."},
+        {"AllowVolumeExpansion", "string", "", 0, "allowVolumeExpansion shows expansion."},
+        {"Age", "string", "", 0, kAgeDoc}},
+       StorageClassCells},
+  };
+  return kTables;
+}
+
+const TypedTable* TypedTableOf(const api::ResourceType& type) {
+  for (const TypedTable& t : TypedTables()) {
+    if (type.group == t.group && type.plural == t.plural) return &t;
+  }
+  return nullptr;
+}
+
 const std::vector<Column>& ColumnsOf(const api::ResourceType& type) {
+  if (const TypedTable* t = TypedTableOf(type)) {
+    static const std::vector<std::vector<Column>> kTyped = [] {
+      std::vector<std::vector<Column>> all;
+      for (const TypedTable& tt : TypedTables()) {
+        std::vector<Column> cols = {
+            {"Name", "string", "name", 0, "Name must be unique within a namespace."}};
+        cols.insert(cols.end(), tt.columns.begin(), tt.columns.end());
+        all.push_back(std::move(cols));
+      }
+      return all;
+    }();
+    return kTyped[t - TypedTables().data()];
+  }
   static const std::vector<Column> kPyTorchJob = {
       {"Name", "string", "name", 0, "Name must be unique within a namespace."},
       {"State", "string", "", 0, ""},
@@ -92,13 +270,6 @@ const std::vector<Column>& ColumnsOf(const api::ResourceType& type) {
     if (type.plural == "events") return kEvent;
   }
   return kDefault;
-}
-
-std::string Age(const std::string& timestamp, Time now) {
-  auto t = ParseTime(timestamp);
-  if (!t) return "<unknown>";
-  if (*t > now) return "0s";
-  return FormatAge(now - *t);
 }
 
 std::string OrNone(const std::string& s) { return s.empty() ? "<none>" : s; }
@@ -220,6 +391,11 @@ std::vector<Json> Cells(const api::ResourceType& type, const Json& object, Time 
   std::string name = Str(meta, "name");
   std::string age = Age(Str(meta, "creationTimestamp"), now);
   std::vector<Json> cells;
+  if (const TypedTable* t = TypedTableOf(type)) {
+    cells = t->cells(object, now);
+    cells.insert(cells.begin(), type.plural == "storageclasses" ? StorageClassName(object) : name);
+    return cells;
+  }
   if (type.plural == "pytorchjobs") return {name, api::JobState(object), age};
   if (type.group.empty() && type.plural != "configmaps") {
     if (type.plural == "pods") cells = PodCells(object, now);

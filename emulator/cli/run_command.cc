@@ -1,10 +1,12 @@
 // `pjemu run -f FILE... [--timeout D] [--image-map F] [--gpus N] [--dataset-dir D] [--output-dir D]
 // [--all-logs] [--output json]`: the one-command path. Validates every manifest (exit 2, nothing
-// started), starts an embedded cluster in real time with real processes, submits, shows live
+// started), starts an embedded cluster in real time with real processes, submits every object
+// (ConfigMaps, Secrets, claims and storage before the jobs: CreationRank), shows live
 // progress, and exits 0 when every job Succeeded, 1 when one Failed, 3 on timeout, 130 on
 // Ctrl-C. The cluster is stopped (every process reaped) before any exit.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string_view>
@@ -57,7 +59,7 @@ std::optional<int> CheckInputs(RunFlags& flags, Duration* timeout,
   *inputs = std::move(*loaded);
   flags.cluster.state_dir = flags.output_dir;
   if (flags.cluster.trainer_path.empty()) flags.cluster.trainer_path = DefaultTrainerPath();
-  if (flags.cluster.image_map.empty()) flags.cluster.image_map = DefaultImageMap();
+  flags.cluster.builtin_image_map = DefaultImageMap();
   flags.cluster.keep_state_dir = !flags.output_dir.empty();
   if (Status s = flags.cluster.Validate(); !s.ok()) {
     return Fail(ExitCode::kInvalidInput, s.message());
@@ -86,13 +88,42 @@ std::optional<int> StartCluster(cluster::Cluster& cluster,
   return std::nullopt;
 }
 
-// Creates every object; the PyTorchJobs join the monitor. Returns the exit code on a failure,
-// the cluster stopped.
+// The order `run` creates what a file carries, as a user would apply it: what pods refer to
+// (namespaces, storage, ConfigMaps, Secrets, claims) before the jobs that make the pods; the rest
+// in file order between them.
+int CreationRank(const api::ResourceType& type) {
+  static const std::vector<const api::ResourceType*> kFirst = {
+      &api::Namespaces(), &api::StorageClasses(), &api::PersistentVolumes(),
+      &api::ConfigMaps(), &api::Secrets(),        &api::PersistentVolumeClaims()};
+  for (std::size_t i = 0; i < kFirst.size(); ++i) {
+    if (*kFirst[i] == type) return static_cast<int>(i);
+  }
+  return type == api::PyTorchJobs() ? static_cast<int>(kFirst.size()) + 1
+                                    : static_cast<int>(kFirst.size());
+}
+
+std::vector<const manifest::Manifest*> InCreationOrder(
+    const std::vector<manifest::Manifest>& inputs) {
+  std::vector<const manifest::Manifest*> out;
+  for (const manifest::Manifest& m : inputs) out.push_back(&m);
+  auto rank = [](const manifest::Manifest* m) {
+    auto type = TypeOf(*m);
+    return type.ok() ? CreationRank(**type) : 0;
+  };
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const auto* a, const auto* b) { return rank(a) < rank(b); });
+  return out;
+}
+
+// Creates every object (InCreationOrder); the PyTorchJobs join the monitor. Returns the exit
+// code on a failure, the cluster stopped.
 std::optional<int> Submit(cluster::Cluster& cluster, const std::vector<manifest::Manifest>& inputs,
                           RunMonitor& monitor, Terminal& term, bool json) {
-  for (const manifest::Manifest& m : inputs) {
+  for (const manifest::Manifest* input : InCreationOrder(inputs)) {
+    const manifest::Manifest& m = *input;
     auto type = TypeOf(m);
-    std::string ns = m.object["metadata"].value("namespace", "default");
+    std::string ns =
+        (*type)->namespaced ? m.object["metadata"].value("namespace", "default") : std::string();
     auto created = cluster.client().Create(**type, ns, m.object);
     if (!created.ok()) {
       cluster.Stop();
@@ -229,7 +260,8 @@ void SetupRun(CLI::App& command, int& exit_code) {
   command.add_option("--timeout", flags->timeout,
                      "give up (exit 3) after this long, e.g. 10m; 0 = wait forever");
   command.add_option("--image-map", flags->cluster.image_map,
-                     "image map file (ClusterOptions::image_map; default fixtures/images.yaml)");
+                     "your image map, layered over the built-in fixtures/images.yaml (its "
+                     "entries win; ClusterOptions::image_map)");
   command.add_option("--gpus", flags->cluster.gpus,
                      "GPUs of the node (ClusterOptions::gpus; default: detected)");
   command.add_option(

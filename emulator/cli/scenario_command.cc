@@ -65,6 +65,7 @@ scenario::ScenarioResult RunOne(const std::string& path, const ScenarioFlags& fl
     ApplyImageMap(*sc, flags.image_map);
     // Real-time runs keep their pod logs and trainer metrics next to the report.
     scenario::RunSettings settings;
+    settings.builtin_image_map = DefaultImageMap();
     settings.dataset_dir = flags.dataset_dir;
     if (!sc->options.virtual_time) {
       settings.output_dir =
@@ -129,8 +130,8 @@ void SetupScenario(CLI::App& command, int& exit_code) {
   run->add_option("--output-dir", flags->output_dir,
                   "write one HTML report per file here (default scenario-reports)");
   run->add_option("--image-map", flags->image_map,
-                  "image map for scenarios that name none (default fixtures/images.yaml, else "
-                  "the installed one)");
+                  "image map for scenarios that name none, layered over the built-in one "
+                  "(default: the built-in fixtures/images.yaml, else the installed one)");
   run->add_option("--dataset-dir", flags->dataset_dir,
                   "FashionMNIST directory for real-time scenarios' trainer (default: its own)");
   run->footer(

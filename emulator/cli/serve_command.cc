@@ -31,7 +31,7 @@ int RunServe(ServeFlags flags) {
   flags.cluster.state_dir = flags.output_dir;
   flags.cluster.keep_state_dir = !flags.output_dir.empty();
   if (flags.cluster.trainer_path.empty()) flags.cluster.trainer_path = DefaultTrainerPath();
-  if (flags.cluster.image_map.empty()) flags.cluster.image_map = DefaultImageMap();
+  flags.cluster.builtin_image_map = DefaultImageMap();
   if (Status s = flags.cluster.Validate(); !s.ok()) {
     std::cerr << "error: " << s.message() << "\n";
     return static_cast<int>(ExitCode::kInvalidInput);
@@ -92,7 +92,7 @@ void SetupServe(CLI::App& command, int& exit_code) {
   command.add_option("--dataset-dir", flags->cluster.dataset_dir,
                      "FashionMNIST directory for mapped trainer images (ClusterOptions::dataset_dir)");
   command.add_option("--image-map", flags->cluster.image_map,
-                     "image map file (ClusterOptions::image_map)");
+                     "your image map, layered over the built-in one (ClusterOptions::image_map)");
   command.add_option("--output-dir", flags->output_dir,
                      "keep pod logs and trainer output here (ClusterOptions::state_dir)");
   command.add_option("--data-dir", flags->cluster.data_dir,

@@ -19,6 +19,7 @@
 #include "emulator/process/resource_sampler.h"
 #include "emulator/process/simulated_process_runner.h"
 #include "emulator/scheduler/scheduler.h"
+#include "emulator/storage/volume_controller.h"
 #include "emulator/store/store.h"
 #include "emulator/ui/console.h"
 
@@ -31,9 +32,9 @@ namespace {
 // replay. One limit for every wiring.
 constexpr std::size_t kWatchQueueLimit = 1'000'000;
 
-// The image map file: options.image_map, or the default one.
-std::string ImageMapPath(const ClusterOptions& options) {
-  return options.image_map.empty() ? "fixtures/images.yaml" : options.image_map;
+// The built-in image map file: options.builtin_image_map, or the default one.
+std::string BuiltinImageMapPath(const ClusterOptions& options) {
+  return options.builtin_image_map.empty() ? "fixtures/images.yaml" : options.builtin_image_map;
 }
 
 std::unique_ptr<Clock> MakeClock(ClockKind kind) {
@@ -63,6 +64,7 @@ class Cluster::Parts {
   std::unique_ptr<process::ResourceSampler> sampler;  // the console's CPU/memory charts
   std::unique_ptr<controller::Controller> controller;
   std::unique_ptr<scheduler::Scheduler> scheduler;
+  std::unique_ptr<storage::VolumeController> volumes;  // local-path provisioner, PV binder
   kubelet::KubeletOptions kubelet_options;             // to power the node on again
   std::unique_ptr<kubelet::ImageCache> image_cache;    // the kubelet's, with wrap_images
   std::unique_ptr<kubelet::ImagePuller> image_puller;  // wrap_images' decorator of it
@@ -89,6 +91,7 @@ class Cluster::Parts {
   Status OpenStore();
   void MakeRunner();
   kubelet::KubeletOptions MakeKubeletOptions() const;
+  storage::VolumeControllerOptions MakeVolumeOptions() const;
 };
 
 Status Cluster::Parts::Build() {
@@ -100,12 +103,13 @@ Status Cluster::Parts::Build() {
   kubelet_options = MakeKubeletOptions();
   controller = std::make_unique<controller::Controller>(actors(), loop);
   scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop);
+  volumes = std::make_unique<storage::VolumeController>(actors(), loop, MakeVolumeOptions());
   NewKubelet();
   return Status::Ok();
 }
 
 Status Cluster::Parts::LoadImages() {
-  auto loaded = kubelet::ImageMap::Load(ImageMapPath(options));
+  auto loaded = kubelet::ImageMap::LoadLayered({BuiltinImageMapPath(options), options.image_map});
   if (!loaded.ok()) return loaded.status();
   images = std::move(*loaded);
   std::string trainer = options.trainer_path.empty() ? "pjemu-trainer" : options.trainer_path;
@@ -146,7 +150,8 @@ kubelet::KubeletOptions Cluster::Parts::MakeKubeletOptions() const {
   kubelet::KubeletOptions ko;
   ko.node_name = options.node_name;
   ko.root_dir = state_dir + "/kubelet";
-  ko.image_map_path = ImageMapPath(options);
+  ko.image_map_path = BuiltinImageMapPath(options);
+  ko.user_image_map_path = options.image_map;
   ko.image_vars = image_vars;
   if (options.gpus >= 0) ko.gpus = options.gpus;
   ko.cpu = options.cpu;
@@ -155,6 +160,18 @@ kubelet::KubeletOptions Cluster::Parts::MakeKubeletOptions() const {
   ko.backoff_scale = options.backoff_scale;
   ko.network = std::make_shared<kubelet::ClusterNetwork>();  // survives a power cycle
   return ko;
+}
+
+// Provisioned volumes live with the store (<data_dir>/storage) when it persists, else in the
+// node's state (<kubelet root>/storage), as local-path keeps them on the node.
+storage::VolumeControllerOptions Cluster::Parts::MakeVolumeOptions() const {
+  storage::VolumeControllerOptions vo;
+  std::error_code ec;
+  vo.storage_root = options.data_dir.empty()
+                        ? kubelet_options.root_dir + "/storage"
+                        : std::filesystem::absolute(options.data_dir, ec).string() + "/storage";
+  vo.node_name = options.node_name;
+  return vo;
 }
 
 void Cluster::Parts::NewKubelet() {
@@ -183,6 +200,7 @@ Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
 void Cluster::Parts::StopActors() {
   controller->Stop();
   scheduler->Stop();
+  volumes->Stop();
   kubelet->Stop();
   runner().KillAll();
 }
@@ -249,6 +267,7 @@ Status Cluster::StartActors() {
   }
   RETURN_IF_ERROR(p->OnLoop([p]() -> Status {
     RETURN_IF_ERROR(p->kubelet->Start());
+    RETURN_IF_ERROR(p->volumes->Start());
     RETURN_IF_ERROR(p->scheduler->Start());
     return p->controller->Start();
   }));

@@ -1,6 +1,7 @@
 // Cluster: the embedded Kubernetes cluster behind `pjemu run`, `pjemu serve`, scenarios,
 // benchmarks and tests. It owns and wires every component in the flow: Clock, EventLoop, Store
-// (persisted with data_dir), LocalClient, Controller, Scheduler, one Kubelet over a
+// (persisted with data_dir), LocalClient, Controller, Scheduler, storage::VolumeController
+// (volumes in <data_dir>/storage, else <state_dir>/kubelet/storage), one Kubelet over a
 // ProcessRunner, and optionally the HTTP ApiServer with the web console. ClusterOptions picks
 // the clock (real or virtual), the processes (real or simulated) and who runs the loop (a thread
 // of its own, or the caller through Step/loop()). It only wires; logic lives in the components.

@@ -60,8 +60,11 @@ struct ClusterOptions {
   std::string cpu;
   std::string memory;
   int max_pods = 110;  // the node's pod capacity (kubelet --max-pods)
-  // Image map file (`--image-map`); "" = the kubelet's default (fixtures/images.yaml).
+  // The user's image map (`--image-map`, "" = none), layered over the built-in one
+  // (builtin_image_map, "" = fixtures/images.yaml): its entries win, the built-in ones still
+  // map the operator's init image and the common base images.
   std::string image_map;
+  std::string builtin_image_map;
   // The trainer program behind ${PJEMU_TRAINER} in the image map; "" = "pjemu-trainer" on PATH.
   std::string trainer_path;
   // FashionMNIST directory handed to mapped trainer images (`--dataset-dir`; the trainer's
@@ -72,8 +75,9 @@ struct ClusterOptions {
   std::string state_dir;
   bool keep_state_dir = false;
   // Persisted state (`--data-dir`): the store in <data_dir>/pjemu.db (SQLite, every acknowledged
-  // write durable) and, unless state_dir is set, pod logs and trainer output in <data_dir>/state;
-  // a restart resumes from it. "" = everything in memory.
+  // write durable), provisioned PersistentVolumes' directories in <data_dir>/storage and, unless
+  // state_dir is set, pod logs and trainer output in <data_dir>/state; a restart resumes from it.
+  // "" = everything in memory (volumes under <state_dir>/kubelet/storage).
   std::string data_dir;
   // CrashLoopBackOff scaling (1.0 = the kubelet's 10 s doubling to 5 min).
   double backoff_scale = 1.0;

@@ -1,8 +1,10 @@
 // Container environment and command line, computed the way the kubelet does before it asks
-// the runtime to create a container: env from the spec (value, valueFrom.fieldRef,
-// valueFrom.resourceFieldRef) in order with $(VAR) expansion against the variables defined
-// before, then command and args expanded against the final environment.
-// Thread safety: pure functions.
+// the runtime to create a container (makeEnvironmentVariables): first envFrom (configMapRef,
+// secretRef, with prefix), then env in order (value with $(VAR) expansion against the variables
+// defined before, valueFrom fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef), env
+// winning over envFrom; then command and args expanded against the final environment. The
+// image's own env (image map `env:`) lies under all of it: ImageEnvUnder.
+// Thread safety: pure functions (objects is called on the caller's thread).
 #pragma once
 
 #include <functional>
@@ -11,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "emulator/api/resources.h"
 #include "emulator/common/status.h"
 
 namespace pjemu::kubelet {
@@ -22,12 +25,43 @@ using VarLookup = std::function<std::optional<std::string>(const std::string&)>;
 // lookup knows NAME and kept verbatim otherwise; $$ is an escaped $ (so $$(X) gives $(X)).
 std::string ExpandVars(const std::string& text, const VarLookup& lookup);
 
-// The environment of container `container` of `pod`: the spec's env, in order, each value
-// expanded against the earlier ones. A later duplicate name replaces the earlier value but
-// keeps its position. Errors name the field: kInvalid for
-// `spec.containers[0].env[2].valueFrom: secretKeyRef is not supported by pjemu` (Secrets and
-// ConfigMaps are not served), or an unknown fieldRef path.
-Result<EnvList> ContainerEnv(const Json& pod, const Json& container, const std::string& field);
+// A stored object the env sources read: a ConfigMap or Secret of the pod's namespace by name
+// (api::ConfigMaps(), api::Secrets()), nullopt when absent. resourceFieldRef also asks for the
+// pod's Node (api::Nodes(), spec.nodeName): a limit the container does not set falls back to
+// the node's status.allocatable, as the kubelet's MergeContainerResourceLimits does ("0" when
+// the lookup has no node).
+using ObjectLookup =
+    std::function<std::optional<Json>(const api::ResourceType& type, const std::string& name)>;
+
+// The environment of container `container` of `pod` (field: "spec.containers[0]"): envFrom
+// sources in order (keys of one source sorted, as a Go map read is not ordered; keys that are
+// no environment variable name skipped, see EnvFromWarnings), then env in order, each value
+// expanded against the variables before it. A later duplicate name replaces the earlier value
+// but keeps its position. Secret values are base64-decoded. An `optional: true` reference whose
+// object or key is missing adds nothing.
+// Errors, with the kubelet's CreateContainerConfigError messages:
+//  - kNotFound: a referenced object or key is missing, which the kubelet retries until it
+//    appears: `configmap "x" not found`, `secret "x" not found`,
+//    `couldn't find key k in ConfigMap ns/x`, `couldn't find key k in Secret ns/x`;
+//  - kInvalid: a spec that the API server would refuse, naming the field
+//    (`spec.containers[0].env[2].valueFrom.fieldRef.fieldPath: Unsupported value: "x"`), or a
+//    Secret value that is not base64.
+Result<EnvList> ContainerEnv(const Json& pod, const Json& container, const std::string& field,
+                             const ObjectLookup& objects);
+
+// The kubelet's Warning events (reason kInvalidEnvNamesReason) for envFrom keys skipped because
+// they are no environment variable name: `Keys [1x, a b] from the EnvFrom configMap ns/x were
+// skipped since they are considered invalid environment variable names.` One per source with
+// such keys; missing sources give none.
+inline constexpr char kInvalidEnvNamesReason[] = "InvalidEnvironmentVariableNames";
+std::vector<std::string> EnvFromWarnings(const Json& pod, const Json& container,
+                                         const ObjectLookup& objects);
+
+// The process environment of a container whose image declares `image_env` (image map `env:`,
+// the image config's Env): the image's variables first, each replaced by the container's value
+// of the same name, then the container's own, as a container runtime merges them. The pod's
+// $(VAR) references never see the image's env (the kubelet does not know it).
+EnvList ImageEnvUnder(const EnvList& image_env, const EnvList& container_env);
 
 // Value of a name in an env list ("" = nullopt when absent).
 std::optional<std::string> LookupEnv(const EnvList& env, const std::string& name);

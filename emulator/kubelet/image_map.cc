@@ -2,8 +2,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace pjemu::kubelet {
@@ -47,14 +50,65 @@ Result<std::string> SubstituteVars(const std::string& text,
   return out + text.substr(i);
 }
 
-Result<ImageEntry> ParseEntry(const YAML::Node& node, const std::string& where) {
-  ImageEntry e;
-  e.line = node.Mark().line + 1;
-  if (!node.IsMap() || !node["image"])
-    return Status(Code::kInvalid, where + ": an entry needs `image:`");
-  e.pattern = node["image"].as<std::string>();
-  ASSIGN_OR_RETURN(e.entrypoint, StringList(node["entrypoint"], where + ".entrypoint"));
-  ASSIGN_OR_RETURN(e.cmd, StringList(node["cmd"], where + ".cmd"));
+std::string At(const std::string& source, const YAML::Node& node) {
+  return source + ":" + std::to_string(node.Mark().line + 1);
+}
+
+// kInvalid `<file>:<line>: unknown key "x" in <what> (known: a, b)` for the first key of a
+// mapping that is not in known.
+template <typename Keys>
+Status CheckKeys(const YAML::Node& node, const Keys& known, const std::string& source,
+                 const std::string& what) {
+  if (!node.IsMap()) return Status::Ok();
+  for (const auto& kv : node) {
+    std::string key = kv.first.as<std::string>();
+    if (std::find(std::begin(known), std::end(known), key) != std::end(known)) continue;
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    return Status(Code::kInvalid, At(source, kv.first) + ": unknown key \"" + key + "\" in " +
+                                      what + " (known: " + list + ")");
+  }
+  return Status::Ok();
+}
+
+Result<ImagePairs> StringMap(const YAML::Node& node, const std::string& where) {
+  ImagePairs out;
+  if (!node) return out;
+  if (!node.IsMap()) return Status(Code::kInvalid, where + ": must be a mapping");
+  for (const auto& kv : node) {
+    if (!kv.second.IsScalar()) return Status(Code::kInvalid, where + ": values must be strings");
+    out.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
+  }
+  return out;
+}
+
+// files: absolute targets; sources relative to the map file's directory, which must exist.
+Result<ImagePairs> Files(const YAML::Node& node, const std::string& source,
+                         const std::string& where) {
+  namespace fs = std::filesystem;
+  ASSIGN_OR_RETURN(ImagePairs files, StringMap(node, where + ".files"));
+  fs::path dir = fs::path(source).parent_path();
+  std::size_t i = 0;
+  for (const auto& kv : node) {
+    auto& [target, from] = files[i++];
+    std::string at = At(source, kv.first) + ": files[\"" + target + "\"]";
+    if (target.empty() || target[0] != '/') {
+      return Status(Code::kInvalid, at + ": the path inside the pod must be absolute");
+    }
+    fs::path host = fs::path(from).is_absolute() ? fs::path(from) : dir / from;
+    std::error_code ec;
+    host = fs::absolute(host, ec).lexically_normal();
+    if (from.empty() || !fs::exists(host, ec)) {
+      return Status(Code::kInvalid,
+                    at + ": source \"" + from + "\" does not exist (" + host.string() + ")");
+    }
+    from = host.string();
+    if (from.size() > 1 && from.back() == '/') from.pop_back();
+  }
+  return files;
+}
+
+Status ParseRun(const YAML::Node& node, const std::string& where, ImageEntry& e) {
   if (node["builtin"]) {
     std::string b = node["builtin"].as<std::string>();
     if (b != "wait-for-service") {
@@ -73,16 +127,46 @@ Result<ImageEntry> ParseEntry(const YAML::Node& node, const std::string& where) 
     if (!d) return Status(Code::kInvalid, where + ".pull_delay: not a duration such as 2s");
     e.pull_delay = *d;
   }
-  const YAML::Node rw = node["rewrite"];
+  return Status::Ok();
+}
+
+Status ParseRewrites(const YAML::Node& rw, const std::string& source, const std::string& where,
+                     ImageEntry& e) {
+  static const char* kRewriteKeys[] = {"from", "to"};
   if (rw && !rw.IsSequence()) return Status(Code::kInvalid, where + ".rewrite: must be a list");
   for (std::size_t i = 0; rw && i < rw.size(); ++i) {
     std::string w = where + ".rewrite[" + std::to_string(i) + "]";
+    RETURN_IF_ERROR(CheckKeys(rw[i], kRewriteKeys, source, "rewrite"));
     ImageRewrite r;
     ASSIGN_OR_RETURN(r.from, StringList(rw[i]["from"], w + ".from"));
     ASSIGN_OR_RETURN(r.to, StringList(rw[i]["to"], w + ".to"));
     if (r.from.empty()) return Status(Code::kInvalid, w + ".from: Required value");
     e.rewrites.push_back(std::move(r));
   }
+  return Status::Ok();
+}
+
+Result<ImageEntry> ParseEntry(const YAML::Node& node, const std::string& source,
+                              const std::string& where) {
+  ImageEntry e;
+  e.source = source;
+  e.line = node.Mark().line + 1;
+  if (!node.IsMap() || !node["image"])
+    return Status(Code::kInvalid, where + ": an entry needs `image:`");
+  RETURN_IF_ERROR(CheckKeys(node, kKnownEntryKeys, source, "image entry"));
+  e.pattern = node["image"].as<std::string>();
+  ASSIGN_OR_RETURN(e.entrypoint, StringList(node["entrypoint"], where + ".entrypoint"));
+  ASSIGN_OR_RETURN(e.cmd, StringList(node["cmd"], where + ".cmd"));
+  ASSIGN_OR_RETURN(e.env, StringMap(node["env"], where + ".env"));
+  ASSIGN_OR_RETURN(e.files, Files(node["files"], source, where));
+  if (node["workingDir"]) {
+    e.working_dir = node["workingDir"].as<std::string>();
+    if (e.working_dir.empty() || e.working_dir[0] != '/') {
+      return Status(Code::kInvalid, where + ".workingDir: must be an absolute path");
+    }
+  }
+  RETURN_IF_ERROR(ParseRun(node, where, e));
+  RETURN_IF_ERROR(ParseRewrites(node["rewrite"], source, where, e));
   return e;
 }
 
@@ -143,6 +227,8 @@ Result<ImageMap> ImageMap::Parse(const std::string& text, const std::string& sou
   map.source_ = source;
   try {
     YAML::Node root = YAML::Load(text);
+    static const char* kTopKeys[] = {"images"};
+    RETURN_IF_ERROR(CheckKeys(root, kTopKeys, source, "image map"));
     YAML::Node images = root["images"];
     if (!images || !images.IsSequence()) {
       return Status(Code::kInvalid, source + ":1: expected a top-level `images:` list");
@@ -150,13 +236,28 @@ Result<ImageMap> ImageMap::Parse(const std::string& text, const std::string& sou
     for (std::size_t i = 0; i < images.size(); ++i) {
       std::string where = source + ":" + std::to_string(images[i].Mark().line + 1) + ": images[" +
                           std::to_string(i) + "]";
-      ASSIGN_OR_RETURN(ImageEntry e, ParseEntry(images[i], where));
+      ASSIGN_OR_RETURN(ImageEntry e, ParseEntry(images[i], source, where));
       map.entries_.push_back(std::move(e));
     }
   } catch (const YAML::Exception& e) {
     return Status(Code::kInvalid, source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
   return map;
+}
+
+Result<ImageMap> ImageMap::LoadLayered(const std::vector<std::string>& paths) {
+  ImageMap out;
+  std::set<std::string> seen;
+  for (const std::string& path : paths) {
+    if (path.empty()) continue;
+    std::error_code ec;
+    std::string key = std::filesystem::weakly_canonical(path, ec).string();
+    if (!seen.insert(ec ? path : key).second) continue;
+    ASSIGN_OR_RETURN(ImageMap layer, Load(path));
+    out.entries_.insert(out.entries_.begin(), layer.entries_.begin(), layer.entries_.end());
+    out.source_ = out.source_.empty() ? path : path + " over " + out.source_;
+  }
+  return out;
 }
 
 Result<ImagePlan> ImageMap::Resolve(const std::string& image,
@@ -194,6 +295,9 @@ Result<ImagePlan> ImageMap::Resolve(const std::string& image,
   ImagePlan plan;
   plan.normalized = normalized;
   plan.pull_delay = entry->pull_delay;
+  plan.files = entry->files;
+  plan.env = entry->env;
+  plan.working_dir = entry->working_dir;
   std::vector<std::string> argv = command.empty() ? entry->entrypoint : command;
   const std::vector<std::string>& tail = !args.empty() ? args : command.empty() ? entry->cmd : args;
   argv.insert(argv.end(), tail.begin(), tail.end());
@@ -218,8 +322,8 @@ Result<ImagePlan> ImageMap::Resolve(const std::string& image,
     for (const auto& t : rw.to) {
       auto v = SubstituteVars(t, vars);
       if (!v.ok()) {
-        return v.status().WithContext(source_ + ":" + std::to_string(entry->line) + ": image \"" +
-                                      entry->pattern + "\"");
+        return v.status().WithContext(entry->source + ":" + std::to_string(entry->line) +
+                                      ": image \"" + entry->pattern + "\"");
       }
       out.push_back(*v);
     }
@@ -231,7 +335,7 @@ Result<ImagePlan> ImageMap::Resolve(const std::string& image,
     return Status(Code::kInvalid, "no command specified: image \"" + image +
                                       "\" has no "
                                       "entrypoint in " +
-                                      source_ + " and the container sets no command");
+                                      entry->source + " and the container sets no command");
   }
   plan.argv = std::move(argv);
   return plan;

@@ -1,13 +1,20 @@
 // ImageMap: what the kubelet runs for a container image, since no container runtime exists on
-// a laptop or CI. Loaded from fixtures/images.yaml (or KubeletOptions::image_map_path); each
-// entry matches image references (exact or with * and ? wildcards, against both the reference
-// as written and its normalized form docker.io/library/name:tag) and says how to run it:
+// a laptop or CI. The built-in map (fixtures/images.yaml, KubeletOptions::image_map_path) with
+// a user's map (`--image-map`) layered over it (LoadLayered); each entry matches image
+// references (exact or with * and ? wildcards, against both the reference as written and its
+// normalized form docker.io/library/name:tag), the first match winning, and says what the
+// image holds and how to run it:
 //  - run: host      the container's command runs as-is with the host's programs;
 //  - rewrite:       argv prefixes rewritten onto local programs (${VAR} from KubeletOptions);
 //  - builtin: wait-for-service when the command matches `nslookup <name>`: the operator's
 //    init-pytorch loop, answered by the kubelet from the Services and Pods in the store;
 //  - entrypoint/cmd: the image's defaults when the pod gives no command/args;
-//  - pull_delay:    virtual "image pull" time before the container is created.
+//  - pull_delay:    virtual "image pull" time before the container is created;
+//  - files:         what the image's filesystem holds: path inside the pod -> host file or
+//                   directory (relative to the map file), mounted copy-on-write;
+//  - env:           the image config's Env, under the container's own env;
+//  - workingDir:    the image config's WorkingDir, when the container sets none.
+// Any other key is an error naming file and line (kKnownEntryKeys).
 // Thread safety: immutable after Load; Resolve is const.
 #pragma once
 
@@ -25,6 +32,9 @@ struct ImageRewrite {
   std::vector<std::string> to;    // replacement prefix (after ${VAR} substitution)
 };
 
+// Ordered (target, value) pairs, in the map file's order.
+using ImagePairs = std::vector<std::pair<std::string, std::string>>;
+
 struct ImageEntry {
   std::string pattern;
   std::vector<std::string> entrypoint;
@@ -32,8 +42,17 @@ struct ImageEntry {
   std::vector<ImageRewrite> rewrites;
   bool wait_for_service = false;  // builtin: wait-for-service
   Duration pull_delay{0};
-  int line = 0;  // where the entry starts in the file, for messages
+  ImagePairs files;         // absolute path inside the pod -> absolute host path (exists)
+  ImagePairs env;           // NAME -> value
+  std::string working_dir;  // "" = none (the container's cwd is then /)
+  std::string source;       // the map file the entry comes from
+  int line = 0;             // where the entry starts in the file, for messages
 };
+
+// The keys an entry may have, in the order messages list them.
+inline constexpr const char* kKnownEntryKeys[] = {"image",      "entrypoint", "cmd",     "env",
+                                                  "files",      "workingDir", "rewrite", "builtin",
+                                                  "pull_delay", "run"};
 
 // What the kubelet does for one container.
 struct ImagePlan {
@@ -43,7 +62,10 @@ struct ImagePlan {
   std::string service;            // kWaitForService: the name looked up
   int max_tries = 100;            // kWaitForService: from `seq N` in the script
   Duration pull_delay{0};
-  std::string normalized;  // docker.io/library/alpine:3.10
+  std::string normalized;   // docker.io/library/alpine:3.10
+  ImagePairs files;         // the entry's files: pod path -> host path
+  ImagePairs env;           // the image's env (under the container's: ImageEnvUnder)
+  std::string working_dir;  // the image's working directory; the container's workingDir wins
 };
 
 // docker.io/library/busybox:latest for "busybox"; kInvalid (InvalidImageName) with the
@@ -56,9 +78,16 @@ bool WildcardMatch(const std::string& pattern, const std::string& text);
 
 class ImageMap {
  public:
-  // kInvalid with "<path>:<line>: <problem>" for a malformed file; kNotFound when missing.
+  // kInvalid with "<path>:<line>: <problem>" for a malformed file (an unknown key, a `files`
+  // source that does not exist, a relative target); kNotFound when missing.
   static Result<ImageMap> Load(const std::string& path);
+  // Relative `files` sources are taken from source's directory.
   static Result<ImageMap> Parse(const std::string& yaml_text, const std::string& source);
+  // Several maps as one, each later path layered over the earlier ones: its entries come
+  // first, so they win on the first-match rule ({built-in, user}: the user's entries win, the
+  // built-in ones still map what the user's do not). Empty paths and repeats of a file already
+  // loaded are skipped. Errors are Load's.
+  static Result<ImageMap> LoadLayered(const std::vector<std::string>& paths);
 
   // The plan for a container: kInvalid (InvalidImageName) for a bad reference, kNotFound
   // (ErrImagePull) when no entry matches, with a message saying how to map the image.
@@ -69,6 +98,7 @@ class ImageMap {
                             const std::map<std::string, std::string>& vars) const;
 
   const std::vector<ImageEntry>& entries() const { return entries_; }
+  // The file, or the layered files from highest priority down joined by " over ".
   const std::string& source() const { return source_; }
 
  private:

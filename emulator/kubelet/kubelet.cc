@@ -1,9 +1,13 @@
 #include "emulator/kubelet/kubelet.h"
 
+#include <filesystem>
+
 #include "emulator/api/pod_status.h"
 #include "emulator/kubelet/node_object.h"
 #include "emulator/kubelet/pod_reboot.h"
 #include "emulator/kubelet/pod_worker.h"
+#include "emulator/process/sandbox.h"
+#include "emulator/process/simulated_process_runner.h"
 
 namespace pjemu::kubelet {
 namespace {
@@ -21,6 +25,15 @@ client::InformerOptions PodsInformerOptions(const std::string& node_name) {
   return options;
 }
 
+// ConfigMaps and Secrets: only their changes matter (the workers read the objects when they
+// need them), so the informer's handler keeps nothing.
+client::InformerOptions ObjectInformerOptions(const std::string& node_name,
+                                              const std::string& plural) {
+  client::InformerOptions options;
+  options.name = "kubelet " + node_name + " " + plural;
+  return options;
+}
+
 }  // namespace
 
 Kubelet::Kubelet(client::Client& client, EventLoop& loop, process::ProcessRunner& runner,
@@ -32,7 +45,12 @@ Kubelet::Kubelet(client::Client& client, EventLoop& loop, process::ProcessRunner
       pods_(client, loop, api::Pods(), PodsInformerOptions(options_.node_name),
             [this](const api::WatchEvent& event) {
               HandlePod(api::WatchTypeName(event.type), event.object);
-            }) {
+            }),
+      configmaps_(
+          client, loop, api::ConfigMaps(), ObjectInformerOptions(options_.node_name, "configmaps"),
+          [this](const api::WatchEvent& event) { HandleObject("configmaps", event.object); }),
+      secrets_(client, loop, api::Secrets(), ObjectInformerOptions(options_.node_name, "secrets"),
+               [this](const api::WatchEvent& event) { HandleObject("secrets", event.object); }) {
   host_ip_ = "127.0.0." + std::to_string(options_.node_index + 1);
   if (!options_.network) options_.network = std::make_shared<ClusterNetwork>();
 }
@@ -41,7 +59,7 @@ Kubelet::~Kubelet() { Stop(); }
 
 Status Kubelet::Start() {
   if (started_) return Status::Ok();
-  auto images = ImageMap::Load(options_.image_map_path);
+  auto images = ImageMap::LoadLayered({options_.image_map_path, options_.user_image_map_path});
   if (!images.ok()) return images.status();
   NodeResources res = DetectHostResources();
   if (!options_.cpu.empty()) res.cpu = options_.cpu;
@@ -60,8 +78,17 @@ Status Kubelet::Start() {
                                {},
                                {},
                                {},
-                               {}});
+                               {},
+                               false});
   ctx_->gpu_owner.assign(res.gpus, "");
+  // The simulated runner starts no process: nothing to give a filesystem to.
+  bool real = dynamic_cast<process::SimulatedProcessRunner*>(&runner_) == nullptr;
+  if (options_.sandbox == KubeletOptions::Sandbox::kOn) {
+    RETURN_IF_ERROR(process::SandboxAvailable().WithContext("sandbox: on"));
+    ctx_->sandbox = true;
+  } else if (options_.sandbox == KubeletOptions::Sandbox::kAuto) {
+    ctx_->sandbox = real && process::SandboxAvailable().ok();
+  }
   Json node = BuildNode(options_.node_name, host_ip_, options_.node_labels, res, loop_.Now());
   auto created = client_.Create(api::Nodes(), "", node);
   if (!created.ok() && created.status().code() == Code::kAlreadyExists) {
@@ -78,11 +105,16 @@ Status Kubelet::Start() {
   if (!created.ok()) return created.status().WithContext("register node " + options_.node_name);
   alive_ = std::make_shared<bool>(true);
   RETURN_IF_ERROR(pods_.Start());
+  RETURN_IF_ERROR(configmaps_.Start());
+  RETURN_IF_ERROR(secrets_.Start());
   started_ = true;
   pods_.Drain();  // the pods already bound here, now
   std::weak_ptr<bool> alive = alive_;
   heartbeat_ = loop_.PostAfter(options_.node_status_interval, [this, alive] {
     if (!alive.expired()) Heartbeat();
+  });
+  housekeeping_ = loop_.PostAfter(options_.housekeeping_interval, [this, alive] {
+    if (!alive.expired()) Housekeeping();
   });
   return Status::Ok();
 }
@@ -92,8 +124,17 @@ void Kubelet::Stop() {
   started_ = false;
   alive_.reset();
   pods_.Stop();
+  configmaps_.Stop();
+  secrets_.Stop();
   if (heartbeat_) loop_.Cancel(heartbeat_);
-  for (auto& [uid, worker] : workers_) worker->Kill();
+  if (housekeeping_) loop_.Cancel(housekeeping_);
+  for (auto& [uid, worker] : workers_) {
+    worker->Kill();
+    // Memory-backed volumes do not outlive the node (a reboot empties /dev/shm); the disk ones
+    // stay for a kubelet that starts again on the same root_dir.
+    std::error_code ec;
+    std::filesystem::remove_all(VolumeDirsOf(options_.root_dir, worker->pod()).shm, ec);
+  }
   workers_.clear();
 }
 
@@ -132,6 +173,27 @@ void Kubelet::HandlePod(const std::string& type, const Json& pod) {
   }
   auto worker = it->second;  // Update may re-enter through the store's watch notify
   worker->Update(pod);
+}
+
+void Kubelet::HandleObject(const std::string& plural, const Json& object) {
+  const Json& meta = object["metadata"];
+  std::string ns = meta.value("namespace", "default");
+  std::string name = meta.value("name", "");
+  std::vector<std::shared_ptr<PodWorker>> pods;  // ObjectChanged may re-enter HandlePod
+  for (auto& [uid, worker] : workers_) {
+    if (worker->ns() == ns) pods.push_back(worker);
+  }
+  for (auto& worker : pods) worker->ObjectChanged(plural, name);
+}
+
+void Kubelet::Housekeeping() {
+  std::vector<std::shared_ptr<PodWorker>> pods;
+  for (auto& [uid, worker] : workers_) pods.push_back(worker);
+  for (auto& worker : pods) worker->Housekeeping();
+  std::weak_ptr<bool> alive = alive_;
+  housekeeping_ = loop_.PostAfter(options_.housekeeping_interval, [this, alive] {
+    if (!alive.expired()) Housekeeping();
+  });
 }
 
 void Kubelet::Heartbeat() {

@@ -5,7 +5,9 @@
 // through the Client the way the real kubelet does (phases, conditions, containerStatuses,
 // restarts with CrashLoopBackOff, OOMKilled, graceful deletion). It also answers api::PodLogs
 // from the CRI log files it writes under
-// root_dir/pods/<ns>_<pod>_<uid>/<container>/<restartCount>.log.
+// root_dir/pods/<ns>_<pod>_<uid>/<container>/<restartCount>.log. It sets up the pods' volumes
+// (volumes.h) and, with the sandbox, gives each container its own filesystem (pod_mounts.h);
+// informers on ConfigMaps and Secrets wake the pods that wait for them or show them in volumes.
 // Thread safety: the constructor, Start and Stop run on the EventLoop thread (or before it
 // runs); everything else happens on the EventLoop thread, except Find, which is safe from any
 // thread.
@@ -34,8 +36,11 @@ struct KubeletOptions {
   int node_index = 0;
   // Where pod directories and CRI log files live.
   std::string root_dir = "/tmp/pjemu-kubelet";
-  // The image map; relative paths are taken from the working directory.
+  // The built-in image map, always loaded, and the user's (`--image-map`, "" = none) layered
+  // over it (ImageMap::LoadLayered: the user's entries win); relative paths are taken from the
+  // working directory.
   std::string image_map_path = "fixtures/images.yaml";
+  std::string user_image_map_path;
   // ${NAME} values for image map rewrites: PJEMU_TRAINER (the pjemu-trainer binary), PJEMU_BIN.
   std::map<std::string, std::string> image_vars;
   // Node capacity; "" / nullopt = detected from the host (cpu count, MemTotal, NVIDIA GPUs).
@@ -55,6 +60,15 @@ struct KubeletOptions {
   // The image pull step (not owned; must outlive the kubelet); nullptr = the kubelet's own
   // ImageCache, which takes the image map's pull_delay once per image.
   ImagePuller* image_puller = nullptr;
+  // Each container in a mount namespace of its own (pod_mounts.h: volumes at their mountPaths,
+  // image files, private /tmp, the pod's /dev/shm and /etc/hosts). kAuto: when the runner runs
+  // real processes and process::SandboxAvailable() (root); kOn: Start fails when the host
+  // cannot; kOff: processes see the host's filesystem (volumes are still set up on the host).
+  enum class Sandbox { kAuto, kOn, kOff };
+  Sandbox sandbox = Sandbox::kAuto;
+  // How often emptyDir sizeLimits are checked (eviction) and failed mounts and env references
+  // are retried, as the kubelet's housekeeping does.
+  Duration housekeeping_interval = 10s;
 };
 
 class PodWorker;
@@ -73,7 +87,8 @@ class Kubelet final : public api::PodLogs {
   // the first List and Watch of pods.
   Status Start();
   // SIGKILLs every process of this node's pods, stops the watch and the heartbeat. Pod status
-  // is left as it was (the node simply went away). Idempotent.
+  // is left as it was (the node simply went away); the pods' memory-backed volumes
+  // (/dev/shm/pjemu-<uid>) are removed, as a reboot would, the others kept. Idempotent.
   void Stop();
 
   Result<api::LogFile> Find(const api::LogRequest& request) override;
@@ -90,7 +105,11 @@ class Kubelet final : public api::PodLogs {
 
  private:
   void HandlePod(const std::string& type, const Json& pod);
+  // A ConfigMap or Secret (plural) changed: the workers of its namespace retry what waited for
+  // it and rewrite the volumes that show it.
+  void HandleObject(const std::string& plural, const Json& object);
   void Heartbeat();
+  void Housekeeping();
   Status RegisterNode();
 
   client::Client& client_;
@@ -100,9 +119,12 @@ class Kubelet final : public api::PodLogs {
   std::string host_ip_;
   std::unique_ptr<WorkerContext> ctx_;
   client::Informer pods_;  // after options_: its handler runs HandlePod
+  client::Informer configmaps_;
+  client::Informer secrets_;
   std::map<std::string, std::shared_ptr<PodWorker>> workers_;  // by pod uid
   std::shared_ptr<bool> alive_;
   EventLoop::TimerId heartbeat_ = 0;
+  EventLoop::TimerId housekeeping_ = 0;
   bool started_ = false;
 };
 

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -18,6 +19,23 @@ using Phase = ContainerState::Phase;
 
 constexpr int kMaxAddressWaits = 300;
 constexpr Duration kAddressWaitInterval = 200ms;
+
+bool AllDigits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Under the sandbox the pod's /etc/hosts resolves the Services' names: of RewriteServiceEnv's
+// work only the ports stay (`svc:23456` -> `svc:<host port>`, MASTER_PORT), the names are kept.
+void KeepServiceNames(const EnvList& original, EnvList& rewritten) {
+  for (std::size_t i = 0; i < original.size() && i < rewritten.size(); ++i) {
+    const std::string& before = original[i].second;
+    std::string& after = rewritten[i].second;
+    if (before == after || AllDigits(before)) continue;
+    auto colon = before.rfind(':');
+    bool with_port = colon != std::string::npos && AllDigits(before.substr(colon + 1));
+    after = with_port ? before.substr(0, colon) + after.substr(after.rfind(':')) : before;
+  }
+}
 
 std::string FormatSeconds(Duration d) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
@@ -40,6 +58,7 @@ PodWorker::PodWorker(WorkerContext& ctx, const Json& pod) : ctx_(ctx), pod_(pod)
   uid_ = meta.value("uid", "");
   ns_ = meta.value("namespace", "default");
   name_ = meta.value("name", "");
+  dirs_ = VolumeDirsOf(ctx_.options.root_dir, pod_);
   const Json spec = pod_.value("spec", Json::object());
   for (const char* field : {"initContainers", "containers"}) {
     for (const Json& c : spec.value(field, Json::array())) {
@@ -62,6 +81,7 @@ PodWorker::~PodWorker() {
     }
   }
   if (kill_timer_) ctx_.loop.Cancel(kill_timer_);
+  if (mount_timer_) ctx_.loop.Cancel(mount_timer_);
 }
 
 const Json& PodWorker::Spec(bool init, std::size_t i) const {
@@ -113,6 +133,10 @@ bool PodWorker::AnyRunning() const {
 
 void PodWorker::Advance() {
   if (terminating_ || deleted_ || evicting_ || !state_.terminal_phase.empty()) return;
+  if (!volumes_ready_ && !SetUpVolumes()) {
+    WriteStatus();  // every container stays waiting until the volumes are there
+    return;
+  }
   for (std::size_t i = 0; i < state_.init.size(); ++i) {
     ContainerState& c = state_.init[i];
     if (c.phase == Phase::kTerminated && c.exit_code == 0) continue;
@@ -179,9 +203,14 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
     Event("Warning", reason == "ErrImagePull" || reason == "InvalidImageName" ? "Failed" : reason,
           "Error: " + message);
   };
-  auto env_or = ContainerEnv(pod_, spec, field);
+  auto env_or = ContainerEnv(pod_, spec, field, Objects());
   if (!env_or.ok()) return fail_waiting("CreateContainerConfigError", env_or.status().message());
   EnvList env = *env_or;
+  if (spec.contains("envFrom")) {
+    for (const std::string& w : EnvFromWarnings(pod_, spec, Objects())) {
+      Event("Warning", kInvalidEnvNamesReason, w);
+    }
+  }
   std::vector<std::string> base = KubeletEnv(spec, env);
   auto plan =
       ctx_.images.Resolve(c.image, ExpandList(spec.value("command", Json()), env),
@@ -211,6 +240,12 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
     });
     return;
   }
+  std::optional<ContainerMounts> mounts;
+  if (ctx_.sandbox && plan->kind == ImagePlan::Kind::kExec) {
+    auto m = MountsOf(spec, field, c, *plan);
+    if (!m.ok()) return fail_waiting("CreateContainerConfigError", m.status().message());
+    mounts = std::move(*m);
+  }
   c.container_id = "pjemu://" + uid_ + "-" + c.name + "-" + std::to_string(c.restart_count);
   std::error_code ec;
   std::string log = LogPath(c.name, c.restart_count);
@@ -218,16 +253,22 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
   Event("Normal", "Created", "Created container " + c.name);
   if (plan->kind == ImagePlan::Kind::kWaitForService) return StartBuiltin(init, i, *plan);
 
-  Launch(init, i, ProcessSpecOf(spec, c.name, *plan, env, std::move(base), log));
+  Launch(init, i, ProcessSpecOf(spec, c.name, *plan, env, std::move(base), log, mounts));
 }
 
-// The process of a container: the plan's argv, the kubelet's env under the container's own (the
-// Services' hosts rewritten to where they listen), its working directory, log and memory limit.
+// The process of a container: the plan's argv, the kubelet's env under the image's under the
+// container's own (the Services' hosts and ports rewritten to where they listen; under the
+// sandbox only the ports, the names resolving through the pod's /etc/hosts), its working
+// directory, log and memory limit.
 process::ProcessSpec PodWorker::ProcessSpecOf(const Json& spec, const std::string& name,
                                               const ImagePlan& plan, EnvList env,
-                                              std::vector<std::string> base,
-                                              const std::string& log) {
-  env = RewriteServiceEnv(env, [this](const std::string& host) { return Resolve(host, false); });
+                                              std::vector<std::string> base, const std::string& log,
+                                              const std::optional<ContainerMounts>& mounts) {
+  env = ImageEnvUnder(plan.env, env);  // the image's env lies under the container's
+  EnvList rewritten =
+      RewriteServiceEnv(env, [this](const std::string& host) { return Resolve(host, false); });
+  if (mounts) KeepServiceNames(env, rewritten);
+  env = std::move(rewritten);
   process::ProcessSpec ps;
   ps.argv = plan.argv;
   for (const auto& [k, v] : env) {
@@ -237,6 +278,10 @@ process::ProcessSpec PodWorker::ProcessSpecOf(const Json& spec, const std::strin
   ps.env = base;
   for (const auto& [k, v] : env) ps.env.push_back(k + "=" + v);
   ps.working_dir = spec.value("workingDir", "");
+  if (mounts) {
+    ps.mounts = mounts->plan;
+    ps.working_dir = mounts->working_dir;
+  }
   ps.log_path = log;
   ps.name = ns_ + "/" + name_ + "/" + name;
   api::ResourceList limits = api::ContainerLimits(spec);
@@ -504,6 +549,13 @@ void PodWorker::Deleted() {
   Kill();
   ReleaseResources();
   ctx_.network->ReleasePodIp(uid_);
+  // The pod's volumes and container filesystems go with it; hostPath and PV directories stay.
+  if (!pod_["spec"].value("volumes", Json::array()).empty() || ctx_.sandbox) {
+    TearDownVolumes(dirs_);
+    std::error_code ec;
+    std::filesystem::remove_all(dirs_.pod + "/containers", ec);
+    std::filesystem::remove(dirs_.pod + "/etc-hosts", ec);
+  }
   for (const auto* list : {&state_.init, &state_.main}) {
     for (const auto& c : *list) ctx_.backoff.Forget(uid_ + "/" + c.name);
   }

@@ -1,7 +1,9 @@
 // PodWorker (private to the kubelet): drives one pod bound to the node through its life:
 // admission (pod IP, GPUs, startTime), init containers in order, containers, exits and
 // restarts (CrashLoopBackOff), the wait-for-service builtin, graceful termination on
-// deletionTimestamp, and the status writes after every change. Level-based: Update() may be
+// deletionTimestamp, and the status writes after every change. Its volumes are set up before
+// the first container (a failure keeps every container waiting, with a FailedMount event, until
+// a retry succeeds) and removed when the pod is deleted. Level-based: Update() may be
 // called with any newer version of the pod, any number of times.
 // Thread safety: EventLoop thread only; the log index in WorkerContext has its own mutex.
 #pragma once
@@ -9,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,8 +21,10 @@
 #include "emulator/kubelet/crash_backoff.h"
 #include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/kubelet.h"
+#include "emulator/kubelet/pod_mounts.h"
 #include "emulator/kubelet/pod_network.h"
 #include "emulator/kubelet/pod_state.h"
+#include "emulator/kubelet/volumes.h"
 #include "emulator/process/process_runner.h"
 
 namespace pjemu::kubelet {
@@ -53,6 +58,7 @@ struct WorkerContext {
   std::mutex logs_mu;
   std::map<std::string, PodLogInfo> logs;  // "ns/name" -> info; GUARDED_BY(logs_mu)
   ImageCache image_cache;                  // the node's images, unless options.image_puller
+  bool sandbox = false;                    // containers get a MountPlan (KubeletOptions::sandbox)
 
   // The image pull step: options.image_puller when set, else image_cache.
   ImagePuller& puller() { return options.image_puller ? *options.image_puller : image_cache; }
@@ -72,7 +78,15 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   // The eviction manager's hard eviction: SIGKILL every container (grace 0), then phase
   // Failed, reason Evicted, the message, and DisruptionTarget (TerminationByKubelet).
   void Evict(const std::string& message);
+  // A ConfigMap or Secret (plural "configmaps"/"secrets") of the pod's namespace was added,
+  // changed or deleted: containers waiting in CreateContainerConfigError and failed mounts are
+  // retried, and the configMap/secret/projected volumes showing it are rewritten.
+  void ObjectChanged(const std::string& plural, const std::string& name);
+  // The kubelet's periodic pass: emptyDir sizeLimit eviction, retries of failed mounts and of
+  // env references.
+  void Housekeeping();
   const std::string& uid() const { return uid_; }
+  const Json& pod() const { return pod_; }
   const std::string& ns() const { return ns_; }
   const std::string& name() const { return name_; }
 
@@ -87,7 +101,18 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   void StartBuiltin(bool init, std::size_t i, const ImagePlan& plan);
   process::ProcessSpec ProcessSpecOf(const Json& spec, const std::string& name,
                                      const ImagePlan& plan, EnvList env,
-                                     std::vector<std::string> base, const std::string& log);
+                                     std::vector<std::string> base, const std::string& log,
+                                     const std::optional<ContainerMounts>& mounts);
+  // Sets up every volume not set up yet; false (FailedMount event, once per message) while one
+  // fails.
+  bool SetUpVolumes();
+  // The container's filesystem under the sandbox (and the pod's /etc/hosts, rewritten).
+  Result<ContainerMounts> MountsOf(const Json& spec, const std::string& field,
+                                   const ContainerState& c, const ImagePlan& plan);
+  std::string EtcHostsText();
+  // Reads the ConfigMaps, Secrets, PVCs of the pod's namespace and cluster-scoped objects.
+  ObjectLookup Objects();
+  void RetryConfigErrors();
   void Launch(bool init, std::size_t i, const process::ProcessSpec& ps);
   void PollService(bool init, std::size_t i);
   void OnExit(bool init, std::size_t i, const process::ProcessExit& exit);
@@ -124,6 +149,11 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   EventLoop::TimerId kill_timer_ = 0;
   Json last_status_;
   std::vector<int> gpus_;
+  PodVolumeDirs dirs_;
+  std::map<std::string, PodVolume> volumes_;  // set up, by name
+  bool volumes_ready_ = false;
+  std::string mount_error_;  // the last FailedMount message (one event per distinct message)
+  EventLoop::TimerId mount_timer_ = 0;  // the next try of a failed mount
 };
 
 }  // namespace pjemu::kubelet

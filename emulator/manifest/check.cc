@@ -1,5 +1,8 @@
 #include "emulator/manifest/check.h"
 
+#include "emulator/api/object_validation.h"
+#include "emulator/api/pod_validation.h"
+
 namespace pjemu::manifest {
 namespace {
 
@@ -44,6 +47,13 @@ DocumentCheck CheckDocument(const Manifest& m) {
   if (admission.defaulter) admission.defaulter(object);
   if (admission.validator) {
     check.admission = admission.validator(object, nullptr, &check.warnings);
+    check.errors = CauseErrors(m, check.admission);
+  }
+  // The operator's webhook does not look into pod templates; the API server refuses each pod
+  // made from a bad one later (FailedCreatePod). Checked here so `run` stops before starting.
+  if (check.admission.ok() && *check.type == api::PyTorchJobs()) {
+    check.admission =
+        api::InvalidObject(*check.type, object, api::PyTorchJobTemplateVolumeErrors(object));
     check.errors = CauseErrors(m, check.admission);
   }
   return check;

@@ -38,7 +38,9 @@ struct DocumentCheck {
   Status admission;
 };
 
-// Checks one loaded object as a create would admit it (no stored object to compare with).
+// Checks one loaded object as a create would admit it (no stored object to compare with). For a
+// PyTorchJob the webhook admits, its pod templates' volumes and volumeMounts are checked too
+// (api::PyTorchJobTemplateVolumeErrors), as a 422 on the job naming the template field.
 DocumentCheck CheckDocument(const Manifest& m);
 
 }  // namespace pjemu::manifest

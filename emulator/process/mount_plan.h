@@ -42,6 +42,10 @@ struct MountPlan {
   std::string root_work;
   std::string root_merged;  // host directory where the new root is assembled (empty dir)
   std::vector<Mount> mounts;
+  // The container's hostname, in a UTS namespace of its own (a pod's hostname is its name, or
+  // spec.hostname): what gethostname() returns, which torch's c10d rendezvous compares with its
+  // endpoint to decide which agent hosts the store. "" = the host's.
+  std::string hostname;
 };
 
 }  // namespace pjemu::process

@@ -10,12 +10,14 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <vector>
 
 #include "emulator/process/cri_log_writer.h"
 #include "emulator/process/exec_path.h"
 #include "emulator/process/proc_stats.h"
+#include "emulator/process/sandbox.h"
 
 namespace pjemu::process {
 
@@ -47,9 +49,12 @@ void CloseFd(int& fd) {
   fd = -1;
 }
 
-// Runs in the forked child: async-signal-safe calls only (the parent has threads).
+// Runs in the forked child: async-signal-safe calls only (the parent has threads). Without a
+// sandbox the parent has resolved `path` and checked `dir`; with one, the sandbox enters the
+// container's filesystem, its working directory, and looks argv[0] up there.
 [[noreturn]] void ExecChild(pid_t parent, int out_fd, int err_fd, int null_fd, int report_fd,
-                            const char* dir, const char* path, char** argv, char** envp) {
+                            const char* dir, const char* path, const SandboxProgram* sandbox,
+                            char** argv, char** envp) {
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(137);  // the parent died before prctl took effect
@@ -62,15 +67,40 @@ void CloseFd(int& fd) {
   dup2(null_fd, 0);
   dup2(out_fd, 1);
   dup2(err_fd, 2);
-  int err = 0;
-  if (dir[0] != '\0' && chdir(dir) != 0) {
-    err = errno;
+  ChildReport report{kReportExec, 0};
+  if (sandbox != nullptr) {
+    sandbox->RunAndExec(argv, envp, &report);
+  } else if (dir[0] != '\0' && chdir(dir) != 0) {
+    report.err = errno;
   } else {
     execve(path, argv, envp);
-    err = errno;
+    report.err = errno;
   }
-  (void)!write(report_fd, &err, sizeof err);
+  (void)!write(report_fd, &report, sizeof report);
   _exit(127);
+}
+
+// Checks what can be checked before the fork and prepares the exec: the resolved path without
+// a mount plan, the compiled sandbox with one.
+Status PrepareExec(const ProcessSpec& spec, std::string& path,
+                   std::optional<SandboxProgram>& sandbox) {
+  if (spec.argv.empty() || spec.argv[0].empty()) {
+    return Status(Code::kInvalid, "process " + spec.name + ": empty command");
+  }
+  if (spec.mounts.enabled) {
+    ASSIGN_OR_RETURN(
+        sandbox, SandboxProgram::Compile(spec.mounts, spec.working_dir, spec.argv[0], spec.env));
+    return Status::Ok();
+  }
+  if (!spec.working_dir.empty()) {
+    struct stat st {};
+    if (stat(spec.working_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return Status(Code::kInvalid, "chdir to cwd (\"" + spec.working_dir +
+                                        "\") set in config.json failed: no such file or directory");
+    }
+  }
+  ASSIGN_OR_RETURN(path, FindExecutable(spec.argv[0], spec.env));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -97,17 +127,9 @@ PosixProcessRunner::~PosixProcessRunner() {
 }
 
 Result<Pid> PosixProcessRunner::Start(const ProcessSpec& spec, ExitCallback on_exit) {
-  if (spec.argv.empty() || spec.argv[0].empty()) {
-    return Status(Code::kInvalid, "process " + spec.name + ": empty command");
-  }
-  if (!spec.working_dir.empty()) {
-    struct stat st {};
-    if (stat(spec.working_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      return Status(Code::kInvalid, "chdir to cwd (\"" + spec.working_dir +
-                                        "\") set in config.json failed: no such file or directory");
-    }
-  }
-  ASSIGN_OR_RETURN(std::string path, FindExecutable(spec.argv[0], spec.env));
+  std::string path;
+  std::optional<SandboxProgram> sandbox;
+  RETURN_IF_ERROR(PrepareExec(spec, path, sandbox));
   auto proc = std::make_unique<Proc>();
   proc->log = std::make_unique<CriLogWriter>(loop_.clock(), spec.log_path);
   if (!proc->log->ok()) {
@@ -130,7 +152,7 @@ Result<Pid> PosixProcessRunner::Start(const ProcessSpec& spec, ExitCallback on_e
   pid_t pid = fork();
   if (pid == 0) {
     ExecChild(parent, out[1], err[1], null_fd, report[1], spec.working_dir.c_str(), path.c_str(),
-              argv.data(), envp.data());
+              sandbox ? &*sandbox : nullptr, argv.data(), envp.data());
   }
   close(out[1]), close(err[1]), close(report[1]);
   if (null_fd >= 0) close(null_fd);
@@ -141,17 +163,18 @@ Result<Pid> PosixProcessRunner::Start(const ProcessSpec& spec, ExitCallback on_e
   }
   setpgid(pid, pid);  // also here, so the group exists before anyone signals it
   guard_.Add(pid);
-  int child_errno = 0;
+  ChildReport child{};
   ssize_t n;
   do {
-    n = read(report[0], &child_errno, sizeof child_errno);
+    n = read(report[0], &child, sizeof child);
   } while (n < 0 && errno == EINTR);
   close(report[0]);
-  if (n == static_cast<ssize_t>(sizeof child_errno)) {
+  if (n == static_cast<ssize_t>(sizeof child)) {
     waitpid(pid, nullptr, 0);
     guard_.Remove(pid);
     close(out[0]), close(err[0]);
-    return Status(Code::kNotFound, "exec: \"" + spec.argv[0] + "\": " + strerror(child_errno));
+    if (sandbox) return sandbox->Describe(child);
+    return Status(Code::kNotFound, "exec: \"" + spec.argv[0] + "\": " + strerror(child.err));
   }
   fcntl(out[0], F_SETFL, O_NONBLOCK);
   fcntl(err[0], F_SETFL, O_NONBLOCK);

@@ -4,6 +4,10 @@
 // One I/O thread polls the stdout/stderr pipes into CRI log files, reaps exits with
 // waitpid(pid, WNOHANG) (only its own children), enforces memory limits by sampling the group's
 // RSS from /proc, and posts each exit to the EventLoop.
+// With an enabled ProcessSpec::mounts the child enters the container's filesystem before exec
+// (sandbox.h: its own mount namespace, root overlay, the plan's mounts, pivot_root); argv[0]
+// and the working directory are then resolved inside it, and a mount that fails is a Start
+// error in runc's words. The pid, process group and PDEATHSIG are the same with or without.
 // Thread safety: Start/Signal/KillAll from the EventLoop thread (see ProcessRunner); the
 // PDEATHSIG is tied to the forking thread, so that thread must live as long as the processes.
 #pragma once

@@ -49,6 +49,9 @@ class ProcessRunner {
   // Errors: kNotFound when argv[0] cannot be found or executed (message in the container
   // runtime's shape: `exec: "x": executable file not found in $PATH`), kInvalid for an empty
   // argv or a working directory that does not exist, kInternal for fork/pipe failures.
+  // Under an enabled mount plan (PosixProcessRunner): kInvalid for a plan mount that fails
+  // (`error mounting "/src" to rootfs at "/dst": no such file or directory`), kInternal when
+  // the container's root cannot be set up (sandbox.h; SandboxAvailable() says beforehand).
   virtual Result<Pid> Start(const ProcessSpec& spec, ExitCallback on_exit) = 0;
   // Sends sig to the whole process group of a running process. kNotFound once it has exited.
   virtual Status Signal(Pid pid, int sig) = 0;

@@ -3,7 +3,8 @@
 // scripted output lines to the CRI log, and exits with a scripted code, all as EventLoop timers.
 // Signals follow POSIX defaults (SIGTERM/SIGKILL end the process with 128 + n) unless the
 // script says the process ignores SIGTERM; a memory limit below the scripted peak memory
-// ends it as OOMKilled.
+// ends it as OOMKilled. ProcessSpec::mounts is ignored: nothing runs, so there is no filesystem
+// to see (a mount plan's errors only show up under PosixProcessRunner).
 // Thread safety: EventLoop thread only.
 #pragma once
 

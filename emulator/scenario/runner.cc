@@ -167,6 +167,7 @@ cluster::ClusterOptions MakeClusterOptions(const Scenario& sc, const RunSettings
   co.seed = sc.options.seed;
   co.gpus = sc.options.gpus;
   co.image_map = sc.options.image_map;
+  co.builtin_image_map = settings.builtin_image_map;
   co.backoff_scale = sc.options.backoff_scale;
   if (sc.options.virtual_time) {
     co.clock = cluster::ClockKind::kVirtual;

@@ -30,6 +30,8 @@ struct RunSettings {
   std::string trainer_path;  // "" = pjemu-trainer next to this program, else on PATH
   std::string dataset_dir;   // the trainer's --data-dir; "" = its default
   std::string output_dir;    // pod logs and trainer metrics are kept here; "" = a temp dir
+  // The built-in image map under the scenario's options.image_map ("" = fixtures/images.yaml).
+  std::string builtin_image_map;
 };
 
 // kInvalid/kNotFound when the run cannot be set up (a fixture that does not load, a fault the

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "emulator/api/json_fields.h"
+
 namespace pjemu::scheduler {
 
 NodeView ViewOfNode(const Json& node) {
@@ -21,8 +23,68 @@ NodeView ViewOfNode(const Json& node) {
   return v;
 }
 
+std::vector<std::string> PodClaimNames(const Json& pod) {
+  std::vector<std::string> names;
+  for (const Json& v : api::ArrayOr(api::FieldAt(pod, {"spec", "volumes"}))) {
+    std::string claim = api::Str(api::Field(v, "persistentVolumeClaim"), "claimName");
+    if (!claim.empty() && std::find(names.begin(), names.end(), claim) == names.end())
+      names.push_back(claim);
+  }
+  return names;
+}
+
+ClaimView ViewOfClaim(const std::string& name, const Json& claim, const Json& storage_class,
+                      const Json& volume) {
+  using api::FieldAt;
+  ClaimView v;
+  v.name = name;
+  v.found = claim.is_object();
+  if (!v.found) return v;
+  v.deleting = FieldAt(claim, {"metadata", "deletionTimestamp"}).is_string();
+  v.bound = !api::Str(api::Field(claim, "spec"), "volumeName").empty();
+  v.selected_node =
+      api::Str(FieldAt(claim, {"metadata", "annotations"}), "volume.kubernetes.io/selected-node");
+  if (v.bound) {
+    // The volume's required node affinity on kubernetes.io/hostname (a missing volume: any).
+    const Json& terms = FieldAt(volume, {"spec", "nodeAffinity", "required", "nodeSelectorTerms"});
+    for (const Json& term : api::ArrayOr(terms)) {
+      for (const Json& e : api::ArrayOr(api::Field(term, "matchExpressions"))) {
+        if (api::Str(e, "key") != "kubernetes.io/hostname" || api::Str(e, "operator") != "In")
+          continue;
+        for (const Json& n : api::ArrayOr(api::Field(e, "values")))
+          if (n.is_string()) v.volume_nodes.push_back(n.get<std::string>());
+      }
+    }
+    return v;
+  }
+  const Json& class_name = FieldAt(claim, {"spec", "storageClassName"});
+  if (class_name.is_string() && !class_name.get<std::string>().empty() &&
+      !storage_class.is_object()) {
+    v.class_error =
+        "storageclass.storage.k8s.io \"" + class_name.get<std::string>() + "\" not found";
+  }
+  v.wait_for_first_consumer =
+      api::Str(storage_class, "volumeBindingMode") == "WaitForFirstConsumer";
+  return v;
+}
+
+std::string ClaimsPreFilter(const std::vector<ClaimView>& claims, bool* error) {
+  *error = false;
+  bool unbound_immediate = false;
+  for (const ClaimView& c : claims) {
+    if (!c.found) return "persistentvolumeclaim \"" + c.name + "\" not found";
+    if (c.deleting) return "persistentvolumeclaim \"" + c.name + "\" is being deleted";
+    if (!c.bound && !c.class_error.empty()) {
+      *error = true;
+      return "running PreFilter plugin \"VolumeBinding\": " + c.class_error;
+    }
+    if (!c.bound && !c.wait_for_first_consumer) unbound_immediate = true;
+  }
+  return unbound_immediate ? "pod has unbound immediate PersistentVolumeClaims" : "";
+}
+
 std::vector<std::string> UnfitReasons(const Json& pod, const api::ResourceList& requests,
-                                      const NodeView& node) {
+                                      const NodeView& node, const std::vector<ClaimView>& claims) {
   std::vector<std::string> reasons;
   Json spec = pod.value("spec", Json::object());
   if (!node.ready) {
@@ -53,16 +115,41 @@ std::vector<std::string> UnfitReasons(const Json& pod, const api::ResourceList& 
       reasons.push_back("Insufficient " + name);
     }
   }
+  if (!reasons.empty()) return reasons;
+  for (const ClaimView& c : claims) {
+    if (c.bound && !c.volume_nodes.empty() &&
+        std::find(c.volume_nodes.begin(), c.volume_nodes.end(), node.name) ==
+            c.volume_nodes.end()) {
+      reasons.push_back("node(s) had volume node affinity conflict");
+      break;
+    }
+    // A claim the provisioner was asked to provision on another node is held to that node.
+    if (!c.bound && c.wait_for_first_consumer && !c.selected_node.empty() &&
+        c.selected_node != node.name) {
+      reasons.push_back("node(s) didn't find available persistent volumes to bind");
+      break;
+    }
+  }
   return reasons;
 }
 
 std::optional<std::size_t> ChooseNode(const Json& pod, const api::ResourceList& requests,
-                                      const std::vector<NodeView>& nodes, std::string* message) {
+                                      const std::vector<NodeView>& nodes, std::string* message,
+                                      const std::vector<ClaimView>& claims) {
   std::optional<std::size_t> best;
+  if (!nodes.empty()) {
+    bool error = false;
+    std::string pre = ClaimsPreFilter(claims, &error);
+    if (!pre.empty()) {
+      *message =
+          error ? pre : "0/" + std::to_string(nodes.size()) + " nodes are available: " + pre + ".";
+      return std::nullopt;
+    }
+  }
   double best_score = -1;
   std::map<std::string, int> counts;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    auto reasons = UnfitReasons(pod, requests, nodes[i]);
+    auto reasons = UnfitReasons(pod, requests, nodes[i], claims);
     if (!reasons.empty()) {
       for (const auto& r : reasons) ++counts[r];
       continue;

@@ -1,7 +1,9 @@
 // The scheduler's pure decisions, kube-scheduler style: which nodes a pod fits (NodeResourcesFit,
 // NodeName, NodeSelector, NodeUnschedulable, the not-ready taint), which one it goes to
 // (least allocated, then name), and the FailedScheduling message
-// `0/1 nodes are available: 1 Insufficient nvidia.com/gpu.`.
+// `0/1 nodes are available: 1 Insufficient nvidia.com/gpu.`; with the VolumeBinding plugin's
+// view of the pod's PersistentVolumeClaims (ClaimView): a missing, deleting or unbound Immediate
+// claim keeps the pod off every node (PreFilter), a bound volume's node affinity off the others.
 // Thread safety: pure functions.
 #pragma once
 
@@ -27,14 +29,39 @@ struct NodeView {
 // Builds a NodeView from a Node object (used left empty).
 NodeView ViewOfNode(const Json& node);
 
+// A PersistentVolumeClaim a pod's volumes name, as the VolumeBinding plugin sees it.
+struct ClaimView {
+  std::string name;
+  bool found = false;
+  bool deleting = false;
+  bool bound = false;                     // spec.volumeName is set
+  bool wait_for_first_consumer = false;   // unbound, and its class binds WaitForFirstConsumer
+  std::string selected_node;              // its volume.kubernetes.io/selected-node annotation
+  std::string class_error;                // unbound, and its class could not be read
+  std::vector<std::string> volume_nodes;  // bound: the volume's hostname affinity; empty = any
+};
+
+// The claim names of a pod's persistentVolumeClaim volumes, in order, without repeats.
+std::vector<std::string> PodClaimNames(const Json& pod);
+// A claim (null when missing) with its class (null when missing or none) and, when bound, its
+// volume (null when missing).
+ClaimView ViewOfClaim(const std::string& name, const Json& claim, const Json& storage_class,
+                      const Json& volume);
+// VolumeBinding's PreFilter: why no node can take the pod (`persistentvolumeclaim "x" not
+// found`, `pod has unbound immediate PersistentVolumeClaims`, ...), "" when nodes are to be
+// tried. *error says the text is the whole message (an error, not a FitError).
+std::string ClaimsPreFilter(const std::vector<ClaimView>& claims, bool* error);
+
 // Why a pod does not fit a node: the kube-scheduler's per-node reasons ("Insufficient cpu",
 // "Too many pods", "node(s) didn't match Pod's node affinity/selector", ...); empty = fits.
 std::vector<std::string> UnfitReasons(const Json& pod, const api::ResourceList& requests,
-                                      const NodeView& node);
+                                      const NodeView& node,
+                                      const std::vector<ClaimView>& claims = {});
 
 // The chosen node among the fitting ones (least allocated cpu+memory share, then name), or
 // nullopt with *message set to the FailedScheduling message.
 std::optional<std::size_t> ChooseNode(const Json& pod, const api::ResourceList& requests,
-                                      const std::vector<NodeView>& nodes, std::string* message);
+                                      const std::vector<NodeView>& nodes, std::string* message,
+                                      const std::vector<ClaimView>& claims = {});
 
 }  // namespace pjemu::scheduler

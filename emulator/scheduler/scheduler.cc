@@ -42,14 +42,16 @@ Scheduler::Scheduler(client::Client& client, EventLoop& loop, SchedulerOptions o
       pods_(client, loop, api::Pods(), InformerNamed("scheduler pods"),
             [this](const api::WatchEvent& event) { OnPod(event); }),
       nodes_(client, loop, api::Nodes(), InformerNamed("scheduler nodes"),
-             [this](const api::WatchEvent&) { OnNode(); }) {}
+             [this](const api::WatchEvent&) { OnNode(); }),
+      claims_(client, loop, api::PersistentVolumeClaims(), InformerNamed("scheduler claims"),
+              [this](const api::WatchEvent& event) { OnClaim(event); }) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
 Status Scheduler::Start() {
   if (alive_) return Status::Ok();
   alive_ = std::make_shared<bool>(true);
-  for (client::Informer* informer : {&pods_, &nodes_}) {
+  for (client::Informer* informer : {&pods_, &nodes_, &claims_}) {
     if (Status s = informer->Start(); !s.ok()) {
       Stop();
       return s.WithContext("scheduler");
@@ -64,6 +66,7 @@ void Scheduler::Stop() {
   alive_.reset();
   pods_.Stop();
   nodes_.Stop();
+  claims_.Stop();
   if (retry_) loop_.Cancel(retry_), retry_ = 0;
 }
 
@@ -79,6 +82,60 @@ void Scheduler::OnPod(const api::WatchEvent& event) {
 void Scheduler::OnNode() {
   retry_unschedulable_ = true;
   Trigger();
+}
+
+void Scheduler::OnClaim(const api::WatchEvent& event) {
+  const std::string key = Key(event.object);
+  if (event.type == api::WatchEvent::Type::kDeleted) {
+    claim_cache_.erase(key);
+  } else {
+    claim_cache_[key] = event.object;
+  }
+  retry_unschedulable_ = true;
+  if (!in_pass_) Trigger();
+}
+
+std::vector<ClaimView> Scheduler::ClaimsOf(const Json& pod) {
+  std::vector<ClaimView> views;
+  const std::string ns = pod["metadata"].value("namespace", "");
+  for (const std::string& name : PodClaimNames(pod)) {
+    auto it = claim_cache_.find(ns + "/" + name);
+    const Json none;
+    const Json& claim = it == claim_cache_.end() ? none : it->second;
+    Json storage_class, volume;
+    const Json& spec = Field(claim, "spec");
+    if (const std::string pv = api::Str(spec, "volumeName"); !pv.empty()) {
+      auto got = client_.Get(api::PersistentVolumes(), "", pv);
+      if (got.ok()) volume = std::move(*got);
+    } else if (const Json& cls = Field(spec, "storageClassName"); cls.is_string()) {
+      auto got = client_.Get(api::StorageClasses(), "", cls.get<std::string>());
+      if (got.ok()) storage_class = std::move(*got);
+    } else if (claim.is_object()) {
+      // No class yet: the default class's, which the volume controller is about to write.
+      auto list = client_.List(api::StorageClasses(), "");
+      for (const Json& sc : list.ok() ? (*list)["items"] : Json::array()) {
+        if (api::Str(api::FieldAt(sc, {"metadata", "annotations"}),
+                     "storageclass.kubernetes.io/is-default-class") == "true")
+          storage_class = sc;
+      }
+    }
+    views.push_back(ViewOfClaim(name, claim, storage_class, volume));
+  }
+  return views;
+}
+
+bool Scheduler::AwaitVolumes(const Json& pod, const std::vector<ClaimView>& claims,
+                             const std::string& node) {
+  bool waiting = false;
+  const std::string ns = pod["metadata"].value("namespace", "");
+  for (const ClaimView& c : claims) {
+    if (c.bound) continue;
+    waiting = true;
+    if (!c.wait_for_first_consumer || c.selected_node == node) continue;
+    Json patch = {{"metadata", {{"annotations", {{"volume.kubernetes.io/selected-node", node}}}}}};
+    (void)client_.Patch(api::PersistentVolumeClaims(), ns, c.name, api::PatchType::kMerge, patch);
+  }
+  return waiting;
 }
 
 void Scheduler::Count(const CachedPod& entry, int sign) {
@@ -149,6 +206,7 @@ void Scheduler::Trigger() {
 void Scheduler::ScheduleAll() {
   in_pass_ = true;
   pods_.Drain();  // the cache must include this loop's own earlier bindings
+  claims_.Drain();
   in_pass_ = false;
   auto node_list = client_.List(api::Nodes(), "");
   if (!node_list.ok()) return;
@@ -173,14 +231,23 @@ void Scheduler::ScheduleAll() {
     const Json& pod = entry.pod;
     std::string message;
     std::optional<std::size_t> chosen;
+    std::vector<ClaimView> claims = ClaimsOf(pod);
     if (!entry.request_error.empty()) {
       message = entry.request_error;
     } else {
-      chosen = ChooseNode(pod, entry.requests, nodes, &message);
+      chosen = ChooseNode(pod, entry.requests, nodes, &message, claims);
     }
     if (!chosen) {
       unschedulable = entry.unschedulable = true;
       MarkUnschedulable(pod, message);
+      continue;
+    }
+    if (AwaitVolumes(pod, claims, nodes[*chosen].name)) {
+      // PreBind waits for the claims: tried again when one changes (or on the retry), its room
+      // held for the rest of this pass.
+      unschedulable = entry.unschedulable = true;
+      for (const auto& [k, amount] : entry.requests) nodes[*chosen].used[k] += amount;
+      nodes[*chosen].used["pods"] += 1;
       continue;
     }
     if (!Bind(pod, nodes[*chosen].name).ok()) {

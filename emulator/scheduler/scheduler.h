@@ -2,9 +2,15 @@
 // (cpu, memory, nvidia.com/gpu, pod count, nodeSelector), kube-scheduler style: PodScheduled=True
 // and spec.nodeName on success (the status first, so a kubelet never sees a bound pod without
 // it) plus a Scheduled event; PodScheduled=False reason Unschedulable with the kube-scheduler's
-// message and a FailedScheduling Warning event otherwise, retried whenever a pod or node changes.
-// Reads pods and nodes through two client::Informers (the pods kept in a cache), writes pods and
-// events, all through client::Client.
+// message and a FailedScheduling Warning event otherwise, retried whenever a pod, node or
+// PersistentVolumeClaim changes. A pod's persistentVolumeClaim volumes are VolumeBinding's
+// (fit.h ClaimView): a missing or unbound Immediate claim keeps it Unschedulable; an unbound
+// WaitForFirstConsumer claim gets the chosen node in its volume.kubernetes.io/selected-node
+// annotation (for the provisioner, storage::VolumeController) and the pod is bound only once
+// every claim is bound, as kube-scheduler's PreBind waits.
+// Reads pods, nodes and claims through three client::Informers (pods and claims kept in caches),
+// storage classes and volumes with Get when a pod names a claim; writes pods, claims'
+// annotation and events, all through client::Client.
 // Thread safety: constructor, Start and Stop on the EventLoop thread (or before it runs);
 // everything else runs on the EventLoop thread.
 #pragma once
@@ -17,6 +23,7 @@
 #include "emulator/client/client.h"
 #include "emulator/client/informer.h"
 #include "emulator/common/event_loop.h"
+#include "emulator/scheduler/fit.h"
 
 namespace pjemu::scheduler {
 
@@ -63,6 +70,13 @@ class Scheduler {
   void OnPod(const api::WatchEvent& event);
   // A node changed: room may have been made.
   void OnNode();
+  // A claim changed: pods naming it are tried again.
+  void OnClaim(const api::WatchEvent& event);
+  // The VolumeBinding view of the claims a pod names (empty when none).
+  std::vector<ClaimView> ClaimsOf(const Json& pod);
+  // Asks for the pod's unbound WaitForFirstConsumer claims to be provisioned on `node`; true
+  // while any claim of the pod is unbound (the pod waits).
+  bool AwaitVolumes(const Json& pod, const std::vector<ClaimView>& claims, const std::string& node);
   void Upsert(const Json& pod);
   void Forget(const std::string& uid);
   void Count(const CachedPod& entry, int sign);
@@ -76,6 +90,8 @@ class Scheduler {
   SchedulerOptions options_;
   client::Informer pods_;
   client::Informer nodes_;
+  client::Informer claims_;
+  std::map<std::string, Json> claim_cache_;  // namespace/name -> claim
   std::shared_ptr<bool> alive_;
   bool pass_pending_ = false;
   bool in_pass_ = false;             // ScheduleAll is draining the pods informer

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Client test: the official Python client (python3-kubernetes 22.6) against
 pjemu-apiserver-testd: CustomObjectsApi create/get/list/watch/patch/replace/delete of a
-PyTorchJob, typed CoreV1Api pods and events, and a pod log read and followed.
+PyTorchJob, typed CoreV1Api pods and events, and a pod log read and followed, ConfigMaps and
+Secrets (stringData folded into data).
 Usage: python_client_test.py TESTD"""
 import json
 import os
@@ -135,6 +136,19 @@ def main(testd):
             "type": "Normal", "source": {"component": "pytorchjob-controller"}})
         evs = core.list_namespaced_event(ns, field_selector="involvedObject.kind=PyTorchJob,involvedObject.name=mnist")
         assert [e.reason for e in evs.items] == ["PyTorchJobCreated"], evs
+
+        # ConfigMaps and Secrets as the typed client writes and reads them.
+        core.create_namespaced_config_map(ns, {"metadata": {"name": "hparams"},
+                                               "data": {"train.py": "print(1)\n"}})
+        assert core.read_namespaced_config_map("hparams", ns).data == {"train.py": "print(1)\n"}
+        core.create_namespaced_secret(ns, {"metadata": {"name": "tok"},
+                                           "stringData": {"token": "abc"}})
+        secret = core.read_namespaced_secret("tok", ns)
+        assert secret.data == {"token": "YWJj"} and secret.type == "Opaque", secret
+        assert secret.string_data is None, secret
+        body = expect_api_error(422, "Invalid", core.create_namespaced_config_map, ns,
+                                {"metadata": {"name": "bad"}, "data": {"a b": "x"}})
+        assert body["details"]["causes"][0]["field"] == "data[a b]", body
 
         co.delete_namespaced_custom_object(G, V, ns, P, "mnist")
         expect_api_error(404, "NotFound", co.get_namespaced_custom_object, G, V, ns, P, "mnist")

@@ -81,13 +81,75 @@ TEST_CASE("pod rows carry READY, RESTARTS, AGE and the wide columns", "[apiserve
 }
 
 TEST_CASE("kinds without printer columns get NAME and AGE", "[apiserver]") {
-  const api::ResourceType* cm = api::FindResource("", "configmaps");
-  REQUIRE(cm != nullptr);
+  const api::ResourceType* hpa = api::FindResource("autoscaling", "horizontalpodautoscalers");
+  REQUIRE(hpa != nullptr);
   Json obj = {{"metadata", {{"name", "c"}, {"creationTimestamp", "2024-01-01T00:00:00Z"}}}};
-  Json table = ObjectToTable(*cm, obj, Time(std::chrono::seconds(FakeClock::kEpochSeconds + 5)));
+  Json table = ObjectToTable(*hpa, obj, Time(std::chrono::seconds(FakeClock::kEpochSeconds + 5)));
   CHECK(table["rows"][0]["cells"] == Json({"c", "5s"}));
   CHECK(WantsTable("application/json;as=Table;v=v1;g=meta.k8s.io,application/json"));
   CHECK_FALSE(WantsTable("application/json"));
+}
+
+// Column names and the first row's cells of one object's table, 5s after its creation.
+std::pair<std::vector<std::string>, Json> TableOf(const api::ResourceType& type, Json object) {
+  object["metadata"]["creationTimestamp"] = "2024-01-01T00:00:00Z";
+  Json table =
+      ObjectToTable(type, object, Time(std::chrono::seconds(FakeClock::kEpochSeconds + 5)));
+  std::vector<std::string> columns;
+  for (const auto& c : table["columnDefinitions"]) {
+    if (c["priority"] == 0) columns.push_back(c["name"]);
+  }
+  return {columns, table["rows"][0]["cells"]};
+}
+
+TEST_CASE("config and storage kinds print kubectl's columns", "[apiserver]") {
+  using Names = std::vector<std::string>;
+  auto [cm_cols, cm] = TableOf(
+      api::ConfigMaps(),
+      {{"metadata", {{"name", "train"}}}, {"data", {{"a", "1"}}}, {"binaryData", {{"b", "AA=="}}}});
+  CHECK(cm_cols == Names{"Name", "Data", "Age"});
+  CHECK(cm == Json({"train", "2", "5s"}));
+  auto [s_cols, secret] =
+      TableOf(api::Secrets(),
+              {{"metadata", {{"name", "tok"}}}, {"type", "Opaque"}, {"data", {{"token", "YWJj"}}}});
+  CHECK(s_cols == Names{"Name", "Type", "Data", "Age"});
+  CHECK(secret == Json({"tok", "Opaque", "1", "5s"}));
+  Json pvc = {
+      {"metadata", {{"name", "data"}}},
+      {"spec",
+       {{"volumeName", "pvc-1"}, {"storageClassName", "standard"}, {"volumeMode", "Filesystem"}}},
+      {"status",
+       {{"phase", "Bound"},
+        {"capacity", {{"storage", "1Gi"}}},
+        {"accessModes", {"ReadWriteMany", "ReadWriteOnce"}}}}};
+  auto [c_cols, claim] = TableOf(api::PersistentVolumeClaims(), pvc);
+  CHECK(c_cols ==
+        Names{"Name", "Status", "Volume", "Capacity", "Access Modes", "StorageClass", "Age"});
+  CHECK(claim ==
+        Json({"data", "Bound", "pvc-1", "1Gi", "RWO,RWX", "standard", "5s", "Filesystem"}));
+  Json pv = {{"metadata", {{"name", "pvc-1"}}},
+             {"spec",
+              {{"capacity", {{"storage", "1Gi"}}},
+               {"accessModes", {"ReadWriteOnce"}},
+               {"persistentVolumeReclaimPolicy", "Delete"},
+               {"storageClassName", "standard"},
+               {"claimRef", {{"namespace", "default"}, {"name", "data"}}}}},
+             {"status", {{"phase", "Bound"}}}};
+  auto [v_cols, volume] = TableOf(api::PersistentVolumes(), pv);
+  CHECK(v_cols == Names{"Name", "Capacity", "Access Modes", "Reclaim Policy", "Status", "Claim",
+                        "StorageClass", "Reason", "Age"});
+  CHECK(volume ==
+        Json({"pvc-1", "1Gi", "RWO", "Delete", "Bound", "default/data", "standard", "", "5s", ""}));
+  Json sc = {{"metadata",
+              {{"name", "standard"},
+               {"annotations", {{"storageclass.kubernetes.io/is-default-class", "true"}}}}},
+             {"provisioner", "rancher.io/local-path"},
+             {"volumeBindingMode", "WaitForFirstConsumer"}};
+  auto [sc_cols, cls] = TableOf(api::StorageClasses(), sc);
+  CHECK(sc_cols == Names{"Name", "Provisioner", "ReclaimPolicy", "VolumeBindingMode",
+                         "AllowVolumeExpansion", "Age"});
+  CHECK(cls == Json({"standard (default)", "rancher.io/local-path", "Delete",
+                     "WaitForFirstConsumer", "false", "5s"}));
 }
 
 }  // namespace

@@ -211,5 +211,63 @@ TEST_CASE("run of a file that is not YAML exits 2 and starts nothing", "[cli]") 
   CHECK(Contains(r.err, path + ":"));
 }
 
+// What a user's file carries next to the job: a ConfigMap, a Secret, a claim.
+const char kConfigObjects[] =
+    "---\n"
+    "apiVersion: v1\n"
+    "kind: ConfigMap\n"
+    "metadata: {name: hparams}\n"
+    "data: {LR: \"0.1\"}\n"
+    "---\n"
+    "apiVersion: v1\n"
+    "kind: Secret\n"
+    "metadata: {name: tok}\n"
+    "stringData: {token: abc}\n"
+    "---\n"
+    "apiVersion: v1\n"
+    "kind: PersistentVolumeClaim\n"
+    "metadata: {name: data}\n"
+    "spec:\n"
+    "  accessModes: [ReadWriteOnce]\n"
+    "  resources: {requests: {storage: 1Gi}}\n";
+
+TEST_CASE("run creates the ConfigMaps, Secrets and claims a file carries next to its job",
+          "[cli]") {
+  std::string dir = TempDir("run-config");
+  std::string marker = Marker("run-config");
+  std::string path =
+      WriteFile(dir, "job.yaml", ShellJob("cfg", "echo configured", marker) + kConfigObjects);
+  CliResult r = RunPjemu({"run", "-f", path, "--timeout", "60s"}, 90s);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(Contains(r.out, "[cfg-master-0] configured"));
+  CHECK(ProcessesWithEnv("PJEMU_TEST_MARKER=" + marker).empty());
+}
+
+TEST_CASE("run refuses a bad claim, a bad mount and an unknown kind at their lines", "[cli]") {
+  std::string dir = TempDir("run-config-bad");
+  std::string job = ShellJob("cfg", "true", Marker("run-config-bad"));
+  std::string claim = std::string(kConfigObjects);
+  claim.replace(claim.find("  resources: {requests: {storage: 1Gi}}\n"), 39, "");
+  CliResult r = RunPjemu({"run", "-f", WriteFile(dir, "claim.yaml", job + claim)}, 30s);
+  CHECK(r.exit_code == 2);
+  CHECK(Contains(r.err,
+                 "claim.yaml:32: PersistentVolumeClaim \"data\" is invalid: "
+                 "spec.resources[storage]: Required value"));
+  std::string mount = job + "              volumeMounts: [{name: cfg, mountPath: /cfg}]\n";
+  r = RunPjemu({"run", "-f", WriteFile(dir, "mount.yaml", mount)}, 30s);
+  CHECK(r.exit_code == 2);
+  CHECK(Contains(r.err,
+                 "mount.yaml:18: PyTorchJob.kubeflow.org \"cfg\" is invalid: "
+                 "spec.pytorchReplicaSpecs.Master.template.spec.containers[0]."
+                 "volumeMounts[0].name: Not found: \"cfg\""));
+  std::string unknown = job + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n";
+  r = RunPjemu({"run", "-f", WriteFile(dir, "unknown.yaml", unknown)}, 30s);
+  CHECK(r.exit_code == 2);
+  CHECK(Contains(r.err,
+                 "unknown.yaml:19: no matches for kind \"Deployment\" in version "
+                 "\"apps/v1\""));
+}
+
 }  // namespace
 }  // namespace pjemu::testing

@@ -84,7 +84,12 @@ TEST_CASE("wait started before the condition holds returns once it does", "[cli]
                                   go +
                                   " ]; do sleep 0.05; done\"]\n"
                                   "              env: [{name: PJEMU_TEST_MARKER, value: " +
-                                  marker + "}]\n");
+                                  marker + "}]\n" +
+                                  // The test's folder, which the pod sees only as a volume.
+                                  "              volumeMounts: [{name: dir, mountPath: " +
+                                  served.dir() + "}]\n" +
+                                  "          volumes: [{name: dir, hostPath: {path: " +
+                                  served.dir() + "}}]\n");
   REQUIRE(served.Run({"create", "-f", cm}).exit_code == 0);
   REQUIRE(served.Run({"create", "-f", job}).exit_code == 0);
 

@@ -264,6 +264,54 @@ TEST_CASE("persistence on: a cluster restarted on its data_dir resumes; off: it 
   std::filesystem::remove_all(data_dir);
 }
 
+// Storage as kind has it: the default class `standard`, a claim a pod names provisioned under
+// <data_dir>/storage on the node the scheduler chose, kept across a restart.
+TEST_CASE("with a data_dir, a pod's claim is provisioned under <data_dir>/storage and kept",
+          "[cluster]") {
+  const std::string data_dir = TempDir("storage");
+  ClusterOptions o = Virtual();
+  o.data_dir = data_dir;
+  std::string path;
+  {
+    cluster::Cluster c(o);
+    REQUIRE(c.Start().ok());
+    REQUIRE(c.client().Get(api::StorageClasses(), "", "standard").ok());
+    Json claim = {{"apiVersion", "v1"},
+                  {"kind", "PersistentVolumeClaim"},
+                  {"metadata", {{"name", "data"}, {"namespace", "default"}}},
+                  {"spec",
+                   {{"accessModes", {"ReadWriteOnce"}},
+                    {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
+    REQUIRE(c.client().Create(api::PersistentVolumeClaims(), "default", claim).ok());
+    Json pod = Pod("user", "true");
+    pod["spec"]["volumes"] = {{{"name", "d"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}};
+    REQUIRE(c.client().Create(api::Pods(), "default", pod).ok());
+    c.Step(5s);
+    auto got = c.client().Get(api::PersistentVolumeClaims(), "default", "data");
+    REQUIRE(got.ok());
+    CHECK((*got)["status"]["phase"] == "Bound");
+    auto pv = c.client().Get(api::PersistentVolumes(), "",
+                             (*got)["spec"]["volumeName"].get<std::string>());
+    REQUIRE(pv.ok());
+    path = (*pv)["spec"]["hostPath"]["path"];
+    CHECK(path.rfind(std::filesystem::absolute(data_dir).string() + "/storage/pvc-", 0) == 0);
+    CHECK(std::filesystem::is_directory(path));
+    auto p = c.client().Get(api::Pods(), "default", "user");
+    REQUIRE(p.ok());
+    CHECK((*p)["spec"]["nodeName"] == o.node_name);
+  }
+  {
+    cluster::Cluster c(o);
+    REQUIRE(c.Start().ok());
+    c.Step(1s);
+    CHECK(std::filesystem::is_directory(path));
+    auto classes = c.client().List(api::StorageClasses(), "");
+    REQUIRE(classes.ok());
+    CHECK((*classes)["items"].size() == 1);
+  }
+  std::filesystem::remove_all(data_dir);
+}
+
 TEST_CASE("Stop kills every process group, waits for the exits and removes the temp state dir",
           "[cluster]") {
   for (LoopKind loop : {LoopKind::kOwnThread, LoopKind::kCaller}) {

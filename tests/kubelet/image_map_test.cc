@@ -2,7 +2,11 @@
 // invalid references should fail the way the kubelet reports them.
 #include "emulator/kubelet/image_map.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 namespace pjemu::kubelet {
 namespace {
@@ -98,10 +102,10 @@ TEST_CASE("base images run the command as-is, with the image's defaults", "[kube
 }
 
 TEST_CASE("an unmapped image is ErrImagePull with how to map it", "[kubelet]") {
-  auto r = DefaultMap().Resolve("nvcr.io/nvidia/pytorch:24.01", {"python"}, {}, kVars);
+  auto r = DefaultMap().Resolve("registry.example.com/team/train:1", {"python"}, {}, kVars);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == Code::kNotFound);
-  CHECK(r.status().message().find("has no entry matching \"nvcr.io/nvidia/pytorch:24.01\"") !=
+  CHECK(r.status().message().find("has no entry matching \"registry.example.com/team/train:1\"") !=
         std::string::npos);
   CHECK(r.status().message().find("run: host") != std::string::npos);
 }
@@ -114,6 +118,147 @@ TEST_CASE("a malformed image map names the file and line", "[kubelet]") {
   auto bad_yaml = ImageMap::Parse("images: [\n", "m.yaml");
   REQUIRE_FALSE(bad_yaml.ok());
   CHECK(bad_yaml.status().message().rfind("m.yaml:", 0) == 0);
+}
+
+// A scratch directory with a map file and a few host files beside it.
+struct MapDir {
+  std::filesystem::path dir;
+  MapDir() {
+    dir = std::filesystem::temp_directory_path() /
+          ("pjemu-image-map-test-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "src");
+    std::filesystem::create_directories(dir / "maps");
+    std::ofstream(dir / "src" / "train.py") << "print('hi')\n";
+  }
+  ~MapDir() { std::filesystem::remove_all(dir); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / "maps" / name) << text;
+    return (dir / "maps" / name).string();
+  }
+};
+
+TEST_CASE("an unknown key names the file and line", "[kubelet]") {
+  auto r = ImageMap::Parse(
+      "images:\n  - image: a\n    entrypoint: [sh]\n    file:\n      /x: /tmp\n", "images.yaml");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == Code::kInvalid);
+  CHECK(r.status().message() ==
+        "images.yaml:4: unknown key \"file\" in image entry (known: image, entrypoint, cmd, env, "
+        "files, workingDir, rewrite, builtin, pull_delay, run)");
+  auto top = ImageMap::Parse("image:\n  - image: a\n", "m.yaml");
+  REQUIRE_FALSE(top.ok());
+  CHECK(top.status().message() == "m.yaml:1: unknown key \"image\" in image map (known: images)");
+  auto rw = ImageMap::Parse("images:\n  - image: a\n    rewrite:\n      - {from: [x], too: [y]}\n",
+                            "m.yaml");
+  REQUIRE_FALSE(rw.ok());
+  CHECK(rw.status().message() == "m.yaml:4: unknown key \"too\" in rewrite (known: from, to)");
+}
+
+TEST_CASE("files, env and workingDir describe the image and reach the plan", "[kubelet]") {
+  MapDir d;
+  std::string path = d.Write("user.yaml",
+                             "images:\n"
+                             "  - image: registry.example.com/team/train:*\n"
+                             "    files:\n"
+                             "      /workspace: ../src\n"
+                             "      /opt/train.py: " +
+                                 (d.dir / "src" / "train.py").string() +
+                                 "\n"
+                                 "    env: {PYTHONPATH: /workspace, A: \"1\"}\n"
+                                 "    workingDir: /workspace\n"
+                                 "    entrypoint: [python3]\n");
+  auto map = ImageMap::Load(path);
+  REQUIRE(map.ok());
+  auto plan = map->Resolve("registry.example.com/team/train:v2", {}, {"train.py"}, kVars);
+  REQUIRE(plan.ok());
+  CHECK(plan->argv == std::vector<std::string>{"python3", "train.py"});
+  CHECK(plan->files == ImagePairs{{"/workspace", (d.dir / "src").string()},
+                                  {"/opt/train.py", (d.dir / "src" / "train.py").string()}});
+  CHECK(plan->env == ImagePairs{{"PYTHONPATH", "/workspace"}, {"A", "1"}});
+  CHECK(plan->working_dir == "/workspace");
+}
+
+TEST_CASE("a files source that does not exist or a relative target is an error", "[kubelet]") {
+  MapDir d;
+  auto missing = ImageMap::Load(
+      d.Write("m.yaml", "images:\n  - image: a\n    files:\n      /workspace: ../nope\n"));
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().message() == (d.dir / "maps" / "m.yaml").string() +
+                                          ":4: files[\"/workspace\"]: source \"../nope\" "
+                                          "does not exist (" +
+                                          (d.dir / "nope").string() + ")");
+  auto relative = ImageMap::Load(
+      d.Write("r.yaml", "images:\n  - image: a\n    files:\n      workspace: ../src\n"));
+  REQUIRE_FALSE(relative.ok());
+  CHECK(relative.status().message().find(":4: files[\"workspace\"]: the path inside the pod "
+                                         "must be absolute") != std::string::npos);
+  auto env = ImageMap::Parse("images:\n  - image: a\n    env: [A]\n", "e.yaml");
+  REQUIRE_FALSE(env.ok());
+  CHECK(env.status().message() == "e.yaml:2: images[0].env: must be a mapping");
+}
+
+TEST_CASE("a user's map is layered over the built-in one", "[kubelet]") {
+  MapDir d;
+  std::string builtin = std::string(PJEMU_SOURCE_DIR) + "/fixtures/images.yaml";
+  std::string user = d.Write("user.yaml",
+                             "images:\n"
+                             "  - image: docker.io/library/python:*\n"
+                             "    entrypoint: [/usr/bin/python3, -u]\n");
+  auto map = ImageMap::LoadLayered({builtin, "", user, builtin});
+  REQUIRE(map.ok());
+  CHECK(map->source() == user + " over " + builtin);
+  // The user's entry wins on the first-match rule...
+  CHECK(map->Resolve("python:3.11", {}, {}, kVars)->argv ==
+        std::vector<std::string>{"/usr/bin/python3", "-u"});
+  // ...and the built-in entries still map the operator's init image.
+  auto init =
+      map->Resolve("alpine:3.10", {"sh", "-c", "until nslookup x-master-0; do :; done"}, {}, kVars);
+  REQUIRE(init.ok());
+  CHECK(init->kind == ImagePlan::Kind::kWaitForService);
+  CHECK(ImageMap::LoadLayered({builtin, d.Write("bad.yaml", "images: [{image: a, x: 1}]\n")})
+            .status()
+            .code() == Code::kInvalid);
+  CHECK(ImageMap::LoadLayered({builtin, "no/such.yaml"}).status().code() == Code::kNotFound);
+}
+
+TEST_CASE("host-python images run Debian's python3 and torchrun", "[kubelet]") {
+  ImageMap map = DefaultMap();
+  for (std::string image : {"python:3.11", "pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime",
+                            "nvcr.io/nvidia/pytorch:24.01-py3"}) {
+    CAPTURE(image);
+    auto plan = map.Resolve(image, {"torchrun"}, {"train.py"}, kVars);
+    REQUIRE(plan.ok());
+    CHECK(plan->argv == std::vector<std::string>{"torchrun", "train.py"});
+    CHECK(plan->env == ImagePairs{{"PATH", "/usr/bin:/bin:/usr/sbin:/sbin:/usr/local/bin"},
+                                  {"PET_REDIRECTS", "1"},
+                                  {"PET_TEE", "1"}});
+  }
+}
+
+TEST_CASE("the shipped image maps load", "[kubelet]") {
+  std::string dir = std::string(PJEMU_SOURCE_DIR) + "/fixtures/image-maps";
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    CAPTURE(f.path().string());
+    CHECK(ImageMap::Load(f.path().string()).ok());
+  }
+}
+
+TEST_CASE("the seed-python map runs the seed's own mnist.py", "[kubelet]") {
+  std::string src = std::string(PJEMU_SOURCE_DIR) + "/fixtures";
+  auto map = ImageMap::LoadLayered({src + "/images.yaml", src + "/image-maps/seed-python.yaml"});
+  REQUIRE(map.ok());
+  auto plan = map->Resolve("docker.io/kubeflowkatib/pytorch-mnist:v1beta1-45c5727",
+                           {"python3", "/opt/pytorch-mnist/mnist.py", "--epochs=1"}, {}, kVars);
+  REQUIRE(plan.ok());
+  CHECK(plan->argv == std::vector<std::string>{"/opt/pjemu/bin/with-fashion-mnist", "python3",
+                                               "/opt/pytorch-mnist/mnist.py", "--epochs=1"});
+  CHECK(plan->working_dir == "/opt/pytorch-mnist");
+  REQUIRE(plan->files.size() == 4);
+  CHECK(plan->files[0].first == "/opt/pytorch-mnist");
+  CHECK(std::filesystem::exists(plan->files[0].second + "/mnist.py"));
+  CHECK(plan->files[1] == std::pair<std::string, std::string>{"/opt/data/FashionMNIST/raw",
+                                                              "/usr/share/datasets/fashion-mnist"});
 }
 
 TEST_CASE("wildcards match any run and single characters", "[kubelet]") {

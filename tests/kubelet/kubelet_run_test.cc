@@ -174,7 +174,7 @@ TEST_CASE("pods with GPUs see exactly their devices", "[kubelet][process]") {
 TEST_CASE("image errors leave the pod Pending with the kubelet's reasons", "[kubelet][process]") {
   NodeFixture f;
   f.Create(TestPod("badref", {{{"name", "c"}, {"image", "<training image>"}}}));
-  f.Create(TestPod("unmapped", {{{"name", "c"}, {"image", "nvcr.io/nvidia/pytorch:24.01"}}}));
+  f.Create(TestPod("unmapped", {{{"name", "c"}, {"image", "example.com/unmapped:1"}}}));
   REQUIRE(f.Wait([&] {
     return !f.Status("badref", "c").is_null() &&
            f.Status("badref", "c")["state"].contains("waiting") &&

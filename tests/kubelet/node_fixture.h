@@ -55,6 +55,10 @@ struct NodeFixture {
     if (opts.cpu.empty()) opts.cpu = "8";
     if (opts.memory.empty()) opts.memory = "16Gi";
     opts.service_poll_interval = 100ms;
+    // Tests write to host paths; only the tests about the container filesystem ask for kOn.
+    if (opts.sandbox == KubeletOptions::Sandbox::kAuto) {
+      opts.sandbox = KubeletOptions::Sandbox::kOff;
+    }
     kubelet = std::make_unique<Kubelet>(*client, loop, runner, opts);
     REQUIRE(scheduler.Start().ok());
     auto s = kubelet->Start();

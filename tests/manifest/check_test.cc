@@ -86,5 +86,51 @@ TEST_CASE("LoadErrorOf: file and line of a syntax error, the whole text when it 
   CHECK(none.message == empty.status().message());
 }
 
+const char kBadMount[] =
+    "apiVersion: kubeflow.org/v1\n"
+    "kind: PyTorchJob\n"
+    "metadata:\n"
+    "  name: mounts\n"
+    "spec:\n"
+    "  pytorchReplicaSpecs:\n"
+    "    Worker:\n"
+    "      replicas: 1\n"
+    "      template:\n"
+    "        spec:\n"
+    "          containers:\n"
+    "            - name: pytorch\n"
+    "              image: busybox\n"
+    "              volumeMounts:\n"
+    "                - name: cfg\n"
+    "                  mountPath: /cfg\n"
+    "          volumes:\n"
+    "            - name: data\n"
+    "              emptyDir: {}\n";
+
+TEST_CASE("CheckDocument: a PyTorchJob's template volumes, named by their template field",
+          "[manifest]") {
+  Manifest m = Load(kBadMount);
+  DocumentCheck c = CheckDocument(m);
+  CHECK(c.admission.code() == Code::kInvalid);
+  CHECK(c.admission.message() ==
+        "PyTorchJob.kubeflow.org \"mounts\" is invalid: spec.pytorchReplicaSpecs.Worker.template."
+        "spec.containers[0].volumeMounts[0].name: Not found: \"cfg\"");
+  REQUIRE(c.errors.size() == 1);
+  CHECK(c.errors[0].line == 15);
+  CHECK(c.errors[0].file == "job.yaml");
+}
+
+TEST_CASE("CheckDocument: ConfigMaps and Secrets are admitted as the API server would",
+          "[manifest]") {
+  Manifest ok = Load("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {a: b}\n");
+  CHECK(CheckDocument(ok).admission.ok());
+  Manifest bad = Load("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a/b: x\n");
+  DocumentCheck c = CheckDocument(bad);
+  CHECK(c.admission.code() == Code::kInvalid);
+  REQUIRE(c.errors.size() == 1);
+  CHECK(c.errors[0].field == "data[a/b]");
+  CHECK(c.errors[0].line == 5);
+}
+
 }  // namespace
 }  // namespace pjemu::manifest

@@ -82,5 +82,92 @@ TEST_CASE("a node from a Node object reads allocatable and readiness", "[schedul
   CHECK(v.labels["k"] == "v");
 }
 
+Json PodWithClaims(std::initializer_list<const char*> claims) {
+  Json volumes = Json::array();
+  for (const char* c : claims) {
+    volumes.push_back({{"name", c}, {"persistentVolumeClaim", {{"claimName", c}}}});
+  }
+  volumes.push_back({{"name", "scratch"}, {"emptyDir", Json::object()}});
+  return {{"spec", {{"volumes", volumes}}}};
+}
+
+Json ClaimObject(const std::string& volume_name, const std::string& cls) {
+  Json c = {{"metadata", {{"name", "c"}}}, {"spec", Json::object()}};
+  if (!volume_name.empty()) c["spec"]["volumeName"] = volume_name;
+  if (!cls.empty()) c["spec"]["storageClassName"] = cls;
+  return c;
+}
+
+Json VolumeOn(const std::string& node) {
+  return {{"spec",
+           {{"nodeAffinity",
+             {{"required",
+               {{"nodeSelectorTerms",
+                 {{{"matchExpressions",
+                    {{{"key", "kubernetes.io/hostname"},
+                      {"operator", "In"},
+                      {"values", {node}}}}}}}}}}}}}}};
+}
+
+const Json kWffc = {{"volumeBindingMode", "WaitForFirstConsumer"}};
+const Json kImmediate = {{"volumeBindingMode", "Immediate"}};
+
+TEST_CASE("a pod's claim names, once each, in order", "[scheduler]") {
+  Json pod = PodWithClaims({"b", "a", "b"});
+  CHECK(PodClaimNames(pod) == std::vector<std::string>{"b", "a"});
+  CHECK(PodClaimNames(Pod()).empty());
+}
+
+TEST_CASE("a missing claim keeps the pod off every node", "[scheduler]") {
+  std::string message;
+  std::vector<ClaimView> claims = {ViewOfClaim("data", nullptr, nullptr, nullptr)};
+  CHECK_FALSE(ChooseNode(Pod(), {}, {Node("n1", 1000, 1 << 30, 0)}, &message, claims));
+  CHECK(message == "0/1 nodes are available: persistentvolumeclaim \"data\" not found.");
+}
+
+TEST_CASE("an unbound Immediate claim keeps the pod off every node", "[scheduler]") {
+  std::string message;
+  std::vector<ClaimView> claims = {
+      ViewOfClaim("data", ClaimObject("", "now"), kImmediate, nullptr)};
+  std::vector<NodeView> nodes = {Node("n1", 1000, 1 << 30, 0), Node("n2", 1000, 1 << 30, 0)};
+  CHECK_FALSE(ChooseNode(Pod(), {}, nodes, &message, claims));
+  CHECK(message == "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims.");
+  // No class at all: Immediate as well.
+  claims = {ViewOfClaim("data", ClaimObject("", ""), nullptr, nullptr)};
+  CHECK_FALSE(ChooseNode(Pod(), {}, nodes, &message, claims));
+  // A class that does not exist is the plugin's error, not a fit.
+  claims = {ViewOfClaim("data", ClaimObject("", "gold"), nullptr, nullptr)};
+  CHECK_FALSE(ChooseNode(Pod(), {}, nodes, &message, claims));
+  CHECK(message ==
+        "running PreFilter plugin \"VolumeBinding\": storageclass.storage.k8s.io \"gold\" not "
+        "found");
+}
+
+TEST_CASE("an unbound WaitForFirstConsumer claim lets the pod choose its node", "[scheduler]") {
+  std::string message;
+  ClaimView c = ViewOfClaim("data", ClaimObject("", "standard"), kWffc, nullptr);
+  CHECK(c.wait_for_first_consumer);
+  CHECK_FALSE(c.bound);
+  CHECK(ChooseNode(Pod(), {}, {Node("n1", 1000, 1 << 30, 0)}, &message, {c}) ==
+        std::optional<std::size_t>(0));
+  c.selected_node = "n2";  // asked of another node already
+  CHECK(UnfitReasons(Pod(), {}, Node("n1", 1000, 1 << 30, 0), {c}) ==
+        std::vector<std::string>{"node(s) didn't find available persistent volumes to bind"});
+}
+
+TEST_CASE("a bound volume's node affinity excludes other nodes", "[scheduler]") {
+  std::string message;
+  ClaimView c = ViewOfClaim("data", ClaimObject("pv1", "standard"), nullptr, VolumeOn("n2"));
+  CHECK(c.bound);
+  CHECK(c.volume_nodes == std::vector<std::string>{"n2"});
+  CHECK_FALSE(ChooseNode(Pod(), {}, {Node("n1", 1000, 1 << 30, 0)}, &message, {c}));
+  CHECK(message == "0/1 nodes are available: 1 node(s) had volume node affinity conflict.");
+  std::vector<NodeView> nodes = {Node("n1", 8000, 1 << 30, 0), Node("n2", 1000, 1 << 30, 0)};
+  CHECK(ChooseNode(Pod(), {}, nodes, &message, {c}) == std::optional<std::size_t>(1));
+  // A volume without node affinity fits anywhere.
+  c = ViewOfClaim("data", ClaimObject("pv1", ""), nullptr, Json::object());
+  CHECK(UnfitReasons(Pod(), {}, nodes[0], {c}).empty());
+}
+
 }  // namespace
 }  // namespace pjemu::scheduler

@@ -133,5 +133,111 @@ TEST_CASE("pods for another scheduler are left alone", "[scheduler]") {
   CHECK_FALSE(c.Pod("volcano")["spec"].contains("nodeName"));
 }
 
+Json ClaimPod(const std::string& name, const std::string& claim) {
+  Json pod = PodObject(name, 0);
+  pod["spec"]["volumes"] = {{{"name", "d"}, {"persistentVolumeClaim", {{"claimName", claim}}}}};
+  return pod;
+}
+
+Json Claim(const std::string& name, const std::string& cls) {
+  return {{"apiVersion", "v1"},
+          {"kind", "PersistentVolumeClaim"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"storageClassName", cls},
+            {"accessModes", {"ReadWriteOnce"}},
+            {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
+}
+
+Json Class(const std::string& name, const std::string& mode) {
+  return {{"apiVersion", "storage.k8s.io/v1"},
+          {"kind", "StorageClass"},
+          {"metadata", {{"name", name}}},
+          {"provisioner", "rancher.io/local-path"},
+          {"volumeBindingMode", mode}};
+}
+
+// What the volume controller does once a claim is provisioned: spec.volumeName, then Bound.
+void BindClaim(Cluster& c, const std::string& claim, const std::string& pv) {
+  Json volume = {{"apiVersion", "v1"},
+                 {"kind", "PersistentVolume"},
+                 {"metadata", {{"name", pv}}},
+                 {"spec",
+                  {{"capacity", {{"storage", "1Gi"}}},
+                   {"accessModes", {"ReadWriteOnce"}},
+                   {"hostPath", {{"path", "/tmp/" + pv}}},
+                   {"nodeAffinity",
+                    {{"required",
+                      {{"nodeSelectorTerms",
+                        {{{"matchExpressions",
+                           {{{"key", "kubernetes.io/hostname"},
+                             {"operator", "In"},
+                             {"values", {"node-a"}}}}}}}}}}}}}}};
+  REQUIRE(c.client->Create(api::PersistentVolumes(), "", volume).ok());
+  Json spec = {{"spec", {{"volumeName", pv}}}};
+  REQUIRE(
+      c.client->Patch(api::PersistentVolumeClaims(), "default", claim, api::PatchType::kMerge, spec)
+          .ok());
+  Json bound = {{"status", {{"phase", "Bound"}}}};
+  REQUIRE(c.client
+              ->Patch(api::PersistentVolumeClaims(), "default", claim, api::PatchType::kMerge,
+                      bound, api::Subresource::kStatus)
+              .ok());
+}
+
+TEST_CASE("a pod whose claim is missing waits Unschedulable until it appears", "[scheduler]") {
+  Cluster c;
+  REQUIRE(c.client->Create(api::Nodes(), "", NodeObject("node-a", "0")).ok());
+  REQUIRE(c.client->Create(api::StorageClasses(), "", Class("now", "Immediate")).ok());
+  REQUIRE(c.scheduler.Start().ok());
+  REQUIRE(c.client->Create(api::Pods(), "default", ClaimPod("p", "data")).ok());
+  c.loop.RunFor(1s);
+  Json p = c.Pod("p");
+  CHECK_FALSE(p["spec"].contains("nodeName"));
+  CHECK(p["status"]["conditions"][0]["reason"] == "Unschedulable");
+  CHECK(p["status"]["conditions"][0]["message"] ==
+        "0/1 nodes are available: persistentvolumeclaim \"data\" not found.");
+  REQUIRE(c.client->Create(api::PersistentVolumeClaims(), "default", Claim("data", "now")).ok());
+  c.loop.RunFor(1s);
+  CHECK(c.Pod("p")["status"]["conditions"][0]["message"] ==
+        "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims.");
+  BindClaim(c, "data", "pv1");
+  c.loop.RunFor(1s);
+  CHECK(c.Pod("p")["spec"]["nodeName"] == "node-a");
+  CHECK(c.Events("FailedScheduling") == 2);
+}
+
+TEST_CASE("a WaitForFirstConsumer claim gets the node, and the pod waits until it is bound",
+          "[scheduler]") {
+  Cluster c;
+  REQUIRE(c.client->Create(api::Nodes(), "", NodeObject("node-a", "0")).ok());
+  REQUIRE(
+      c.client->Create(api::StorageClasses(), "", Class("standard", "WaitForFirstConsumer")).ok());
+  REQUIRE(
+      c.client->Create(api::PersistentVolumeClaims(), "default", Claim("data", "standard")).ok());
+  REQUIRE(c.scheduler.Start().ok());
+  REQUIRE(c.client->Create(api::Pods(), "default", ClaimPod("p", "data")).ok());
+  c.loop.RunFor(30s);
+  CHECK_FALSE(c.Pod("p")["spec"].contains("nodeName"));
+  CHECK(c.Events("FailedScheduling") == 0);
+  Json claim = *c.client->Get(api::PersistentVolumeClaims(), "default", "data");
+  CHECK(claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == "node-a");
+  BindClaim(c, "data", "pv1");
+  c.loop.RunFor(1s);
+  CHECK(c.Pod("p")["spec"]["nodeName"] == "node-a");
+}
+
+TEST_CASE("a claim bound to a volume on another node conflicts", "[scheduler]") {
+  Cluster c;
+  REQUIRE(c.client->Create(api::Nodes(), "", NodeObject("node-b", "0")).ok());
+  REQUIRE(c.client->Create(api::PersistentVolumeClaims(), "default", Claim("data", "")).ok());
+  BindClaim(c, "data", "pv1");  // its volume is on node-a
+  REQUIRE(c.scheduler.Start().ok());
+  REQUIRE(c.client->Create(api::Pods(), "default", ClaimPod("p", "data")).ok());
+  c.loop.RunFor(1s);
+  CHECK(c.Pod("p")["status"]["conditions"][0]["message"] ==
+        "0/1 nodes are available: 1 node(s) had volume node affinity conflict.");
+}
+
 }  // namespace
 }  // namespace pjemu::scheduler

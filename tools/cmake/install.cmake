@@ -1,6 +1,6 @@
 # Installing pjemu (`cmake --install build --prefix P`):
 #   P/bin/pjemu, P/bin/pjemu-trainer (when built; component trainer)
-#   P/share/pjemu/images.yaml (the default image map) and image-maps/, seeds/
+#   P/share/pjemu/images.yaml (the default image map) and image-maps/, seeds/, seed-python/
 #   P/lib/cmake/pjemu/pjemuConfig.cmake (+ version file, pjemuScenarios.cmake)
 # Component `pjemu` holds everything but the trainer, so that `cmake --install build
 # --component pjemu` works in a build without LibTorch.
@@ -17,6 +17,9 @@ install(FILES "${PROJECT_SOURCE_DIR}/fixtures/images.yaml" DESTINATION "${PJEMU_
         COMPONENT pjemu)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/fixtures/image-maps" "${PROJECT_SOURCE_DIR}/fixtures/seeds"
         DESTINATION "${PJEMU_INSTALL_DATADIR}" COMPONENT pjemu)
+# What image-maps/seed-python.yaml maps into the seed image (its own paths are relative).
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/fixtures/seed-python" DESTINATION "${PJEMU_INSTALL_DATADIR}"
+        USE_SOURCE_PERMISSIONS COMPONENT pjemu)
 
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/tools/cmake/pjemuConfig.cmake.in"
