@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "emulator/apiserver/tls.h"
+#include "emulator/api/base64.h"
 
 namespace pjemu::apiserver {
 
@@ -15,7 +15,7 @@ std::string RenderKubeconfig(const KubeconfigOptions& o) {
     if (o.ca_pem.empty()) {
       out += "    insecure-skip-tls-verify: true\n";
     } else {
-      out += "    certificate-authority-data: " + Base64(o.ca_pem) + "\n";
+      out += "    certificate-authority-data: " + api::EncodeBase64(o.ca_pem) + "\n";
     }
   }
   out += "contexts:\n- name: " + q(o.name) + "\n  context:\n    cluster: " + q(o.name) +

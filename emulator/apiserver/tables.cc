@@ -5,6 +5,7 @@
 
 #include "emulator/api/job_conditions.h"
 #include "emulator/api/json_fields.h"
+#include "emulator/api/persistent_volumes.h"
 #include "emulator/api/pod_status.h"
 
 namespace pjemu::apiserver {
@@ -113,13 +114,8 @@ std::vector<Json> StorageClassCells(const Json& sc, Time now) {
 
 // storageutil.IsDefaultAnnotation: the name cell of the default class reads "x (default)".
 std::string StorageClassName(const Json& sc) {
-  const Json& ann = Field(Field(sc, "metadata"), "annotations");
   std::string name = Str(Field(sc, "metadata"), "name");
-  for (const char* key : {"storageclass.kubernetes.io/is-default-class",
-                          "storageclass.beta.kubernetes.io/is-default-class"}) {
-    if (Str(ann, key) == "true") return name + " (default)";
-  }
-  return name;
+  return api::IsDefaultStorageClass(sc) ? name + " (default)" : name;
 }
 
 struct TypedTable {

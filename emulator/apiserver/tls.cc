@@ -83,13 +83,4 @@ Result<TlsMaterial> GenerateSelfSigned(const std::string& host) {
   return TlsMaterial{BioText(cert_bio.get()), BioText(key_bio.get())};
 }
 
-std::string Base64(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(bytes.data()),
-                          static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
 }  // namespace pjemu::apiserver

@@ -19,7 +19,4 @@ struct TlsMaterial {
 // 127.0.0.1 and localhost.
 Result<TlsMaterial> GenerateSelfSigned(const std::string& host);
 
-// Standard base64 (for certificate-authority-data).
-std::string Base64(const std::string& bytes);
-
 }  // namespace pjemu::apiserver

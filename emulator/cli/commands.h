@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "emulator/cluster/cluster_options.h"
+
 namespace pjemu::cli {
 
 using CommandSetup = void (*)(CLI::App& command, int& exit_code);
@@ -28,5 +30,8 @@ void SetupLogs(CLI::App& command, int& exit_code);
 void SetupWait(CLI::App& command, int& exit_code);
 void SetupDelete(CLI::App& command, int& exit_code);
 void SetupScenario(CLI::App& command, int& exit_code);
+
+// `--sandbox auto|on|off` (ClusterOptions::sandbox), shared by run and serve.
+void AddSandboxOption(CLI::App& command, cluster::ClusterOptions& options);
 
 }  // namespace pjemu::cli

@@ -1,6 +1,5 @@
 #include "emulator/cli/remote.h"
 
-#include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
@@ -8,6 +7,8 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+
+#include "emulator/api/base64.h"
 
 namespace pjemu::cli {
 namespace {
@@ -46,19 +47,10 @@ YAML::Node Named(const YAML::Node& list, const std::string& name, const char* fi
   return YAML::Node();
 }
 
-// Standard base64 (a kubeconfig's *-data fields); nullopt when malformed. OpenSSL decodes it.
-std::optional<std::string> DecodeBase64(std::string text) {
+// Standard base64 (a kubeconfig's *-data fields), whitespace ignored; nullopt when malformed.
+std::optional<std::string> DecodeDataField(std::string text) {
   std::erase_if(text, [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
-  if (text.size() % 4 != 0) return std::nullopt;
-  std::string out(text.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(text.data()),
-                          static_cast<int>(text.size()));
-  if (n < 0) return std::nullopt;
-  // EVP_DecodeBlock counts the padding as zero bytes.
-  std::size_t pad = text.empty() ? 0 : (text.back() == '=') + (text.size() > 1 && text[text.size() - 2] == '=');
-  out.resize(static_cast<std::size_t>(n) - pad);
-  return out;
+  return api::DecodeBase64(text);
 }
 
 // The cluster entry's TLS settings: certificate-authority-data, certificate-authority (a file,
@@ -67,7 +59,7 @@ Status ReadClusterTls(const YAML::Node& cluster, const std::string& path,
                       client::HttpClientOptions* options) {
   options->insecure_skip_tls_verify = cluster["insecure-skip-tls-verify"].as<bool>(false);
   if (cluster["certificate-authority-data"]) {
-    auto pem = DecodeBase64(cluster["certificate-authority-data"].as<std::string>());
+    auto pem = DecodeDataField(cluster["certificate-authority-data"].as<std::string>());
     if (!pem) return Status(Code::kInvalid, path + ": certificate-authority-data is not base64");
     options->ca_pem = *pem;
   } else if (cluster["certificate-authority"]) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -253,6 +254,18 @@ int RunJobs(RunFlags flags) {
 
 }  // namespace
 
+void AddSandboxOption(CLI::App& command, cluster::ClusterOptions& options) {
+  using Sandbox = kubelet::KubeletOptions::Sandbox;
+  static const std::map<std::string, Sandbox> kModes = {
+      {"auto", Sandbox::kAuto}, {"on", Sandbox::kOn}, {"off", Sandbox::kOff}};
+  command
+      .add_option("--sandbox", options.sandbox,
+                  "each container in a filesystem of its own (volumes, image files, private "
+                  "/tmp): auto (when root), on, off (ClusterOptions::sandbox)")
+      ->transform(CLI::CheckedTransformer(kModes, CLI::ignore_case).description("{auto,on,off}"))
+      ->default_str("auto");
+}
+
 void SetupRun(CLI::App& command, int& exit_code) {
   auto flags = std::make_shared<RunFlags>();
   command.add_option("-f,--filename", flags->files, "manifest file(s) (YAML or JSON; - for stdin)")
@@ -272,6 +285,7 @@ void SetupRun(CLI::App& command, int& exit_code) {
   command.add_option("--data-dir", flags->cluster.data_dir,
                      "persist the cluster (store, logs, trainer output) here "
                      "(ClusterOptions::data_dir; default: in memory)");
+  AddSandboxOption(command, flags->cluster);
   command.add_flag("--all-logs", flags->all_logs, "stream every pod's log, not only the master's");
   command.add_option("-o,--output", flags->output, "json: one JSON summary on stdout")
       ->check(CLI::IsMember({"json"}));

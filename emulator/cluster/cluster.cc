@@ -158,6 +158,7 @@ kubelet::KubeletOptions Cluster::Parts::MakeKubeletOptions() const {
   ko.memory = options.memory;
   ko.max_pods = options.max_pods;
   ko.backoff_scale = options.backoff_scale;
+  ko.sandbox = options.sandbox;
   ko.network = std::make_shared<kubelet::ClusterNetwork>();  // survives a power cycle
   return ko;
 }

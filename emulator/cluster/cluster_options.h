@@ -21,6 +21,7 @@
 #include "emulator/client/client.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
+#include "emulator/kubelet/kubelet.h"
 #include "emulator/process/process_runner.h"
 #include "emulator/process/simulated_process_runner.h"
 
@@ -65,6 +66,9 @@ struct ClusterOptions {
   // map the operator's init image and the common base images.
   std::string image_map;
   std::string builtin_image_map;
+  // Each container in a filesystem of its own (`--sandbox`, kubelet.h): auto = when the host
+  // allows (root) and processes are real; on = Start fails when it cannot; off = the host's.
+  kubelet::KubeletOptions::Sandbox sandbox = kubelet::KubeletOptions::Sandbox::kAuto;
   // The trainer program behind ${PJEMU_TRAINER} in the image map; "" = "pjemu-trainer" on PATH.
   std::string trainer_path;
   // FashionMNIST directory handed to mapped trainer images (`--dataset-dir`; the trainer's

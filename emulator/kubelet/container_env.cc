@@ -27,7 +27,9 @@ std::string JoinIPs(const Json& status, const char* plural, const char* single) 
   return out.empty() ? status.value(single, "") : out;
 }
 
-Result<std::string> FieldRef(const Json& pod, const std::string& path) {
+}  // namespace
+
+Result<std::string> FieldRefValue(const Json& pod, const std::string& path) {
   const Json meta = pod.value("metadata", Json::object());
   const Json spec = pod.value("spec", Json::object());
   const Json status = pod.value("status", Json::object());
@@ -51,6 +53,8 @@ Result<std::string> FieldRef(const Json& pod, const std::string& path) {
   return Status(Code::kInvalid, "fieldRef.fieldPath: Unsupported value: \"" + path + "\"");
 }
 
+namespace {
+
 // The container's own limit, else the node's allocatable (MergeContainerResourceLimits: only
 // cpu, memory and ephemeral-storage limits fall back), else none.
 std::optional<Json> ResourceValue(const Json& pod, const Json& container, const std::string& kind,
@@ -70,8 +74,10 @@ std::optional<Json> ResourceValue(const Json& pod, const Json& container, const 
   return alloc[name];
 }
 
-Result<std::string> ResourceFieldRef(const Json& pod, const Json& container, const Json& ref,
-                                     const ObjectLookup& objects) {
+}  // namespace
+
+Result<std::string> ResourceFieldRefValue(const Json& pod, const Json& container, const Json& ref,
+                                          const ObjectLookup& objects) {
   std::string resource = ref.value("resource", "");
   std::string kind = resource.substr(0, resource.find('.'));
   std::string name = resource.substr(resource.find('.') + 1);
@@ -91,6 +97,8 @@ Result<std::string> ResourceFieldRef(const Json& pod, const Json& container, con
   __int128 q = (v.NanoValue() + divisor - 1) / divisor;
   return std::to_string(static_cast<long long>(q));
 }
+
+namespace {
 
 // One ConfigMap or Secret as the env sources see it.
 struct SourceKind {
@@ -187,12 +195,12 @@ Result<std::optional<std::string>> ValueFrom(const Json& pod, const Json& contai
                                              const Json& from, const ObjectLookup& objects) {
   std::string ns = pod.value("metadata", Json::object()).value("namespace", "");
   if (from.contains("fieldRef")) {
-    ASSIGN_OR_RETURN(std::string v, FieldRef(pod, from["fieldRef"].value("fieldPath", "")));
+    ASSIGN_OR_RETURN(std::string v, FieldRefValue(pod, from["fieldRef"].value("fieldPath", "")));
     return std::optional(v);
   }
   if (from.contains("resourceFieldRef")) {
     ASSIGN_OR_RETURN(std::string v,
-                     ResourceFieldRef(pod, container, from["resourceFieldRef"], objects));
+                     ResourceFieldRefValue(pod, container, from["resourceFieldRef"], objects));
     return std::optional(v);
   }
   if (from.contains("configMapKeyRef"))

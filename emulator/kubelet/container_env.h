@@ -33,6 +33,23 @@ std::string ExpandVars(const std::string& text, const VarLookup& lookup);
 using ObjectLookup =
     std::function<std::optional<Json>(const api::ResourceType& type, const std::string& name)>;
 
+// The downward API's values, which env (valueFrom) and downwardAPI volume files both resolve
+// through these (a volume's files format whole label/annotation maps themselves):
+//  - FieldRefValue: fieldRef.fieldPath of `pod` (podFieldSelectorRuntimeValue): metadata.name,
+//    .namespace, .uid, .labels['k'], .annotations['k'] ("" when the key is absent),
+//    spec.nodeName, spec.serviceAccountName ("default" when unset), status.hostIP, status.podIP,
+//    status.hostIPs, status.podIPs (comma-separated); kInvalid
+//    `fieldRef.fieldPath: Unsupported value: "x"` for any other path;
+//  - ResourceFieldRefValue: resourceFieldRef `ref` ({resource: limits.x | requests.x, divisor})
+//    of `container`, the quantity divided by the divisor (default 1) rounded up, as decimal
+//    text; "0" when neither the container nor (for limits of cpu, memory, ephemeral-storage)
+//    the node's allocatable gives one (see ObjectLookup); kInvalid
+//    `resourceFieldRef.resource: Unsupported value: "x"` for another resource; a quantity that
+//    does not parse gives its parse error.
+Result<std::string> FieldRefValue(const Json& pod, const std::string& path);
+Result<std::string> ResourceFieldRefValue(const Json& pod, const Json& container, const Json& ref,
+                                          const ObjectLookup& objects);
+
 // The environment of container `container` of `pod` (field: "spec.containers[0]"): envFrom
 // sources in order (keys of one source sorted, as a Go map read is not ordered; keys that are
 // no environment variable name skipped, see EnvFromWarnings), then env in order, each value

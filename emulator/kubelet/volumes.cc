@@ -128,49 +128,38 @@ std::string FormatMap(const Json& map) {
   return out;
 }
 
+// A downwardAPI file's fieldRef (fieldpath.ExtractFieldPathAsString): metadata.labels and
+// metadata.annotations whole as FormatMap lines; otherwise the value env would read
+// (FieldRefValue), for the paths a volume offers: metadata.name, .namespace, .uid and one
+// label's or annotation's value.
 Result<std::string> DownwardFieldValue(const Json& pod, const std::string& path) {
-  const Json& meta = pod["metadata"];
-  if (path == "metadata.name" || path == "metadata.namespace" || path == "metadata.uid") {
-    return meta.value(path.substr(9), path == "metadata.namespace" ? "default" : "");
-  }
+  const Json meta = pod.value("metadata", Json::object());
   for (const char* map : {"labels", "annotations"}) {
-    std::string field = std::string("metadata.") + map;
-    Json values = meta.value(map, Json::object());
-    if (path == field) return FormatMap(values);
-    if (path.rfind(field + "['", 0) == 0 && path.size() > field.size() + 4 &&
-        path.substr(path.size() - 2) == "']") {
-      std::string key = path.substr(field.size() + 2, path.size() - field.size() - 4);
-      return values.value(key, "");
-    }
+    if (path == std::string("metadata.") + map) return FormatMap(meta.value(map, Json::object()));
+  }
+  const bool subscript =
+      path.rfind("metadata.labels['", 0) == 0 || path.rfind("metadata.annotations['", 0) == 0;
+  if (subscript || path == "metadata.name" || path == "metadata.namespace" ||
+      path == "metadata.uid") {
+    return FieldRefValue(pod, path);
   }
   return Status(Code::kInvalid, "fieldRef.fieldPath: Unsupported value: \"" + path + "\"");
 }
 
-Result<std::string> DownwardResourceValue(const Json& pod, const Json& ref) {
+// A downwardAPI file's resourceFieldRef: the named container's, as env reads it
+// (ResourceFieldRefValue, node allocatable fallback included).
+Result<std::string> DownwardResourceValue(const Json& pod, const Json& ref,
+                                          const ObjectLookup& objects) {
   std::string container = ref.value("containerName", "");
-  std::string resource = ref.value("resource", "");
-  auto dot = resource.find('.');
-  if (dot == std::string::npos) {
-    return Status(Code::kInvalid,
-                  "resourceFieldRef.resource: Unsupported value: \"" + resource + "\"");
-  }
-  for (const Json& c : pod["spec"].value("containers", Json::array())) {
-    if (c.value("name", "") != container) continue;
-    Json res = c.value("resources", Json::object()).value(resource.substr(0, dot), Json::object());
-    std::string name = resource.substr(dot + 1);
-    if (!res.contains(name)) return std::string("0");
-    ASSIGN_OR_RETURN(api::Quantity v, api::Quantity::FromJson(res[name]));
-    __int128 divisor = 1'000'000'000;
-    if (ref.contains("divisor")) {
-      ASSIGN_OR_RETURN(api::Quantity d, api::Quantity::FromJson(ref["divisor"]));
-      if (d.NanoValue() > 0) divisor = d.NanoValue();
-    }
-    return std::to_string(static_cast<long long>((v.NanoValue() + divisor - 1) / divisor));
+  const Json spec = pod.value("spec", Json::object());
+  for (const Json& c : spec.value("containers", Json::array())) {
+    if (c.value("name", "") == container) return ResourceFieldRefValue(pod, c, ref, objects);
   }
   return Status(Code::kInvalid, "resourceFieldRef.containerName: Not found: \"" + container + "\"");
 }
 
-Status AddDownwardFiles(const Json& pod, const Json& source, int default_mode, Payload& out) {
+Status AddDownwardFiles(const Json& pod, const Json& source, int default_mode,
+                        const ObjectLookup& objects, Payload& out) {
   int mode = ModeOf(source, "defaultMode", default_mode);
   for (const Json& item : source.value("items", Json::array())) {
     Result<std::string> value =
@@ -178,7 +167,7 @@ Status AddDownwardFiles(const Json& pod, const Json& source, int default_mode, P
     if (item.contains("fieldRef")) {
       value = DownwardFieldValue(pod, item["fieldRef"].value("fieldPath", ""));
     } else if (item.contains("resourceFieldRef")) {
-      value = DownwardResourceValue(pod, item["resourceFieldRef"]);
+      value = DownwardResourceValue(pod, item["resourceFieldRef"], objects);
     }
     if (!value.ok()) return value.status();
     out[item.value("path", "")] = {*value, ModeOf(item, "mode", mode)};
@@ -193,7 +182,7 @@ Result<Payload> AtomicPayload(const Json& pod, const std::string& kind, const Js
   if (kind == "configMap" || kind == "secret") {
     RETURN_IF_ERROR(AddObjectFiles(source, kind == "secret", mode, objects, out));
   } else if (kind == "downwardAPI") {
-    RETURN_IF_ERROR(AddDownwardFiles(pod, source, mode, out));
+    RETURN_IF_ERROR(AddDownwardFiles(pod, source, mode, objects, out));
   } else {  // projected
     for (const Json& s : source.value("sources", Json::array())) {
       if (s.contains("configMap"))
@@ -201,7 +190,7 @@ Result<Payload> AtomicPayload(const Json& pod, const std::string& kind, const Js
       if (s.contains("secret"))
         RETURN_IF_ERROR(AddObjectFiles(s["secret"], true, mode, objects, out));
       if (s.contains("downwardAPI"))
-        RETURN_IF_ERROR(AddDownwardFiles(pod, s["downwardAPI"], mode, out));
+        RETURN_IF_ERROR(AddDownwardFiles(pod, s["downwardAPI"], mode, objects, out));
       if (s.contains("serviceAccountToken")) {
         // No token issuer: a placeholder, so code that only checks for the file proceeds.
         out[s["serviceAccountToken"].value("path", "token")] = {"pjemu-placeholder-token", mode};

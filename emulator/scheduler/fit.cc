@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "emulator/api/json_fields.h"
+#include "emulator/api/persistent_volumes.h"
 
 namespace pjemu::scheduler {
 
@@ -43,18 +44,9 @@ ClaimView ViewOfClaim(const std::string& name, const Json& claim, const Json& st
   v.deleting = FieldAt(claim, {"metadata", "deletionTimestamp"}).is_string();
   v.bound = !api::Str(api::Field(claim, "spec"), "volumeName").empty();
   v.selected_node =
-      api::Str(FieldAt(claim, {"metadata", "annotations"}), "volume.kubernetes.io/selected-node");
+      api::Str(FieldAt(claim, {"metadata", "annotations"}), api::kSelectedNodeAnnotation);
   if (v.bound) {
-    // The volume's required node affinity on kubernetes.io/hostname (a missing volume: any).
-    const Json& terms = FieldAt(volume, {"spec", "nodeAffinity", "required", "nodeSelectorTerms"});
-    for (const Json& term : api::ArrayOr(terms)) {
-      for (const Json& e : api::ArrayOr(api::Field(term, "matchExpressions"))) {
-        if (api::Str(e, "key") != "kubernetes.io/hostname" || api::Str(e, "operator") != "In")
-          continue;
-        for (const Json& n : api::ArrayOr(api::Field(e, "values")))
-          if (n.is_string()) v.volume_nodes.push_back(n.get<std::string>());
-      }
-    }
+    v.volume_nodes = api::VolumeNodes(volume);  // a missing volume: any node
     return v;
   }
   const Json& class_name = FieldAt(claim, {"spec", "storageClassName"});

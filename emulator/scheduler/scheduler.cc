@@ -5,6 +5,7 @@
 
 #include "emulator/api/event.h"
 #include "emulator/api/json_fields.h"
+#include "emulator/api/persistent_volumes.h"
 #include "emulator/api/pod_status.h"
 #include "emulator/scheduler/fit.h"
 
@@ -113,11 +114,11 @@ std::vector<ClaimView> Scheduler::ClaimsOf(const Json& pod) {
     } else if (claim.is_object()) {
       // No class yet: the default class's, which the volume controller is about to write.
       auto list = client_.List(api::StorageClasses(), "");
-      for (const Json& sc : list.ok() ? (*list)["items"] : Json::array()) {
-        if (api::Str(api::FieldAt(sc, {"metadata", "annotations"}),
-                     "storageclass.kubernetes.io/is-default-class") == "true")
-          storage_class = sc;
+      std::vector<const Json*> classes;
+      if (list.ok()) {
+        for (const Json& sc : api::ArrayOr(api::Field(*list, "items"))) classes.push_back(&sc);
       }
+      if (const Json* sc = api::FindDefaultStorageClass(classes)) storage_class = *sc;
     }
     views.push_back(ViewOfClaim(name, claim, storage_class, volume));
   }
@@ -132,7 +133,7 @@ bool Scheduler::AwaitVolumes(const Json& pod, const std::vector<ClaimView>& clai
     if (c.bound) continue;
     waiting = true;
     if (!c.wait_for_first_consumer || c.selected_node == node) continue;
-    Json patch = {{"metadata", {{"annotations", {{"volume.kubernetes.io/selected-node", node}}}}}};
+    Json patch = {{"metadata", {{"annotations", {{api::kSelectedNodeAnnotation, node}}}}}};
     (void)client_.Patch(api::PersistentVolumeClaims(), ns, c.name, api::PatchType::kMerge, patch);
   }
   return waiting;

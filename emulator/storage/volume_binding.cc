@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "emulator/api/json_fields.h"
+#include "emulator/api/persistent_volumes.h"
 #include "emulator/api/resource_quantity.h"
 
 namespace pjemu::storage {
@@ -46,18 +47,13 @@ bool Deleting(const Json& object) {
 }  // namespace
 
 Json DefaultStorageClass() {
-  return {
-      {"apiVersion", "storage.k8s.io/v1"},
-      {"kind", "StorageClass"},
-      {"metadata", {{"name", "standard"}, {"annotations", {{kDefaultClassAnnotation, "true"}}}}},
-      {"provisioner", kLocalPathProvisioner},
-      {"reclaimPolicy", "Delete"},
-      {"volumeBindingMode", "WaitForFirstConsumer"}};
-}
-
-bool IsDefaultClass(const Json& storage_class) {
-  return Str(FieldAt(storage_class, {"metadata", "annotations"}), kDefaultClassAnnotation) ==
-         "true";
+  return {{"apiVersion", "storage.k8s.io/v1"},
+          {"kind", "StorageClass"},
+          {"metadata",
+           {{"name", "standard"}, {"annotations", {{api::kDefaultClassAnnotation, "true"}}}}},
+          {"provisioner", kLocalPathProvisioner},
+          {"reclaimPolicy", "Delete"},
+          {"volumeBindingMode", "WaitForFirstConsumer"}};
 }
 
 bool WaitsForFirstConsumer(const Json& storage_class) {
@@ -79,25 +75,6 @@ std::int64_t ClaimRequestBytes(const Json& claim) {
   return Bytes(FieldAt(claim, {"spec", "resources", "requests", "storage"}));
 }
 
-std::vector<std::string> VolumeNodes(const Json& volume) {
-  std::vector<std::string> nodes;
-  const Json& terms = FieldAt(volume, {"spec", "nodeAffinity", "required", "nodeSelectorTerms"});
-  for (const Json& term : api::ArrayOr(terms)) {
-    for (const Json& e : api::ArrayOr(Field(term, "matchExpressions"))) {
-      if (Str(e, "key") != kHostnameLabel || Str(e, "operator") != "In") continue;
-      for (const Json& v : api::ArrayOr(Field(e, "values"))) {
-        if (v.is_string()) nodes.push_back(v.get<std::string>());
-      }
-    }
-  }
-  return nodes;
-}
-
-bool VolumeAdmitsNode(const Json& volume, const std::string& node) {
-  auto nodes = VolumeNodes(volume);
-  return nodes.empty() || std::find(nodes.begin(), nodes.end(), node) != nodes.end();
-}
-
 std::optional<std::size_t> MatchVolume(const Json& claim, const std::string& claim_class,
                                        const std::vector<Json>& volumes, const std::string& node) {
   const std::string wanted = Str(Field(claim, "spec"), "volumeName");
@@ -115,7 +92,7 @@ std::optional<std::size_t> MatchVolume(const Json& claim, const std::string& cla
       continue;
     if (Str(Field(v, "spec"), "storageClassName") != claim_class || !HasModes(v, claim)) continue;
     if (VolumeCapacity(v) < request) continue;
-    if (!node.empty() && !VolumeAdmitsNode(v, node)) continue;
+    if (!node.empty() && !api::VolumeAdmitsNode(v, node)) continue;
     if (!best || VolumeCapacity(v) < VolumeCapacity(volumes[*best])) best = i;
   }
   return best;
@@ -131,8 +108,8 @@ Json ProvisionedVolume(const Json& claim, const Json& storage_class, const std::
   const Json& meta = Field(claim, "metadata");
   const Json& spec = Field(claim, "spec");
   std::string policy = Str(storage_class, "reclaimPolicy");
-  Json term = {
-      {"matchExpressions", {{{"key", kHostnameLabel}, {"operator", "In"}, {"values", {node}}}}}};
+  Json term = {{"matchExpressions",
+                {{{"key", api::kHostnameLabel}, {"operator", "In"}, {"values", {node}}}}}};
   Json claim_ref = {{"apiVersion", "v1"},
                     {"kind", "PersistentVolumeClaim"},
                     {"namespace", Str(meta, "namespace")},

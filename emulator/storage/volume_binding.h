@@ -13,17 +13,13 @@
 
 namespace pjemu::storage {
 
+// The annotation names the scheduler shares (the default class, the selected node) and which
+// nodes a volume admits are api's: emulator/api/persistent_volumes.h.
 inline constexpr const char* kLocalPathProvisioner = "rancher.io/local-path";
-inline constexpr const char* kDefaultClassAnnotation =
-    "storageclass.kubernetes.io/is-default-class";
-// Set on a claim by the scheduler when the claim's class binds WaitForFirstConsumer.
-inline constexpr const char* kSelectedNodeAnnotation = "volume.kubernetes.io/selected-node";
 inline constexpr const char* kPvcProtectionFinalizer = "kubernetes.io/pvc-protection";
-inline constexpr const char* kHostnameLabel = "kubernetes.io/hostname";
 
 // kind's default class: `standard`, rancher.io/local-path, Delete, WaitForFirstConsumer.
 Json DefaultStorageClass();
-bool IsDefaultClass(const Json& storage_class);
 // "Immediate" unless the class says "WaitForFirstConsumer".
 bool WaitsForFirstConsumer(const Json& storage_class);
 
@@ -34,9 +30,6 @@ std::optional<std::string> ClaimClass(const Json& claim);
 bool IsClaimBound(const Json& claim);
 // The claim's resources.requests.storage in bytes (0 when absent or unparsable).
 std::int64_t ClaimRequestBytes(const Json& claim);
-// Nodes a volume's required nodeAffinity admits by kubernetes.io/hostname In; empty = any.
-std::vector<std::string> VolumeNodes(const Json& volume);
-bool VolumeAdmitsNode(const Json& volume, const std::string& node);
 
 // The pre-created volume `claim` binds to, among `volumes` (index): one reserved for it by
 // claimRef, or else the smallest Available one without claimRef whose class equals the claim's

@@ -7,6 +7,7 @@
 
 #include "emulator/api/event.h"
 #include "emulator/api/json_fields.h"
+#include "emulator/api/persistent_volumes.h"
 #include "emulator/api/pod_status.h"
 #include "emulator/storage/volume_binding.h"
 
@@ -125,10 +126,10 @@ Status VolumeController::EnsureDefaultClass() {
 }
 
 std::string VolumeController::DefaultClassName() const {
-  for (const auto& [name, sc] : classes_) {
-    if (IsDefaultClass(sc)) return name;
-  }
-  return "";
+  std::vector<const Json*> classes;
+  for (const auto& [name, sc] : classes_) classes.push_back(&sc);
+  const Json* sc = api::FindDefaultStorageClass(classes);
+  return sc ? Str(Field(*sc, "metadata"), "name") : "";
 }
 
 const Json* VolumeController::FindClass(const std::string& name) const {
@@ -225,7 +226,7 @@ bool VolumeController::SyncUnboundClaim(const Json& claim, const std::string& cl
   const Json* sc = class_name.empty() ? nullptr : FindClass(class_name);
   const bool wffc = sc && WaitsForFirstConsumer(*sc);
   const std::string selected =
-      Str(FieldAt(claim, {"metadata", "annotations"}), kSelectedNodeAnnotation);
+      Str(FieldAt(claim, {"metadata", "annotations"}), api::kSelectedNodeAnnotation);
   std::vector<Json> volumes;
   for (const auto& [name, v] : volumes_) volumes.push_back(v);
   if (!wffc || !selected.empty()) {

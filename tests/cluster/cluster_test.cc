@@ -323,7 +323,9 @@ TEST_CASE("Stop kills every process group, waits for the exits and removes the t
       return std::unique_ptr<process::ProcessRunner>(std::move(r));
     };
     cluster::Cluster c(o);
-    REQUIRE(c.Start().ok());
+    Status started_ok = c.Start();
+    INFO(started_ok.message());
+    REQUIRE(started_ok.ok());
     REQUIRE(procs != nullptr);
     REQUIRE(c.client().Create(api::Pods(), "default", Pod("a", "sleep 600")).ok());
     REQUIRE(c.client().Create(api::Pods(), "default", Pod("b", "sleep 600 & sleep 600")).ok());

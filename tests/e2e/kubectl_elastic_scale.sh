@@ -8,16 +8,7 @@ set -uo pipefail
 . "$(dirname "$0")/byoj/needs-sandbox.sh"
 K=$1 PJEMU=$2
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-serve_pid=
-cleanup() {
-  [ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-export HOME=$work/home
-mkdir -p "$HOME"
-kc() { "$K" --kubeconfig "$work/kubeconfig" --cache-dir "$work/cache" "$@"; }
+. "$(dirname "$0")/../support/serve_kubectl.sh"
 die() { echo "FAIL: $*" >&2; tail -30 "$work/serve.log" >&2; exit 1; }
 # wait_log POD REGEX SECONDS: until the pod's log has a line matching REGEX after the first
 # $skip matching lines (a world seen again after a re-form).
@@ -31,11 +22,7 @@ wait_log() {
   die "$pod: no log line /$re/ (after $skip) within ${secs}s"
 }
 
-"$PJEMU" serve --port 0 --kubeconfig "$work/kubeconfig" --image-map "$here/byoj/images.yaml" \
-  >"$work/serve.log" 2>&1 &
-serve_pid=$!
-for _ in $(seq 100); do grep -q "serving the Kubernetes API" "$work/serve.log" && break; sleep 0.1; done
-grep -q "serving the Kubernetes API" "$work/serve.log" || die "serve did not start"
+start_serve --image-map "$here/byoj/images.yaml"
 
 kc create -f "$here/byoj/elastic.yaml" >/dev/null || die "create"
 start=$(date +%s)

@@ -8,23 +8,11 @@ set -uo pipefail
 . "$(dirname "$0")/byoj/needs-sandbox.sh"
 K=$1 PJEMU=$2
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-serve_pid=
-cleanup() {
-  [ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-export HOME=$work/home
-mkdir -p "$HOME"
+. "$(dirname "$0")/../support/serve_kubectl.sh"
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-kc() { "$K" --kubeconfig "$work/kubeconfig" --cache-dir "$work/cache" "$@"; }
 
-"$PJEMU" serve --port 0 --kubeconfig "$work/kubeconfig" >"$work/serve.log" 2>&1 &
-serve_pid=$!
-for _ in $(seq 100); do grep -q "serving the Kubernetes API" "$work/serve.log" && break; sleep 0.1; done
-grep -q "serving the Kubernetes API" "$work/serve.log" || { cat "$work/serve.log"; exit 1; }
+start_serve
 
 printf 'lr = 0.01\n' >"$work/params.ini"
 kc create configmap train --from-file="$here/byoj/src/train.py" --from-file="$here/byoj/src/hparams.py" ||

@@ -7,15 +7,7 @@
 set -uo pipefail
 K=$1 PJEMU=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-serve_pid=
-cleanup() {
-  [ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-export HOME=$work/home
-mkdir -p "$HOME"
+. "$(dirname "$0")/../support/serve_kubectl.sh"
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 expect() {  # expect DESCRIPTION OUTPUT REGEX...: every regex must match a line of OUTPUT
@@ -25,13 +17,8 @@ expect() {  # expect DESCRIPTION OUTPUT REGEX...: every regex must match a line 
     grep -Eq -- "$re" <<<"$out" || fail "$desc: no line matches /$re/ in:"$'\n'"$out"
   done
 }
-kc() { "$K" --kubeconfig "$work/kubeconfig" --cache-dir "$work/cache" "$@"; }
 
-"$PJEMU" serve --port 0 --kubeconfig "$work/kubeconfig" \
-  --image-map "$root/tests/e2e/fast-trainer-images.yaml" >"$work/serve.log" 2>&1 &
-serve_pid=$!
-for _ in $(seq 100); do grep -q "serving the Kubernetes API" "$work/serve.log" && break; sleep 0.1; done
-grep -q "serving the Kubernetes API" "$work/serve.log" || { cat "$work/serve.log"; exit 1; }
+start_serve --image-map "$root/tests/e2e/fast-trainer-images.yaml"
 echo "== $("$K" version --client --short 2>/dev/null || "$K" version --client 2>/dev/null | head -1)"
 
 MANIFEST=$root/fixtures/seeds/pytorch-simple.yaml

@@ -200,6 +200,42 @@ TEST_CASE("downwardAPI and projected volumes", "[volumes]") {
   CHECK_FALSE(VolumeReferences(projected, "secrets", "hp"));
 }
 
+TEST_CASE("downwardAPI files resolve values as env does", "[volumes]") {
+  Scratch s;
+  s.objects["nodes/n1"] = {{"metadata", {{"name", "n1"}}},
+                           {"status", {{"allocatable", {{"memory", "8Gi"}}}}}};
+  Json pod = Pod();
+  pod["spec"]["nodeName"] = "n1";
+  pod["spec"]["containers"][0]["resources"] = {{"limits", {{"cpu", "2"}}}};
+  Json items = Json::array(
+      {{{"path", "ns"}, {"fieldRef", {{"fieldPath", "metadata.namespace"}}}},
+       {{"path", "note"}, {"fieldRef", {{"fieldPath", "metadata.annotations['note']"}}}},
+       {{"path", "mem"},
+        {"resourceFieldRef",
+         {{"containerName", "main"}, {"resource", "limits.memory"}, {"divisor", "1Gi"}}}}});
+  auto v =
+      SetUpVolume(pod, {{"name", "info"}, {"downwardAPI", {{"items", items}}}}, s.dirs, s.Lookup());
+  REQUIRE(v.ok());
+  CHECK(Slurp(v->host_path + "/ns") == "default");
+  CHECK(Slurp(v->host_path + "/note") == "x");
+  CHECK(Slurp(v->host_path + "/mem") == "8");  // the node's allocatable: no limit set
+
+  // Paths env offers that a volume does not, and an unknown container, are errors.
+  Json ip = {{"path", "ip"}, {"fieldRef", {{"fieldPath", "status.podIP"}}}};
+  auto bad = SetUpVolume(pod, {{"name", "ip"}, {"downwardAPI", {{"items", Json::array({ip})}}}},
+                         s.dirs, s.Lookup());
+  CHECK(bad.status().message() ==
+        "MountVolume.SetUp failed for volume \"ip\" : "
+        "fieldRef.fieldPath: Unsupported value: \"status.podIP\"");
+  Json who = {{"path", "c"},
+              {"resourceFieldRef", {{"containerName", "nope"}, {"resource", "limits.cpu"}}}};
+  auto none = SetUpVolume(pod, {{"name", "c"}, {"downwardAPI", {{"items", Json::array({who})}}}},
+                          s.dirs, s.Lookup());
+  CHECK(none.status().message() ==
+        "MountVolume.SetUp failed for volume \"c\" : "
+        "resourceFieldRef.containerName: Not found: \"nope\"");
+}
+
 TEST_CASE("hostPath checks its type as the kubelet does", "[volumes]") {
   Scratch s;
   auto host = [&](const std::string& path, const std::string& type) {

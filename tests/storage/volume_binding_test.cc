@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "emulator/api/persistent_volumes.h"
+
 namespace pjemu::storage {
 namespace {
 
@@ -36,7 +38,7 @@ TEST_CASE("a claim's class: absent, explicitly empty, named", "[storage]") {
 TEST_CASE("the default class is kind's standard", "[storage]") {
   Json sc = DefaultStorageClass();
   CHECK(sc["metadata"]["name"] == "standard");
-  CHECK(IsDefaultClass(sc));
+  CHECK(api::IsDefaultStorageClass(sc));
   CHECK(WaitsForFirstConsumer(sc));
   CHECK(sc["provisioner"] == "rancher.io/local-path");
   CHECK(sc["reclaimPolicy"] == "Delete");
@@ -69,8 +71,8 @@ TEST_CASE("bound, reserved and node-bound volumes", "[storage]") {
         {{{"key", "kubernetes.io/hostname"}, {"operator", "In"}, {"values", {"node-b"}}}}}}};
   CHECK_FALSE(MatchVolume(Claim("1Gi", ""), "", vs, "node-a"));
   CHECK(MatchVolume(Claim("1Gi", ""), "", vs, "node-b") == std::optional<std::size_t>(2));
-  CHECK(VolumeNodes(vs[2]) == std::vector<std::string>{"node-b"});
-  CHECK(VolumeAdmitsNode(vs[0], "anything"));
+  CHECK(api::VolumeNodes(vs[2]) == std::vector<std::string>{"node-b"});
+  CHECK(api::VolumeAdmitsNode(vs[0], "anything"));
 }
 
 TEST_CASE("a provisioned volume is local-path's", "[storage]") {
@@ -86,7 +88,7 @@ TEST_CASE("a provisioned volume is local-path's", "[storage]") {
   CHECK(pv["spec"]["persistentVolumeReclaimPolicy"] == "Delete");
   CHECK(pv["spec"]["storageClassName"] == "standard");
   CHECK(pv["spec"]["claimRef"]["uid"] == "u1");
-  CHECK(VolumeNodes(pv) == std::vector<std::string>{"node-a"});
+  CHECK(api::VolumeNodes(pv) == std::vector<std::string>{"node-a"});
 }
 
 TEST_CASE("bind patches carry the PV controller's annotations", "[storage]") {
