@@ -93,22 +93,33 @@ class Reader {
 
 std::optional<Json> Decode(const Message& message, std::string_view bytes);
 
-// A map entry message {key = 1, value = 2}.
-std::optional<std::pair<std::string, std::string>> MapEntry(std::string_view bytes) {
-  Reader r(bytes);
-  std::pair<std::string, std::string> kv;
+// Calls fn(field number, bytes) for each length-delimited field of a message, skipping fields of
+// other wire types; false when the message does not parse or fn returns false.
+template <typename Fn>
+bool ForEachBytesField(std::string_view message, Fn fn) {
+  Reader r(message);
   while (!r.done()) {
     auto tag = r.Varint();
-    if (!tag) return std::nullopt;
+    if (!tag) return false;
     if ((*tag & 7) != 2) {
-      if (!r.Skip(*tag & 7)) return std::nullopt;
+      if (!r.Skip(*tag & 7)) return false;
       continue;
     }
     auto v = r.Bytes();
-    if (!v) return std::nullopt;
-    if ((*tag >> 3) == 1) kv.first = *v;
-    if ((*tag >> 3) == 2) kv.second = *v;
+    if (!v || !fn(*tag >> 3, *v)) return false;
   }
+  return true;
+}
+
+// A map entry message {key = 1, value = 2}.
+std::optional<std::pair<std::string, std::string>> MapEntry(std::string_view bytes) {
+  std::pair<std::string, std::string> kv;
+  bool ok = ForEachBytesField(bytes, [&kv](std::uint64_t field, std::string_view v) {
+    if (field == 1) kv.first = v;
+    if (field == 2) kv.second = v;
+    return true;
+  });
+  if (!ok) return std::nullopt;
   return kv;
 }
 
@@ -173,27 +184,17 @@ struct Envelope {
 };
 std::optional<Envelope> Unwrap(std::string_view body) {
   Envelope e;
-  Reader r(body.substr(kMagic.size()));
-  while (!r.done()) {
-    auto tag = r.Varint();
-    if (!tag) return std::nullopt;
-    if ((*tag & 7) != 2) {
-      if (!r.Skip(*tag & 7)) return std::nullopt;
-      continue;
-    }
-    auto v = r.Bytes();
-    if (!v) return std::nullopt;
-    if ((*tag >> 3) == 2) e.raw = *v;
-    if ((*tag >> 3) != 1) continue;
-    Reader tm(*v);
-    while (!tm.done()) {
-      auto t = tm.Varint();
-      auto s = t && (*t & 7) == 2 ? tm.Bytes() : std::nullopt;
-      if (!s) return std::nullopt;
-      if ((*t >> 3) == 1) e.api_version = *s;
-      if ((*t >> 3) == 2) e.kind = *s;
-    }
-  }
+  auto type_meta = [&e](std::uint64_t field, std::string_view v) {
+    if (field == 1) e.api_version = v;
+    if (field == 2) e.kind = v;
+    return true;
+  };
+  bool ok = ForEachBytesField(body.substr(kMagic.size()),
+                              [&](std::uint64_t field, std::string_view v) {
+                                if (field == 2) e.raw = v;
+                                return field != 1 || ForEachBytesField(v, type_meta);
+                              });
+  if (!ok) return std::nullopt;
   return e;
 }
 

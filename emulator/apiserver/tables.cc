@@ -181,20 +181,23 @@ const TypedTable* TypedTableOf(const api::ResourceType& type) {
   return nullptr;
 }
 
+// The columns of a TypedTable: Name, then its own.
+const std::vector<Column>& TypedColumnsOf(const TypedTable& t) {
+  static const std::vector<std::vector<Column>> kTyped = [] {
+    std::vector<std::vector<Column>> all;
+    for (const TypedTable& tt : TypedTables()) {
+      std::vector<Column> cols = {
+          {"Name", "string", "name", 0, "Name must be unique within a namespace."}};
+      cols.insert(cols.end(), tt.columns.begin(), tt.columns.end());
+      all.push_back(std::move(cols));
+    }
+    return all;
+  }();
+  return kTyped[&t - TypedTables().data()];
+}
+
 const std::vector<Column>& ColumnsOf(const api::ResourceType& type) {
-  if (const TypedTable* t = TypedTableOf(type)) {
-    static const std::vector<std::vector<Column>> kTyped = [] {
-      std::vector<std::vector<Column>> all;
-      for (const TypedTable& tt : TypedTables()) {
-        std::vector<Column> cols = {
-            {"Name", "string", "name", 0, "Name must be unique within a namespace."}};
-        cols.insert(cols.end(), tt.columns.begin(), tt.columns.end());
-        all.push_back(std::move(cols));
-      }
-      return all;
-    }();
-    return kTyped[t - TypedTables().data()];
-  }
+  if (const TypedTable* t = TypedTableOf(type)) return TypedColumnsOf(*t);
   static const std::vector<Column> kPyTorchJob = {
       {"Name", "string", "name", 0, "Name must be unique within a namespace."},
       {"State", "string", "", 0, ""},

@@ -17,6 +17,25 @@ bool IsExecutableFile(const std::string& path) {
 
 }  // namespace
 
+std::vector<std::string> PathCandidates(const std::string& argv0,
+                                        const std::vector<std::string>& env) {
+  std::string path = kDefaultPath;
+  for (const auto& kv : env) {
+    if (kv.rfind("PATH=", 0) == 0) path = kv.substr(5);
+  }
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    // An empty PATH entry means the current directory, as in execvp.
+    std::string dir = end > start ? path.substr(start, end - start) : ".";
+    out.push_back(dir + "/" + argv0);
+    start = end + 1;
+  }
+  return out;
+}
+
 Result<std::string> FindExecutable(const std::string& argv0, const std::vector<std::string>& env) {
   if (argv0.find('/') != std::string::npos) {
     if (IsExecutableFile(argv0)) return argv0;
@@ -24,21 +43,8 @@ Result<std::string> FindExecutable(const std::string& argv0, const std::vector<s
         access(argv0.c_str(), F_OK) == 0 ? "permission denied" : "no such file or directory";
     return Status(Code::kNotFound, "exec: \"" + argv0 + "\": " + why);
   }
-  std::string path = kDefaultPath;
-  for (const auto& kv : env) {
-    if (kv.rfind("PATH=", 0) == 0) path = kv.substr(5);
-  }
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    std::size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    // An empty PATH entry means the current directory, as in execvp.
-    std::string candidate =
-        end > start ? std::string(std::string_view(path).substr(start, end - start)) : ".";
-    candidate += "/";
-    candidate += argv0;
+  for (const std::string& candidate : PathCandidates(argv0, env)) {
     if (IsExecutableFile(candidate)) return candidate;
-    start = end + 1;
   }
   return Status(Code::kNotFound, "exec: \"" + argv0 + "\": executable file not found in $PATH");
 }

@@ -15,6 +15,11 @@ namespace pjemu::process {
 inline constexpr const char* kDefaultPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+// The paths execvp would try for argv0 (which has no '/'), in order: each entry of the PATH in
+// env (kDefaultPath when none) joined with argv0, an empty entry meaning ".".
+std::vector<std::string> PathCandidates(const std::string& argv0,
+                                        const std::vector<std::string>& env);
+
 // argv0 itself when it contains '/', else the first executable PATH entry named argv0.
 // kNotFound: `exec: "x": executable file not found in $PATH` (or `... no such file or directory`,
 // `... permission denied` for an explicit path).

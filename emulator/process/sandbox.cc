@@ -309,18 +309,8 @@ void SandboxProgram::SetExec(const std::string& argv0, const std::string& workin
     candidates_.push_back(Str(argv0));
     return;
   }
-  std::string path = kDefaultPath;
-  for (const auto& kv : env) {
-    if (kv.rfind("PATH=", 0) == 0) path = kv.substr(5);
-  }
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    std::size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    // An empty PATH entry means the current directory, as in execvp.
-    std::string dir = end > start ? path.substr(start, end - start) : ".";
-    candidates_.push_back(Str(dir + "/" + argv0));
-    start = end + 1;
+  for (const std::string& candidate : PathCandidates(argv0, env)) {
+    candidates_.push_back(Str(candidate));
   }
 }
 
