@@ -68,6 +68,16 @@ std::optional<WaitingInfo> PodWaiting(const Json& pod) {
   return std::nullopt;
 }
 
+std::string PodHoldMessage(const Json& pod) {
+  for (const Json& c : pod.value("status", Json::object()).value("conditions", Json::array())) {
+    if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
+      return c.value("message", "");
+    }
+  }
+  auto waiting = PodWaiting(pod);
+  return waiting ? waiting->message : "";
+}
+
 Duration JobDuration(const Json& job, Time now) {
   auto start = TimeField(job, "status", "startTime");
   if (!start) start = TimeField(job, "metadata", "creationTimestamp");

@@ -34,6 +34,10 @@ struct WaitingInfo {
   std::string message;
 };
 std::optional<WaitingInfo> PodWaiting(const Json& pod);
+// Why a pod is not progressing, as `kubectl describe` would show it: the message of a False
+// PodScheduled condition (`0/1 nodes are available: persistentvolumeclaim "x" not found.`),
+// else the first waiting container's message (`secret "tok" not found`); "" when none.
+std::string PodHoldMessage(const Json& pod);
 // Time from .status.startTime (or creationTimestamp) to .status.completionTime (or now).
 Duration JobDuration(const Json& job, Time now);
 

@@ -93,12 +93,15 @@ void RunMonitor::PollJob(TrackedJob& js, Time now, Status* image_error) {
       std::string status = PodStatusText(pod);
       std::int64_t pod_restarts = PodRestarts(pod);
       restarts += pod_restarts;
-      if (status != ps.status || pod_restarts != ps.restarts) {
+      std::string hold = PodHoldMessage(pod);
+      if (status != ps.status || pod_restarts != ps.restarts || hold != ps.hold) {
         ps.status = status;
         ps.restarts = pod_restarts;
+        ps.hold = hold;
         if (!options_.quiet) {
-          term_.Line(fmt::format("  {:<32} {:<18} restarts {}", name,
-                                 term_.Paint(status, ColorFor(status)), pod_restarts));
+          term_.Line(fmt::format("  {:<32} {:<18} restarts {}{}", name,
+                                 term_.Paint(status, ColorFor(status)), pod_restarts,
+                                 hold.empty() ? "" : "   " + hold));
         }
       }
       if (auto w = PodWaiting(pod);

@@ -49,6 +49,7 @@ class RunMonitor {
   struct PodState {
     std::string status;
     std::int64_t restarts = -1;
+    std::string hold;  // PodHoldMessage, printed when it changes
     LogTailer log;
     LogTailer metrics;
     bool stream_log = false;

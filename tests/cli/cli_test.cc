@@ -269,5 +269,18 @@ TEST_CASE("run refuses a bad claim, a bad mount and an unknown kind at their lin
                  "\"apps/v1\""));
 }
 
+TEST_CASE("run says why a pod waits: the scheduler's message for a claim that is missing",
+          "[cli]") {
+  std::string dir = TempDir("run-pod-hold");
+  std::string job = ShellJob("held", "true", Marker("run-pod-hold")) +
+                    "              volumeMounts: [{name: d, mountPath: /data}]\n"
+                    "          volumes: [{name: d, persistentVolumeClaim: {claimName: nosuch}}]\n";
+  CliResult r = RunPjemu({"run", "-f", WriteFile(dir, "held.yaml", job), "--timeout", "2s"}, 30s);
+  CHECK(r.exit_code == 3);
+  CHECK(Contains(r.out + r.err,
+                 "held-master-0                    Pending            restarts 0   0/1 nodes are "
+                 "available: persistentvolumeclaim \"nosuch\" not found."));
+}
+
 }  // namespace
 }  // namespace pjemu::testing
