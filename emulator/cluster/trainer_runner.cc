@@ -44,6 +44,16 @@ std::string TrainerMetricsPath(const std::string& state_dir, const Json& pod) {
 
 namespace {
 
+// Host path `path` at the same path in the container, read-only.
+process::Mount ReadOnlyBind(const std::string& path) {
+  process::Mount m;
+  m.kind = process::Mount::Kind::kBind;
+  m.source = path;
+  m.target = path;
+  m.read_only = true;
+  return m;
+}
+
 // Creates host directory `dir` and, in a container with a filesystem of its own, binds it at
 // the same path, so what the trainer writes there is on the host.
 Status ShareHostDir(process::ProcessSpec& s, const std::string& dir) {
@@ -87,7 +97,10 @@ Result<process::Pid> TrainerRunner::Start(const process::ProcessSpec& spec,
   if (std::string dir = DirFlag(s.argv); !dir.empty() && dir[0] == '/') {
     RETURN_IF_ERROR(ShareHostDir(s, dir));
   }
-  if (!data_dir_.empty()) s.argv.insert(s.argv.begin() + 1, "--data-dir=" + data_dir_);
+  if (!data_dir_.empty()) {
+    s.argv.insert(s.argv.begin() + 1, "--data-dir=" + data_dir_);
+    if (s.mounts.enabled && data_dir_[0] == '/') s.mounts.mounts.push_back(ReadOnlyBind(data_dir_));
+  }
   return inner_.Start(s, std::move(on_exit));
 }
 

@@ -4,7 +4,8 @@
 // trainer's relative --dir, "logs" by default, lands there and two jobs never share a metrics
 // file) and passes --data-dir when ClusterOptions::dataset_dir is set (first, so that flags in the
 // pod's own command line win). In a container with a filesystem of its own (an enabled
-// process::MountPlan) that directory, and an absolute --dir, are bound into it at the same paths,
+// process::MountPlan) that directory, an absolute --dir and the dataset folder are bound into it
+// at the same paths,
 // so the metrics the cluster reads from the host are the ones the trainer wrote. Every other
 // process is passed through unchanged.
 // Thread safety: as the wrapped runner (EventLoop thread).

@@ -132,6 +132,11 @@ Result<ContainerMounts> PlanContainerMounts(const Json& container, const std::st
   if (!taken("/etc/hosts") && !in.etc_hosts.empty()) {
     mounts.push_back(Bind(in.etc_hosts, "/etc/hosts"));
   }
+  for (const std::string& path : in.host_paths) {
+    Mount m = Bind(path, Normal(path));
+    m.read_only = true;
+    mounts.push_back(m);
+  }
   std::stable_sort(mounts.begin(), mounts.end(), [](const Mount& a, const Mount& b) {
     return Depth(a.target) < Depth(b.target);
   });

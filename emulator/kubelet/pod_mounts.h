@@ -38,6 +38,10 @@ struct MountInputs {
   std::vector<std::pair<std::string, std::string>> image_files;  // target -> host source
   std::string image_working_dir;                                 // "" = none
   std::string hostname;  // the container's hostname (PodHostname)
+  // Host files or folders the image map's programs live in (KubeletOptions::image_vars, e.g.
+  // pjemu-trainer), bound read-only at the same paths: a checkout under /tmp would otherwise be
+  // hidden by the container's own /tmp.
+  std::vector<std::string> host_paths;
 };
 
 // A pod's hostname: spec.hostname, else its name, cut to 63 characters as the kubelet does.

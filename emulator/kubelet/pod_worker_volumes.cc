@@ -77,6 +77,12 @@ Result<ContainerMounts> PodWorker::MountsOf(const Json& spec, const std::string&
   in.image_files = plan.files;
   in.image_working_dir = plan.working_dir;
   in.hostname = PodHostname(pod_);
+  for (const auto& [name, value] : ctx_.options.image_vars) {
+    std::error_code ec;
+    if (std::filesystem::path(value).is_absolute() && std::filesystem::exists(value, ec)) {
+      in.host_paths.push_back(value);
+    }
+  }
   ASSIGN_OR_RETURN(ContainerMounts mounts, PlanContainerMounts(spec, field, in));
   std::error_code ec;
   if (c.restart_count >= 2) {  // the kubelet keeps one dead container per container, no more

@@ -103,6 +103,21 @@ TEST_CASE("an emptyDir mounted at /dev/shm replaces the pod's shared one", "[pod
   CHECK(Find(r->plan, "/dev/shm")->source == t.in.volumes["scratch"].host_path);
 }
 
+TEST_CASE("the image map's host programs are bound read-only after /tmp, at their paths",
+          "[pod_mounts]") {
+  Inputs t;
+  t.in.host_paths = {"/tmp/checkout/build/bin/pjemu-trainer"};
+  auto r = PlanContainerMounts(Container(Json::array()), "spec.containers[0]", t.in);
+  REQUIRE(r.ok());
+  const std::vector<Mount>& mounts = r->plan.mounts;
+  const Mount* trainer = Find(r->plan, "/tmp/checkout/build/bin/pjemu-trainer");
+  REQUIRE(trainer);
+  CHECK(trainer->source == "/tmp/checkout/build/bin/pjemu-trainer");
+  CHECK(trainer->read_only);
+  // After the container's own /tmp, which would hide it otherwise.
+  CHECK(trainer - mounts.data() > Find(r->plan, "/tmp") - mounts.data());
+}
+
 TEST_CASE("working dir: the container's, else the image's, else /", "[pod_mounts]") {
   Inputs t;
   t.in.image_working_dir = "/workspace";
