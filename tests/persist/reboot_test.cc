@@ -103,6 +103,7 @@ TEST_CASE("reboot: a new kubelet reports the dead container and restarts it per 
   opts.gpus = 0;
   opts.cpu = "8";
   opts.memory = "16Gi";
+  opts.sandbox = KubeletOptions::Sandbox::kOff;  // as NodeFixture's first kubelet
   node.kubelet = std::make_unique<Kubelet>(*node.client, node.loop, node.runner, opts);
   REQUIRE(node.kubelet->Start().ok());
 
