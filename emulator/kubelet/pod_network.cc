@@ -103,7 +103,8 @@ std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::s
   return std::make_pair(m[1].str(), ns);
 }
 
-EnvList RewriteServiceEnv(const EnvList& env, const ServiceResolver& resolve) {
+EnvList RewriteServiceEnv(const EnvList& env, const ServiceResolver& resolve,
+                          ServiceRewrite what) {
   EnvList out = env;
   std::map<int, int> ports;
   for (auto& [name, value] : out) {
@@ -118,7 +119,7 @@ EnvList RewriteServiceEnv(const EnvList& env, const ServiceResolver& resolve) {
     auto target = resolve(host);
     if (!target) continue;
     ports.insert(target->ports.begin(), target->ports.end());
-    value = target->ip;
+    value = what == ServiceRewrite::kPortsOnly ? host : target->ip;
     if (!port.empty()) {
       auto it = target->ports.find(std::stoi(port));
       value += ":" + (it != target->ports.end() ? std::to_string(it->second) : port);

@@ -62,7 +62,12 @@ using ServiceResolver = std::function<std::optional<ServiceTarget>(const std::st
 std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::string& host,
                                                                     const std::string& pod_ns);
 
+// What RewriteServiceEnv changes: Service names to their pods' IPs and ports to host ports, or
+// only the ports (the container's /etc/hosts resolves the names).
+enum class ServiceRewrite { kNamesAndPorts, kPortsOnly };
+
 // The rewrite described above, applied to a copy of env.
-EnvList RewriteServiceEnv(const EnvList& env, const ServiceResolver& resolve);
+EnvList RewriteServiceEnv(const EnvList& env, const ServiceResolver& resolve,
+                          ServiceRewrite what = ServiceRewrite::kNamesAndPorts);
 
 }  // namespace pjemu::kubelet

@@ -20,23 +20,6 @@ using Phase = ContainerState::Phase;
 constexpr int kMaxAddressWaits = 300;
 constexpr Duration kAddressWaitInterval = 200ms;
 
-bool AllDigits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// Under the sandbox the pod's /etc/hosts resolves the Services' names: of RewriteServiceEnv's
-// work only the ports stay (`svc:23456` -> `svc:<host port>`, MASTER_PORT), the names are kept.
-void KeepServiceNames(const EnvList& original, EnvList& rewritten) {
-  for (std::size_t i = 0; i < original.size() && i < rewritten.size(); ++i) {
-    const std::string& before = original[i].second;
-    std::string& after = rewritten[i].second;
-    if (before == after || AllDigits(before)) continue;
-    auto colon = before.rfind(':');
-    bool with_port = colon != std::string::npos && AllDigits(before.substr(colon + 1));
-    after = with_port ? before.substr(0, colon) + after.substr(after.rfind(':')) : before;
-  }
-}
-
 std::string FormatSeconds(Duration d) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
   if (ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
@@ -265,10 +248,9 @@ process::ProcessSpec PodWorker::ProcessSpecOf(const Json& spec, const std::strin
                                               std::vector<std::string> base, const std::string& log,
                                               const std::optional<ContainerMounts>& mounts) {
   env = ImageEnvUnder(plan.env, env);  // the image's env lies under the container's
-  EnvList rewritten =
-      RewriteServiceEnv(env, [this](const std::string& host) { return Resolve(host, false); });
-  if (mounts) KeepServiceNames(env, rewritten);
-  env = std::move(rewritten);
+  env = RewriteServiceEnv(
+      env, [this](const std::string& host) { return Resolve(host, false); },
+      mounts ? ServiceRewrite::kPortsOnly : ServiceRewrite::kNamesAndPorts);
   process::ProcessSpec ps;
   ps.argv = plan.argv;
   for (const auto& [k, v] : env) {

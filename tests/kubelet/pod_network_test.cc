@@ -41,6 +41,16 @@ TEST_CASE("env naming a service is rewritten to its pod IP and host port", "[kub
   // Without any service reference, ports are left alone.
   EnvList plain = {{"MASTER_PORT", "23456"}};
   CHECK(RewriteServiceEnv(plain, resolve) == plain);
+  // Under the sandbox the pod's /etc/hosts resolves the names: only the ports change.
+  EnvList ports_only = RewriteServiceEnv(env, resolve, ServiceRewrite::kPortsOnly);
+  EnvList want_ports = {{"MASTER_ADDR", "job-master-0"},
+                        {"MASTER_PORT", "40001"},
+                        {"PET_MASTER_PORT", "40001"},
+                        {"WORLD_SIZE", "23456"},
+                        {"RDZV", "job-master-0.team.svc.cluster.local:40001"},
+                        {"OTHER_PORT", "8080"},
+                        {"NAME", "unrelated"}};
+  CHECK(ports_only == want_ports);
 }
 
 TEST_CASE("cluster network gives stable, distinct pod IPs and service host ports", "[kubelet]") {
