@@ -22,7 +22,7 @@ const Schema* Open() {
   return &kOpen;
 }
 
-Schema* Obj(std::initializer_list<const char*> open_fields) {
+Schema* Obj(const std::vector<const char*>& open_fields) {
   auto* s = new Schema;  // NOLINT: the schemas live for the whole program
   s->open = false;
   for (const char* f : open_fields) s->fields[f] = Open();
@@ -181,7 +181,7 @@ const Schema* SchemaOf(const api::ResourceType& type) {
     cm->fields["metadata"] = ObjectMeta();
     m["configmaps"] = cm;
     // The config and storage types: their top-level fields (specs stay open below).
-    static const std::map<std::string, std::initializer_list<const char*>> kTopLevel = {
+    static const std::map<std::string, std::vector<const char*>> kTopLevel = {
         {"secrets", {"apiVersion", "kind", "data", "stringData", "type", "immutable"}},
         {"persistentvolumeclaims", {"apiVersion", "kind", "spec", "status"}},
         {"persistentvolumes", {"apiVersion", "kind", "spec", "status"}},

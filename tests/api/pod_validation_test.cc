@@ -48,12 +48,12 @@ TEST_CASE("two volumes of one name are a Duplicate value", "[api][pod]") {
 
 TEST_CASE("a subPath must be relative and without '..', as upstream words it", "[api][pod]") {
   // Upstream reports a subPath at volumeMounts.subPath, without the mount's index.
-  CHECK(Messages(
-            Spec({EmptyDir("x")}, {{{"name", "x"}, {"mountPath", "/x"}, {"subPath", "../x"}}})) ==
+  CHECK(Messages(Spec(Json::array({EmptyDir("x")}),
+                      {{{"name", "x"}, {"mountPath", "/x"}, {"subPath", "../x"}}})) ==
         Lines{"spec.containers[0].volumeMounts.subPath: Invalid value: \"../x\": must not "
               "contain '..'"});
-  CHECK(Messages(
-            Spec({EmptyDir("x")}, {{{"name", "x"}, {"mountPath", "/x"}, {"subPath", "/etc"}}})) ==
+  CHECK(Messages(Spec(Json::array({EmptyDir("x")}),
+                      {{{"name", "x"}, {"mountPath", "/x"}, {"subPath", "/etc"}}})) ==
         Lines{"spec.containers[0].volumeMounts.subPath: Invalid value: \"/etc\": must be a "
               "relative path"});
 }

@@ -64,7 +64,8 @@ TEST_CASE("an init container fills an emptyDir that the container reads",
   REQUIRE_SANDBOX();
   NodeFixture f(Options(true), "volumes");
   Json pod = TestPod("fill", {Shell("main", "cat /work/greeting")});
-  pod["spec"]["initContainers"] = {Shell("init", "echo hello from init > /work/greeting")};
+  pod["spec"]["initContainers"] =
+      Json::array({Shell("init", "echo hello from init > /work/greeting")});
   pod["spec"]["volumes"] = {{{"name", "work"}, {"emptyDir", Json::object()}}};
   pod["spec"]["initContainers"][0]["volumeMounts"] = {{{"name", "work"}, {"mountPath", "/work"}}};
   pod["spec"]["containers"][0]["volumeMounts"] = {{{"name", "work"}, {"mountPath", "/work"}}};
