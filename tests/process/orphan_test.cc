@@ -13,6 +13,7 @@
 
 #include "emulator/process/posix_process_runner.h"
 #include "emulator/process/proc_stats.h"
+#include "tests/process/pid_pipe.h"
 
 namespace pjemu::process {
 namespace {
@@ -63,18 +64,7 @@ TEST_CASE("no process survives the emulator being SIGKILLed", "[process][orphans
     _exit(0);
   }
   close(fds[1]);
-  std::string text;
-  char buf[256];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, n);
-  close(fds[0]);
-  std::vector<pid_t> pids;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t nl = text.find('\n', pos);
-    pids.push_back(std::stoi(text.substr(pos, nl - pos)));
-    pos = nl + 1;
-  }
+  std::vector<pid_t> pids = testing::ReadPids(fds[0]);
   REQUIRE(pids.size() == 2);
   for (pid_t p : pids) CHECK(Alive(p));
   kill(harness, SIGKILL);

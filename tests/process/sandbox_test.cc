@@ -23,6 +23,7 @@
 
 #include "emulator/process/posix_process_runner.h"
 #include "emulator/process/proc_stats.h"
+#include "tests/process/pid_pipe.h"
 
 namespace pjemu::process {
 namespace {
@@ -375,14 +376,7 @@ TEST_CASE("sandbox: no sandboxed process survives the emulator being SIGKILLed",
     _exit(0);
   }
   close(fds[1]);
-  std::string text;
-  char buf[256];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, n);
-  close(fds[0]);
-  std::vector<pid_t> pids;
-  std::istringstream lines(text);
-  for (pid_t p; lines >> p;) pids.push_back(p);
+  std::vector<pid_t> pids = testing::ReadPids(fds[0]);
   REQUIRE(pids.size() == 2);
   kill(harness, SIGKILL);
   waitpid(harness, nullptr, 0);
