@@ -36,13 +36,6 @@ std::optional<std::string> InitContainerReason(const Json& pod) {
   return std::nullopt;
 }
 
-bool PodReady(const Json& pod) {
-  for (const auto& c : ArrayOr(Field(Field(pod, "status"), "conditions"))) {
-    if (Str(c, "type") == "Ready" && Str(c, "status") == "True") return true;
-  }
-  return false;
-}
-
 // The containers' reason over `reason` (kubectl walks them last to first, so the first
 // container with a waiting or terminated state wins).
 std::string ContainerReason(const Json& pod, std::string reason) {
@@ -69,6 +62,13 @@ std::string ContainerReason(const Json& pod, std::string reason) {
 }
 
 }  // namespace
+
+bool PodReady(const Json& pod) {
+  for (const auto& c : ArrayOr(Field(Field(pod, "status"), "conditions"))) {
+    if (Str(c, "type") == "Ready" && Str(c, "status") == "True") return true;
+  }
+  return false;
+}
 
 std::string PodPhase(const Json& pod) { return Str(Field(pod, "status"), "phase"); }
 

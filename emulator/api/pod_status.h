@@ -14,6 +14,8 @@ namespace pjemu::api {
 std::string PodPhase(const Json& pod);
 // The phase is Succeeded or Failed: the pod's containers will not run again.
 bool IsPodTerminal(const Json& pod);
+// podutil.IsPodReady: the pod's Ready condition is True.
+bool PodReady(const Json& pod);
 
 // kubectl's STATUS column: status.reason or the phase, overridden by the first init container
 // that has not completed (Init:<reason>, Init:Signal:<n>, Init:ExitCode:<n>, Init:<i>/<total>),

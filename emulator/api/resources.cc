@@ -1,6 +1,7 @@
 #include "emulator/api/resources.h"
 
 #include "emulator/api/config_validation.h"
+#include "emulator/api/disruption.h"
 #include "emulator/api/pod_validation.h"
 #include "emulator/api/pytorchjob_validation.h"
 
@@ -31,6 +32,8 @@ const std::vector<ResourceType>& AllResources() {
        {nullptr, ValidatePyTorchJob}},
       {"autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
        "horizontalpodautoscaler", true, true, false, {"hpa"}, {}},
+      {"policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", true,
+       true, false, {"pdb"}, {nullptr, ValidatePodDisruptionBudget}},
   };
   // clang-format on
   return kAll;
@@ -60,6 +63,9 @@ const ResourceType& Secrets() { return *FindResource("", "secrets"); }
 const ResourceType& PersistentVolumeClaims() { return *FindResource("", "persistentvolumeclaims"); }
 const ResourceType& PersistentVolumes() { return *FindResource("", "persistentvolumes"); }
 const ResourceType& StorageClasses() { return *FindResource("storage.k8s.io", "storageclasses"); }
+const ResourceType& PodDisruptionBudgets() {
+  return *FindResource("policy", "poddisruptionbudgets");
+}
 const ResourceType& PyTorchJobs() { return *FindResource("kubeflow.org", "pytorchjobs"); }
 
 }  // namespace pjemu::api

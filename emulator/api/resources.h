@@ -67,6 +67,7 @@ const ResourceType& Secrets();
 const ResourceType& PersistentVolumeClaims();
 const ResourceType& PersistentVolumes();
 const ResourceType& StorageClasses();
+const ResourceType& PodDisruptionBudgets();
 const ResourceType& PyTorchJobs();
 
 }  // namespace pjemu::api

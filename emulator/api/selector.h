@@ -48,6 +48,12 @@ class LabelSelector {
   // message, e.g. "unable to parse requirement: found ')', expected: in, notin, =, ==, !=, gt, lt".
   static Result<LabelSelector> Parse(std::string_view text);
 
+  // metav1.LabelSelectorAsSelector over a wire-form selector object ({matchLabels,
+  // matchExpressions}): `{}` matches everything. Errors are kInvalid naming `field`
+  // ("spec.selector.matchExpressions[0].operator: Unsupported value: ..."). The caller decides
+  // what an absent (null) selector means.
+  static Result<LabelSelector> FromObject(const Json& selector, const std::string& field);
+
   // Matches `object.metadata.labels`.
   bool Matches(const Json& object) const;
   // Matches a bare labels map.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/api/selector.h"
 
 namespace pjemu::api {
@@ -275,6 +276,81 @@ Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
       sel.requirements_.begin(), sel.requirements_.end(),
       [](const LabelRequirement& a, const LabelRequirement& b) { return a.key < b.key; });
   return sel;
+}
+
+namespace {
+
+std::string SelectorTerm(const Json& e, const std::string& at, Status* error) {
+  const Json& values = e.contains("values") ? e["values"] : Json();
+  std::string key = e.value("key", "");
+  std::string op = e.contains("operator") && e["operator"].is_string() ? e["operator"] : "";
+  auto invalid = [&](const std::string& message) {
+    *error = Status(Code::kInvalid, at + ": " + message);
+    return std::string();
+  };
+  if (op == "Exists" || op == "DoesNotExist") {
+    if (values.is_array() && !values.empty()) {
+      return invalid(
+          "Forbidden: may not be specified when `operator` is 'Exists' or "
+          "'DoesNotExist'");
+    }
+    return (op == "Exists" ? "" : "!") + key;
+  }
+  if (op != "In" && op != "NotIn") {
+    return invalid("Unsupported value: \"" + op +
+                   "\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\"");
+  }
+  if (!values.is_array() || values.empty()) {
+    return invalid("Required value: must be specified when `operator` is 'In' or 'NotIn'");
+  }
+  std::string list;
+  for (const Json& v : values) {
+    if (!v.is_string()) return invalid("Invalid value: " + v.dump() + ": must be a string");
+    list += (list.empty() ? "" : ",") + v.get<std::string>();
+  }
+  return key + (op == "In" ? " in (" : " notin (") + list + ")";
+}
+
+}  // namespace
+
+Result<LabelSelector> LabelSelector::FromObject(const Json& selector, const std::string& field) {
+  if (!selector.is_object()) {
+    return Status(Code::kInvalid, field + ": Invalid value: " + selector.dump() +
+                                      ": must be an object with matchLabels or matchExpressions");
+  }
+  std::vector<std::string> terms;
+  const Json& labels = selector.contains("matchLabels") ? selector["matchLabels"] : Json();
+  if (!labels.is_null() && !labels.is_object()) {
+    return Status(Code::kInvalid, field + ".matchLabels: Invalid value: " + labels.dump() +
+                                      ": must be a map of strings");
+  }
+  for (const auto& [k, v] : ObjectOr(labels).items()) {
+    if (!v.is_string()) {
+      return Status(Code::kInvalid, field + ".matchLabels[" + k + "]: Invalid value: " + v.dump() +
+                                        ": must be a string");
+    }
+    terms.push_back(k + "=" + v.get<std::string>());
+  }
+  const Json& exprs = selector.contains("matchExpressions") ? selector["matchExpressions"] : Json();
+  std::size_t i = 0;
+  for (const Json& e : ArrayOr(exprs)) {
+    std::string at = field + ".matchExpressions[" + std::to_string(i++) + "]";
+    Status error;
+    std::string term = e.is_object() ? SelectorTerm(e, at + ".operator", &error) : "";
+    if (!error.ok()) return error;
+    if (!e.is_object() || term.empty() || term == "!") {
+      return Status(Code::kInvalid, at + ".key: Required value");
+    }
+    terms.push_back(term);
+  }
+  std::string text;
+  for (const std::string& t : terms) text += (text.empty() ? "" : ",") + t;
+  auto parsed = Parse(text);
+  if (!parsed.ok()) {
+    return Status(Code::kInvalid,
+                  field + ": Invalid value: " + selector.dump() + ": " + parsed.status().message());
+  }
+  return parsed;
 }
 
 }  // namespace pjemu::api

@@ -24,8 +24,15 @@ class ApiServer::Impl {
                                  options_.mounts};
     shared_ = std::make_shared<ServerShared>(store_, logs_, router_options, options_.limits);
     if (options_.tls || !options_.token.empty()) {
-      ASSIGN_OR_RETURN(TlsMaterial material, GenerateSelfSigned(options_.address));
-      certificate_pem_ = material.certificate_pem;
+      TlsMaterial ca;
+      if (options_.pki_dir.empty()) {
+        ASSIGN_OR_RETURN(ca, GenerateCa());
+      } else {
+        ASSIGN_OR_RETURN(ca, LoadOrCreateCa(options_.pki_dir));
+      }
+      ASSIGN_OR_RETURN(TlsMaterial material, IssueServingCertificate(ca, options_.address));
+      certificate_pem_ = ca.certificate_pem;
+      ASSIGN_OR_RETURN(client_, IssueClientCertificate(ca, "kubernetes-admin", "system:masters"));
       auto ctx = std::make_shared<net::ssl::context>(net::ssl::context::tls_server);
       ctx->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
                        net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
@@ -68,6 +75,7 @@ class ApiServer::Impl {
   }
   const std::string& certificate_pem() const { return certificate_pem_; }
   const ApiServerOptions& options() const { return options_; }
+  const TlsMaterial& client() const { return client_; }
   void RememberPort() {
     if (listener_) last_port_ = listener_->port();
   }
@@ -81,6 +89,7 @@ class ApiServer::Impl {
   std::shared_ptr<Listener> listener_;
   std::vector<std::thread> threads_;
   std::string certificate_pem_;
+  TlsMaterial client_;  // the kubeconfig's admin client certificate (https)
   std::uint16_t last_port_ = 0;
   bool started_ = false;
 };
@@ -106,7 +115,11 @@ std::string ApiServer::Kubeconfig(const std::string& ns, bool trust_certificate)
   KubeconfigOptions options;
   options.server = url();
   options.token = impl_->options().token;
-  if (trust_certificate) options.ca_pem = certificate_pem();
+  if (trust_certificate) {
+    options.ca_pem = certificate_pem();
+    options.client_certificate_pem = impl_->client().certificate_pem;
+    options.client_key_pem = impl_->client().private_key_pem;
+  }
   options.ns = ns;
   return RenderKubeconfig(options);
 }

@@ -10,7 +10,8 @@
 // ignored (one page); server-side apply is an upsert with merge-patch semantics (no
 // managedFields); fieldValidation checks the schema levels listed in field_validation.h;
 // without `timeoutSeconds` a watch stays open until the client leaves (the real server closes
-// it after 30-60 minutes).
+// it after 30-60 minutes); a PodDisruptionBudget's status is computed from the store when it is
+// read or an eviction is decided (no disruption controller), so watch events carry it as stored.
 #pragma once
 
 #include <cstddef>
@@ -48,7 +49,10 @@ struct ApiServerOptions {
   std::string address = "127.0.0.1";
   std::uint16_t port = 0;               // 0 = an ephemeral port (see port())
   std::string token;                    // "" = no authentication; else Bearer token, and TLS is on
-  bool tls = false;                     // serve https with a self-signed certificate
+  bool tls = false;                     // serve https: a certificate signed by the CA below
+  // Where the CA lives (ca.crt, ca.key; made at the first start): `serve --data-dir D` keeps it
+  // in D/pki so a restart keeps kubeconfigs valid. "" = a fresh CA in memory.
+  std::string pki_dir;
   std::string git_version = "v1.30.0";  // /version (full semver)
   const Clock* clock = nullptr;         // Table ages and log sinceSeconds; nullptr = real time
   int threads = 1;                      // io threads
@@ -72,10 +76,12 @@ class ApiServer {
   bool tls() const;
   // "http://127.0.0.1:PORT" or "https://...".
   std::string url() const;
-  // The self-signed certificate (PEM) when tls(); "" otherwise.
+  // The CA certificate (PEM) that signed the serving certificate, when tls(); "" otherwise.
   const std::string& certificate_pem() const;
-  // A kubeconfig for this server (RenderKubeconfig); `trust_certificate` embeds the
-  // certificate as certificate-authority-data instead of insecure-skip-tls-verify.
+  // A kubeconfig for this server (RenderKubeconfig); `trust_certificate` embeds the CA
+  // as certificate-authority-data instead of insecure-skip-tls-verify, and the admin's client
+  // certificate (CN=kubernetes-admin, O=system:masters, signed by the CA; the server does not
+  // ask for it) so that kubectl does not prompt for a password when there is no token.
   std::string Kubeconfig(const std::string& ns = "default", bool trust_certificate = false) const;
 
  private:

@@ -53,7 +53,10 @@ Json ResourceList(const std::string& group, const std::string& version) {
       if (!v.empty()) s["version"] = v;
       resources.push_back(s);
     };
-    if (r.plural == "pods") sub("log", "Pod", "", "", {"get"});
+    if (r.plural == "pods") {
+      sub("eviction", "Eviction", "policy", "v1", {"create"});
+      sub("log", "Pod", "", "", {"get"});
+    }
     if (r.has_scale) sub("scale", "Scale", "autoscaling", "v1", kSubVerbs);
     if (r.has_status) sub("status", r.kind, "", "", kSubVerbs);
   }
@@ -86,6 +89,7 @@ Json AggregatedResource(const api::ResourceType& r) {
     subs.push_back({{"subresource", name}, {"responseKind", kind}, {"verbs", verbs}});
   };
   if (r.plural == "pods") {
+    sub("eviction", {{"group", "policy"}, {"version", "v1"}, {"kind", "Eviction"}}, {"create"});
     sub("log", {{"group", ""}, {"version", "v1"}, {"kind", "Pod"}}, {"get"});
   }
   if (r.has_scale) {

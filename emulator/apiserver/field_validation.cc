@@ -165,6 +165,16 @@ const Schema* SchemaOf(const api::ResourceType& type) {
     }();
     return sc;
   }
+  if (type.group == "policy" && type.plural == "poddisruptionbudgets") {
+    static const Schema* pdb = [] {
+      Schema* t = Obj({"apiVersion", "kind", "status"});
+      t->fields["metadata"] = ObjectMeta();
+      t->fields["spec"] =
+          Obj({"minAvailable", "maxUnavailable", "selector", "unhealthyPodEvictionPolicy"});
+      return t;
+    }();
+    return pdb;
+  }
   if (!type.group.empty()) return Open();
   static const std::map<std::string, const Schema*> kCore = [] {
     std::map<std::string, const Schema*> m;

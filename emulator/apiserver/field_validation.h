@@ -4,7 +4,7 @@
 // Warn (the default) -> the fields are dropped and reported as warnings; Ignore -> dropped.
 // Schema knowledge: PyTorchJob (spec, replica specs, runPolicy, elasticPolicy, the pod
 // template's metadata, PodSpec and Container fields), Pod (ObjectMeta, PodSpec, Container),
-// and the top-level fields of the other core kinds. Deeper levels (probes, affinity, volumes'
+// the top-level fields of the other core kinds and StorageClass, and PodDisruptionBudget's spec. Deeper levels (probes, affinity, volumes'
 // sources, status) are not checked: unknown fields there are kept.
 // Thread safety: pure functions.
 #pragma once

@@ -44,13 +44,18 @@ Result<api::ListOptions> ListOptionsFrom(const Query& query) {
   return options;
 }
 
+// A custom resource's group (kubeflow.org): dotted, not Kubernetes' own (storage.k8s.io). Built-in
+// groups (core, autoscaling, policy, storage.k8s.io) take strategic merge patches.
+bool IsCustomGroup(const std::string& group) {
+  return group.find('.') != std::string::npos && group.find("k8s.io") == std::string::npos;
+}
+
 // The checks kube-apiserver makes between the decoded body and the URL.
 Status CheckIdentity(const api::ResourceType& type, Json& object, const ApiPath& path,
                      const std::string& body) {
   bool missing_kind =
       !object.contains("kind") || !object["kind"].is_string() || object["kind"] == "";
-  bool custom =
-      type.group.find('.') != std::string::npos && type.group.find("k8s.io") == std::string::npos;
+  bool custom = IsCustomGroup(type.group);
   if (missing_kind && custom) {
     // Custom resources decode as unstructured objects, which must name their kind.
     return BadRequestError("Object 'Kind' is missing in '" + body.substr(0, 1024) + "'");
@@ -121,6 +126,7 @@ api::Subresource SubresourceOf(const ApiPath& path) {
 Result<HttpResponse> Router::Get(const HttpRequest& request, const ApiPath& path,
                                  const Query&) const {
   ASSIGN_OR_RETURN(Json object, store_.Get(*path.type, path.ns, path.name));
+  if (*path.type == api::PodDisruptionBudgets()) object = BudgetWithStatus(std::move(object));
   if (WantsTable(request.Header("accept"))) {
     return JsonResponse(200, ObjectToTable(*path.type, object, clock_.Now()), {});
   }
@@ -132,6 +138,9 @@ Result<HttpResponse> Router::List(const HttpRequest& request, const ApiPath& pat
   ASSIGN_OR_RETURN(api::ListOptions options, ListOptionsFrom(query));
   ASSIGN_OR_RETURN(Json list, store_.List(*path.type, path.ns, options));
   if (!list.contains("items") || !list["items"].is_array()) list["items"] = Json::array();
+  if (*path.type == api::PodDisruptionBudgets()) {
+    for (Json& item : list["items"]) item = BudgetWithStatus(std::move(item));
+  }
   if (WantsTable(request.Header("accept"))) {
     return JsonResponse(200, ListToTable(*path.type, list, clock_.Now()), {});
   }
@@ -225,7 +234,7 @@ Result<HttpResponse> Router::Patch(const HttpRequest& request, const ApiPath& pa
   content_type = content_type.substr(0, content_type.find(';'));
   while (!content_type.empty() && content_type.back() == ' ') content_type.pop_back();
   const api::ResourceType& type = *path.type;
-  bool custom = !type.group.empty() && type.group != "autoscaling";
+  bool custom = IsCustomGroup(type.group);
   api::PatchType patch_type;
   bool apply = false;
   if (content_type == "application/merge-patch+json") {
@@ -281,20 +290,17 @@ Result<HttpResponse> Router::Patch(const HttpRequest& request, const ApiPath& pa
       warnings);
 }
 
-Result<HttpResponse> Router::Delete(const HttpRequest& request, const ApiPath& path,
-                                    const Query& query) const {
+Result<api::DeleteOptions> DeleteOptionsFrom(const Json& body, const Query& query) {
   api::DeleteOptions options;
-  Json body = Json::object();
-  if (!request.body.empty()) {
-    try {
-      body = Json::parse(request.body);
-    } catch (const Json::exception& e) {
-      return BadRequestError(std::string("the body of the request is not a DeleteOptions: ") +
-                             e.what());
-    }
-    if (!body.is_object()) return BadRequestError("the body of the request is not a DeleteOptions");
+  const Json& policy_field =
+      body.contains("propagationPolicy") ? body["propagationPolicy"] : Json();
+  if (!policy_field.is_null() && !policy_field.is_string()) {
+    return BadRequestError("json: cannot unmarshal " + std::string(policy_field.type_name()) +
+                           " into Go struct field DeleteOptions.propagationPolicy of type "
+                           "v1.DeletionPropagation");
   }
-  options.propagation_policy = body.value("propagationPolicy", query.Get("propagationPolicy"));
+  options.propagation_policy =
+      policy_field.is_string() ? policy_field.get<std::string>() : query.Get("propagationPolicy");
   if (body.contains("orphanDependents") && body["orphanDependents"].is_boolean() &&
       options.propagation_policy.empty()) {
     options.propagation_policy = body["orphanDependents"].get<bool>() ? "Orphan" : "Background";
@@ -329,6 +335,22 @@ Result<HttpResponse> Router::Delete(const HttpRequest& request, const ApiPath& p
   if (body.contains("dryRun") && body["dryRun"].is_array()) {
     for (const auto& v : body["dryRun"]) options.dry_run = options.dry_run || v == "All";
   }
+  return options;
+}
+
+Result<HttpResponse> Router::Delete(const HttpRequest& request, const ApiPath& path,
+                                    const Query& query) const {
+  Json body = Json::object();
+  if (!request.body.empty()) {
+    try {
+      body = Json::parse(request.body);
+    } catch (const Json::exception& e) {
+      return BadRequestError(std::string("the body of the request is not a DeleteOptions: ") +
+                             e.what());
+    }
+    if (!body.is_object()) return BadRequestError("the body of the request is not a DeleteOptions");
+  }
+  ASSIGN_OR_RETURN(api::DeleteOptions options, DeleteOptionsFrom(body, query));
   ASSIGN_OR_RETURN(Json result, store_.Delete(*path.type, path.ns, path.name, options));
   return JsonResponse(200, result, {});
 }

@@ -21,7 +21,13 @@ std::string RenderKubeconfig(const KubeconfigOptions& o) {
   out += "contexts:\n- name: " + q(o.name) + "\n  context:\n    cluster: " + q(o.name) +
          "\n    user: " + q(o.name) + "\n    namespace: " + q(o.ns) + "\n";
   out += "current-context: " + q(o.name) + "\nusers:\n- name: " + q(o.name) + "\n  user:";
-  out += o.token.empty() ? " {}\n" : "\n    token: " + q(o.token) + "\n";
+  std::string user;
+  if (o.server.rfind("https://", 0) == 0 && !o.client_certificate_pem.empty()) {
+    user += "    client-certificate-data: " + api::EncodeBase64(o.client_certificate_pem) + "\n" +
+            "    client-key-data: " + api::EncodeBase64(o.client_key_pem) + "\n";
+  }
+  if (!o.token.empty()) user += "    token: " + q(o.token) + "\n";
+  out += user.empty() ? " {}\n" : "\n" + user;
   return out;
 }
 

@@ -184,9 +184,10 @@ Result<ApiPath> ParseTarget(std::string_view target, Query* query) {
   if (type == nullptr || type->version != version) return UnknownPathError();
   if (!out.ns.empty() && !type->namespaced) return UnknownPathError();
   if (!out.subresource.empty()) {
-    bool known = (out.subresource == "status" && type->has_status) ||
-                 (out.subresource == "scale" && type->has_scale) ||
-                 (out.subresource == "log" && type->plural == "pods");
+    bool known =
+        (out.subresource == "status" && type->has_status) ||
+        (out.subresource == "scale" && type->has_scale) ||
+        ((out.subresource == "log" || out.subresource == "eviction") && type->plural == "pods");
     if (!known) return UnknownPathError();
   }
   if (!out.ns.empty()) RETURN_IF_ERROR(ValidatePathSegment(out.ns, "namespace"));

@@ -48,7 +48,7 @@ struct ApiPath {
   std::string path;         // the decoded path without a trailing slash, "/" for the root
   std::string ns;           // "" = cluster-scoped or all namespaces
   std::string name;         // "" = the collection
-  std::string subresource;  // "", "status", "scale", "log"
+  std::string subresource;  // "", "status", "scale", "log", "eviction"
 };
 
 // Parses the path part of `target` (the query is split off into *query). Unknown resources

@@ -107,6 +107,7 @@ Result<HttpResponse> Router::RouteResource(const HttpRequest& request, const Api
     return Logs(path, query);
   }
   if (path.subresource == "scale") return Scale(request, path, query);
+  if (path.subresource == "eviction") return Evict(request, path, query);
   if (path.name.empty()) {
     if (m == "GET" || m == "HEAD") {
       ASSIGN_OR_RETURN(bool watch, query.GetBool("watch"));

@@ -1,14 +1,16 @@
 // Router: the pure heart of the API server (no sockets: the session layer around it is thin).
 // Route() turns one HttpRequest into one HttpResponse over the Store: authentication, path
 // parsing, discovery/OpenAPI/version, and get/list/watch/create/update/patch/delete/
-// deletecollection on every resource type of api::AllResources() with their status, scale and
-// log subresources, Table output, dryRun, fieldValidation and kube-apiserver's Status errors
-// (apiserver.h lists the deviations). Watches and log follows come back as a response whose
+// deletecollection on every resource type of api::AllResources() with their status, scale, log
+// and eviction subresources, Table output, dryRun, fieldValidation and kube-apiserver's Status
+// errors (apiserver.h lists the deviations). Watches and log follows come back as a response whose
 // `stream` the session sends chunked.
 // Thread safety: Route() is const and may run on several threads at once (the Store and
 // PodLogs are thread-safe).
 #pragma once
 
+#include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,13 @@ struct RouterOptions {
 HttpResponse ErrorResponse(const Status& status);
 // `Warning: 299 - "<text>"` header value.
 std::string WarningHeader(const std::string& text);
+// The Scale's spec.replicas of a pytorchjob (its CRD's specReplicasPath,
+// .spec.pytorchReplicaSpecs.Worker.replicas; 0 when unset).
+std::int64_t ScaleSpecReplicas(const Json& job);
+// A DELETE's options from its body (a JSON object, {} when none) and query: propagationPolicy
+// (422 naming it when unknown), gracePeriodSeconds, preconditions, dryRun. Also the
+// deleteOptions of an Eviction.
+Result<api::DeleteOptions> DeleteOptionsFrom(const Json& body, const Query& query);
 
 class Router {
  public:
@@ -61,12 +70,22 @@ class Router {
   // The autoscaling/v1 Scale subresource of pytorchjobs.
   Result<HttpResponse> Scale(const HttpRequest& request, const ApiPath& path,
                              const Query& query) const;
+  // POST pods/{name}/eviction: a policy/v1 (or v1beta1) Eviction, checked against the pod's
+  // PodDisruptionBudgets (api::CheckEviction), then the pod deleted with its deleteOptions.
+  Result<HttpResponse> Evict(const HttpRequest& request, const ApiPath& path,
+                             const Query& query) const;
+  // A PodDisruptionBudget as served: its status computed from the store's pods
+  // (api::DisruptionStatus).
+  Json BudgetWithStatus(Json pdb) const;
   bool Authorized(const HttpRequest& request, const std::string& path) const;
 
   store::Store& store_;
   api::PodLogs* logs_;
   RouterOptions options_;
   const Clock& clock_;
+  // Evictions decide and delete one at a time, so two cannot both spend the last disruption
+  // (kube-apiserver serialises them through the budget's resourceVersion).
+  mutable std::mutex evictions_;
 };
 
 }  // namespace pjemu::apiserver

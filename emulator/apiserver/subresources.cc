@@ -17,7 +17,6 @@ Json ScaleOf(const Json& job) {
   for (const char* k : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
     if (meta.contains(k)) scale_meta[k] = meta[k];
   }
-  const Json& replicas = FieldAt(job, {"spec", "pytorchReplicaSpecs", "Worker", "replicas"});
   const Json& active = FieldAt(job, {"status", "replicaStatuses", "Worker", "active"});
   const Json& selector = FieldAt(job, {"status", "replicaStatuses", "Worker", "selector"});
   Json status = {{"replicas", active.is_number_integer() ? active.get<std::int64_t>() : 0}};
@@ -25,7 +24,7 @@ Json ScaleOf(const Json& job) {
   return {{"kind", "Scale"},
           {"apiVersion", "autoscaling/v1"},
           {"metadata", scale_meta},
-          {"spec", {{"replicas", replicas.is_number_integer() ? replicas.get<std::int64_t>() : 0}}},
+          {"spec", {{"replicas", ScaleSpecReplicas(job)}}},
           {"status", status}};
 }
 
@@ -45,6 +44,11 @@ Status InvalidLogOption(const std::string& name, const std::string& field,
 }
 
 }  // namespace
+
+std::int64_t ScaleSpecReplicas(const Json& job) {
+  const Json& replicas = FieldAt(job, {"spec", "pytorchReplicaSpecs", "Worker", "replicas"});
+  return replicas.is_number_integer() ? replicas.get<std::int64_t>() : 0;
+}
 
 Result<HttpResponse> Router::Scale(const HttpRequest& request, const ApiPath& path,
                                    const Query& query) const {

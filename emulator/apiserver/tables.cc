@@ -118,6 +118,18 @@ std::string StorageClassName(const Json& sc) {
   return api::IsDefaultStorageClass(sc) ? name + " (default)" : name;
 }
 
+// The PodDisruptionBudget printer: an IntOrString or "N/A", and the computed disruptions.
+std::vector<Json> BudgetCells(const Json& pdb, Time now) {
+  auto int_or_string = [](const Json& v) {
+    return v.is_null() ? std::string("N/A") : v.is_string() ? v.get<std::string>() : v.dump();
+  };
+  const Json& spec = Field(pdb, "spec");
+  const Json& allowed = Field(Field(pdb, "status"), "disruptionsAllowed");
+  return {int_or_string(Field(spec, "minAvailable")), int_or_string(Field(spec, "maxUnavailable")),
+          allowed.is_number_integer() ? allowed.get<std::int64_t>() : 0,
+          Age(Str(Field(pdb, "metadata"), "creationTimestamp"), now)};
+}
+
 struct TypedTable {
   const char* group;
   const char* plural;
@@ -170,6 +182,14 @@ const std::vector<TypedTable>& TypedTables() {
         {"AllowVolumeExpansion", "string", "", 0, "allowVolumeExpansion shows expansion."},
         {"Age", "string", "", 0, kAgeDoc}},
        StorageClassCells},
+      {"policy",
+       "poddisruptionbudgets",
+       {{"Min Available", "string", "", 0, "The minimum number of pods that must be available."},
+        {"Max Unavailable", "string", "", 0, "The maximum number of pods that may be unavailable."},
+        {"Allowed Disruptions", "integer", "", 0,
+         "Calculated number of pods that may be disrupted at this time."},
+        {"Age", "string", "", 0, kAgeDoc}},
+       BudgetCells},
   };
   return kTables;
 }

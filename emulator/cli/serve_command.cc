@@ -1,8 +1,9 @@
 // `pjemu serve [--port N] [--address A] [--kubeconfig F] [--dataset-dir D] [--gpus N] [--token T]
-// [--image-map F] [--output-dir D] [--data-dir D]`: the embedded cluster plus its Kubernetes API
-// server, until SIGINT/SIGTERM (with --data-dir it resumes from D: emulator/persist/README.md).
-// Writes a kubeconfig so that `KUBECONFIG=F kubectl ...` (and pjemu's own
-// kubectl-like commands) reach it; stops every process it started before exiting.
+// [--insecure-http] [--image-map F] [--output-dir D] [--data-dir D]`: the embedded cluster plus
+// its Kubernetes API server, until SIGINT/SIGTERM (with --data-dir it resumes from D:
+// emulator/persist/README.md). HTTPS by default, with a CA made at the first start (kept in
+// D/pki with --data-dir); writes a kubeconfig carrying that CA so that `KUBECONFIG=F kubectl
+// ...` (and pjemu's own kubectl-like commands) reach it; stops every process it started.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -59,12 +60,15 @@ int RunServe(ServeFlags flags) {
   }
   std::filesystem::permissions(kubeconfig, std::filesystem::perms::owner_read |
                                                std::filesystem::perms::owner_write, ec);
-  std::string scheme = flags.cluster.token.empty() ? "http" : "https";
+  std::string scheme = flags.cluster.insecure_http ? "http" : "https";
   std::cout << fmt::format("pjemu: serving the Kubernetes API on {}://{}:{}\n", scheme,
                            flags.cluster.address, cluster.api_port())
             << "kubeconfig: " << kubeconfig << "\n"
-            << "  KUBECONFIG=" << kubeconfig << " kubectl get pytorchjobs -A\n"
-            << "pod logs and trainer output: " << cluster.state_dir() << "\n"
+            << "  KUBECONFIG=" << kubeconfig << " kubectl get pytorchjobs -A\n";
+  if (!flags.cluster.insecure_http && !flags.cluster.data_dir.empty()) {
+    std::cout << "CA: " << flags.cluster.data_dir << "/pki/ca.crt (kept across restarts)\n";
+  }
+  std::cout << "pod logs and trainer output: " << cluster.state_dir() << "\n"
             << "Press Ctrl-C to stop (every pod process is stopped with it).\n";
   std::cout.flush();
   while (StopSignal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -88,6 +92,9 @@ void SetupServe(CLI::App& command, int& exit_code) {
                      "write the kubeconfig here (default ~/.pjemu/kubeconfig)");
   command.add_option("--token", flags->cluster.token,
                      "require this bearer token (ClusterOptions::token; serves https)");
+  command.add_flag("--insecure-http", flags->cluster.insecure_http,
+                   "serve plain HTTP instead of HTTPS (ClusterOptions::insecure_http; not with "
+                   "--token)");
   command.add_option("--gpus", flags->cluster.gpus, "GPUs of the node (ClusterOptions::gpus)");
   command.add_option("--dataset-dir", flags->cluster.dataset_dir,
                      "FashionMNIST directory for mapped trainer images (ClusterOptions::dataset_dir)");

@@ -282,7 +282,8 @@ Status Cluster::StartApiServer() {
   ao.address = options_.address;
   ao.port = static_cast<std::uint16_t>(options_.port);
   ao.token = options_.token;
-  ao.tls = !options_.token.empty();
+  ao.tls = !options_.insecure_http;
+  if (!options_.data_dir.empty()) ao.pki_dir = options_.data_dir + "/pki";
   ao.clock = p->clock.get();
   ui::ConsoleOptions co;
   co.metrics_path = [this](const Json& pod) { return MetricsPath(pod); };
@@ -398,7 +399,8 @@ const std::string& Cluster::state_dir() const { return state_dir_; }
 int Cluster::api_port() const { return parts_ && parts_->api ? parts_->api->port() : 0; }
 
 std::string Cluster::Kubeconfig() const {
-  return parts_ && parts_->api ? parts_->api->Kubeconfig() : std::string();
+  return parts_ && parts_->api ? parts_->api->Kubeconfig("default", /*trust_certificate=*/true)
+                               : std::string();
 }
 
 // One container of a replica against the image map, the way the kubelet will resolve it.

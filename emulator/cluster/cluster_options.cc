@@ -13,6 +13,11 @@ Status ClusterOptions::Validate() const {
     return invalid("port: must be in 0..65535, got " + std::to_string(port));
   }
   if (!api_server && !token.empty()) return invalid("token: needs the API server (serve)");
+  if (insecure_http && !token.empty()) {
+    return invalid(
+        "token: a bearer token needs https (kubectl sends tokens only over TLS); "
+        "drop insecure_http (--insecure-http)");
+  }
   if (api_server && address.empty()) return invalid("address: must not be empty");
   if (clock == ClockKind::kVirtual && processes == ProcessKind::kReal) {
     return invalid("processes: real processes need the real clock");

@@ -90,6 +90,10 @@ struct ClusterOptions {
   std::string address = "127.0.0.1";  // `--address`
   int port = 6443;                    // `--port`; 0 picks a free one
   std::string token;                  // `--token`; "" = no authentication
+  // `--insecure-http`: plain HTTP instead of HTTPS. By default the API server speaks HTTPS with
+  // a certificate signed by a CA made at the first start (kept in <data_dir>/pki with
+  // --data-dir), and the kubeconfig carries the CA.
+  bool insecure_http = false;
   std::uint64_t seed = 1;             // uids, generateName suffixes
 
   ClientWrapper wrap_client;
@@ -97,8 +101,8 @@ struct ClusterOptions {
   ImagePullerWrapper wrap_images;
 
   // kInvalid naming the offending field (gpus < -1, port out of range, token without API
-  // server, empty node name, non-positive backoff scale or max_pods, a virtual clock with real
-  // processes or a loop on its own thread).
+  // server or with insecure_http, empty node name, non-positive backoff scale or max_pods, a
+  // virtual clock with real processes or a loop on its own thread).
   Status Validate() const;
 };
 

@@ -38,11 +38,17 @@ TEST_CASE("the PyTorchJob row admits through the operator's webhook", "[api]") {
 }
 
 TEST_CASE("no other served type has an admission", "[api]") {
-  // Pods (volumes), ConfigMaps, Secrets, PVCs, PVs and StorageClasses carry the API server's
-  // own admission: config_validation_test.cc and pod_validation_test.cc.
-  const std::vector<const ResourceType*> admitted = {
-      &PyTorchJobs(),       &Pods(),          &ConfigMaps(), &Secrets(), &PersistentVolumeClaims(),
-      &PersistentVolumes(), &StorageClasses()};
+  // Pods (volumes), ConfigMaps, Secrets, PVCs, PVs, StorageClasses and PodDisruptionBudgets
+  // carry the API server's own admission: config_validation_test.cc, pod_validation_test.cc and
+  // disruption_test.cc.
+  const std::vector<const ResourceType*> admitted = {&PyTorchJobs(),
+                                                     &Pods(),
+                                                     &ConfigMaps(),
+                                                     &Secrets(),
+                                                     &PersistentVolumeClaims(),
+                                                     &PersistentVolumes(),
+                                                     &StorageClasses(),
+                                                     &PodDisruptionBudgets()};
   for (const ResourceType& type : AllResources()) {
     if (std::find(admitted.begin(), admitted.end(), &type) != admitted.end()) {
       CHECK(type.admission.validator != nullptr);

@@ -21,6 +21,9 @@ TEST_CASE("classic discovery lists the core and kubeflow.org group versions", "[
   CHECK(apis["kind"] == "APIGroupList");
   bool kubeflow = false;
   for (const auto& g : apis["groups"]) {
+    if (g["name"] == "policy") {
+      CHECK(g["preferredVersion"]["groupVersion"] == "policy/v1");
+    }
     if (g["name"] == "kubeflow.org") {
       kubeflow = true;
       CHECK(g["preferredVersion"]["groupVersion"] == "kubeflow.org/v1");
@@ -36,6 +39,11 @@ TEST_CASE("classic discovery lists the core and kubeflow.org group versions", "[
   CHECK(by_name["pods"]["shortNames"] == Json({"po"}));
   CHECK(by_name["pods"]["namespaced"] == true);
   CHECK(by_name["pods/log"]["verbs"] == Json({"get"}));
+  // kubectl drain finds the eviction subresource here (group and version set, kind Eviction).
+  CHECK(by_name["pods/eviction"]["kind"] == "Eviction");
+  CHECK(by_name["pods/eviction"]["group"] == "policy");
+  CHECK(by_name["pods/eviction"]["version"] == "v1");
+  CHECK(by_name["pods/eviction"]["verbs"] == Json({"create"}));
   CHECK(by_name["namespaces"]["namespaced"] == false);
   CHECK(by_name.count("events"));
   CHECK(by_name.count("services"));

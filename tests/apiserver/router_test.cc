@@ -336,5 +336,84 @@ TEST_CASE("Table output for pytorchjobs shows the last condition as State", "[ap
   CHECK(one["rows"].size() == 1);
 }
 
+TEST_CASE("pods/eviction honours a PodDisruptionBudget: 429, then the pod deleted",
+          "[apiserver][eviction]") {
+  RouterFixture f;
+  REQUIRE(f.store.Create(api::Pods(), "default", PodJson("p")).ok());
+  Json ready = {
+      {"status",
+       {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+  REQUIRE(f.store
+              .Patch(api::Pods(), "default", "p", api::PatchType::kMerge, ready,
+                     api::Subresource::kStatus, {})
+              .ok());
+  Json pdb = {{"apiVersion", "policy/v1"},
+              {"kind", "PodDisruptionBudget"},
+              {"metadata", {{"name", "keep"}}},
+              {"spec",
+               {{"minAvailable", 1},
+                {"selector", {{"matchLabels", {{"training.kubeflow.org/job-name", "mnist"}}}}}}}};
+  auto created =
+      f.Do("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets", pdb.dump());
+  REQUIRE(created.status == 201);
+  Json got = RouterFixture::Body(
+      f.Do("GET", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/keep"));
+  CHECK(got["status"]["currentHealthy"] == 1);
+  CHECK(got["status"]["disruptionsAllowed"] == 0);
+
+  const std::string url = "/api/v1/namespaces/default/pods/p/eviction";
+  Json eviction = {{"apiVersion", "policy/v1beta1"},  // kubectl 1.20's
+                   {"kind", "Eviction"},
+                   {"metadata", {{"name", "p"}, {"namespace", "default"}}}};
+  auto refused = f.Do("POST", url, eviction.dump());
+  CHECK(refused.status == 429);
+  Json status = RouterFixture::Body(refused);
+  CHECK(status["reason"] == "TooManyRequests");
+  CHECK(status["message"] == "Cannot evict pod as it would violate the pod's disruption budget.");
+  CHECK(status["details"]["causes"][0]["reason"] == "DisruptionBudget");
+  CHECK(f.store.Get(api::Pods(), "default", "p").ok());
+
+  Json wrong = eviction;
+  wrong["metadata"]["name"] = "q";
+  auto mismatch = f.Do("POST", url, wrong.dump());
+  CHECK(mismatch.status == 400);
+  CHECK(RouterFixture::Body(mismatch)["message"] ==
+        "name in URL does not match name in Eviction object");
+  CHECK(f.Do("POST", url, R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}})").status ==
+        400);
+  CHECK(f.Do("GET", url).status == 405);
+  Json bad_options = eviction;
+  bad_options["deleteOptions"] = {{"propagationPolicy", 5}};
+  auto undecodable = f.Do("POST", url, bad_options.dump());
+  CHECK(undecodable.status == 400);
+  CHECK_THAT(RouterFixture::Body(undecodable)["message"].get<std::string>(),
+             Catch::Contains("DeleteOptions.propagationPolicy"));
+
+  auto patched =
+      f.Do("PATCH", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/keep",
+           R"({"spec":{"minAvailable":0}})", {{"content-type", "application/merge-patch+json"}});
+  REQUIRE(patched.status == 200);
+  eviction["apiVersion"] = "policy/v1";
+  eviction["deleteOptions"] = {{"gracePeriodSeconds", 0}};
+  auto allowed = f.Do("POST", url, eviction.dump());
+  CHECK(allowed.status == 201);
+  CHECK(RouterFixture::Body(allowed)["status"] == "Success");
+  CHECK(f.store.Get(api::Pods(), "default", "p").status().code() == Code::kNotFound);
+  CHECK(f.Do("POST", url, eviction.dump()).status == 404);
+}
+
+TEST_CASE("a PodDisruptionBudget with both minAvailable and maxUnavailable is refused",
+          "[apiserver][eviction]") {
+  RouterFixture f;
+  Json pdb = {{"apiVersion", "policy/v1"},
+              {"kind", "PodDisruptionBudget"},
+              {"metadata", {{"name", "both"}}},
+              {"spec", {{"minAvailable", 1}, {"maxUnavailable", 1}}}};
+  auto r = f.Do("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets", pdb.dump());
+  CHECK(r.status == 422);
+  CHECK_THAT(RouterFixture::Body(r)["message"].get<std::string>(),
+             Catch::Contains("minAvailable and maxUnavailable cannot be both set"));
+}
+
 }  // namespace
 }  // namespace pjemu::apiserver

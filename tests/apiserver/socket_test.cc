@@ -1,5 +1,6 @@
 // The one test through real sockets on 127.0.0.1:0 (the others call the Router without
-// sockets): request/response, a chunked watch, the body limit, and HTTPS with a bearer token.
+// sockets): request/response, a chunked watch, the body limit, HTTPS with a bearer token, and
+// the CA kept in pki_dir.
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
@@ -156,6 +157,51 @@ TEST_CASE("https with a bearer token uses a generated certificate", "[apiserver]
   CHECK(Send(*authed, http::verb::get, "/api/v1/namespaces/default/pods", "", "s3cret")
             .result_int() == 200);
   server.Stop();
+}
+
+TEST_CASE("the CA is kept in pki_dir across restarts and signs each start's certificate",
+          "[apiserver]") {
+  testing::RouterFixture f;  // for its temporary folder
+  const std::string pki = (f.dir / "pki").string();
+  RealClock clock;
+  store::Store store(clock);
+  ApiServerOptions options;
+  options.tls = true;
+  options.pki_dir = pki;
+  std::string first;
+  {
+    ApiServer server(store, nullptr, options);
+    REQUIRE(server.Start().ok());
+    first = server.certificate_pem();
+    CHECK(server.url().rfind("https://127.0.0.1:", 0) == 0);
+    CHECK(server.Kubeconfig("default", true).find("insecure-skip-tls-verify") == std::string::npos);
+  }
+  CHECK(std::filesystem::exists(pki + "/ca.crt"));
+  CHECK((std::filesystem::status(pki + "/ca.key").permissions() &
+         (std::filesystem::perms::group_all | std::filesystem::perms::others_all)) ==
+        std::filesystem::perms::none);
+  ApiServer again(store, nullptr, options);
+  REQUIRE(again.Start().ok());
+  CHECK(again.certificate_pem() == first);
+  // A client trusting only that CA verifies the new serving certificate.
+  net::io_context ioc;
+  net::ssl::context ctx(net::ssl::context::tls_client);
+  ctx.add_certificate_authority(net::buffer(first));
+  ctx.set_verify_mode(net::ssl::verify_peer);
+  ctx.set_verify_callback(net::ssl::host_name_verification("127.0.0.1"));
+  beast::ssl_stream<beast::tcp_stream> stream(ioc, ctx);
+  beast::get_lowest_layer(stream).connect(
+      tcp::endpoint(net::ip::make_address("127.0.0.1"), again.port()));
+  stream.handshake(net::ssl::stream_base::client);
+  CHECK(Send(stream, http::verb::get, "/api/v1/namespaces/default/pods").result_int() == 200);
+  again.Stop();
+
+  // Half a CA is an error naming the missing file.
+  std::filesystem::remove(pki + "/ca.key");
+  ApiServer broken(store, nullptr, options);
+  Status started = broken.Start();
+  CHECK(started.code() == Code::kInvalid);
+  CHECK_THAT(started.message(), Catch::Contains(pki + "/ca.key: missing"));
 }
 
 }  // namespace

@@ -102,6 +102,19 @@ std::pair<std::vector<std::string>, Json> TableOf(const api::ResourceType& type,
   return {columns, table["rows"][0]["cells"]};
 }
 
+TEST_CASE("poddisruptionbudgets print kubectl's columns", "[apiserver]") {
+  using Names = std::vector<std::string>;
+  auto [cols, row] =
+      TableOf(api::PodDisruptionBudgets(), {{"metadata", {{"name", "keep"}}},
+                                            {"spec", {{"minAvailable", "50%"}}},
+                                            {"status", {{"disruptionsAllowed", 1}}}});
+  CHECK(cols == Names{"Name", "Min Available", "Max Unavailable", "Allowed Disruptions", "Age"});
+  CHECK(row == Json({"keep", "50%", "N/A", 1, "5s"}));
+  auto [cols2, unset] = TableOf(api::PodDisruptionBudgets(), {{"metadata", {{"name", "max"}}},
+                                                              {"spec", {{"maxUnavailable", 2}}}});
+  CHECK(unset == Json({"max", "N/A", "2", 0, "5s"}));
+}
+
 TEST_CASE("config and storage kinds print kubectl's columns", "[apiserver]") {
   using Names = std::vector<std::string>;
   auto [cm_cols, cm] = TableOf(

@@ -1,12 +1,14 @@
 // `pjemu serve --token` (https, the CA in the kubeconfig) reached by pjemu's own client over
 // TLS: get verified against the kubeconfig's certificate-authority-data, refused without the CA
 // or with a wrong token; `get -w` streaming rows over TLS; `wait` and `delete --wait` through
-// watches.
+// watches. And serve's default: https without a token, the CA kept in --data-dir across restarts,
+// plain http only with --insecure-http.
 #include <signal.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -131,6 +133,66 @@ TEST_CASE("the pjemu client speaks https to serve --token and watches over it", 
   serve.Signal(SIGTERM);
   CHECK(serve.Wait(30s) == 0);
   CHECK(ProcessesWithEnv("PJEMU_TEST_MARKER=" + marker).empty());
+}
+
+std::string CaOf(const std::string& kubeconfig) {
+  std::ifstream in(kubeconfig);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::smatch m;
+  std::string s = text.str();
+  if (std::regex_search(s, m, std::regex(R"(certificate-authority-data: (\S+))"))) return m[1];
+  return "";
+}
+
+// Starts serve with `args`, waits for its kubeconfig, runs `check`, stops it with SIGTERM.
+void WithServe(const std::vector<std::string>& args, const std::string& kubeconfig,
+               const std::function<void(CliProcess&)>& check) {
+  std::filesystem::remove(kubeconfig);
+  CliProcess serve(args);
+  REQUIRE(WaitFor([&] { return Contains(serve.Out(), "serving the Kubernetes API"); }, 30s));
+  INFO(serve.Out() << serve.Err());
+  check(serve);
+  serve.Signal(SIGTERM);
+  CHECK(serve.Wait(30s) == 0);
+}
+
+TEST_CASE("serve speaks https by default, keeps its CA in --data-dir, http only when asked",
+          "[cli][serve]") {
+  std::string dir = TempDir("serve-https-default");
+  std::string kubeconfig = dir + "/kubeconfig";
+  std::vector<std::string> args = {"serve",    "--port",     "0",          "--kubeconfig",
+                                   kubeconfig, "--data-dir", dir + "/data"};
+  std::string first_ca;
+  WithServe(args, kubeconfig, [&](CliProcess& serve) {
+    CHECK(Contains(serve.Out(), "serving the Kubernetes API on https://127.0.0.1:"));
+    CHECK(Contains(serve.Out(), "CA: " + dir + "/data/pki/ca.crt"));
+    first_ca = CaOf(kubeconfig);
+    CHECK_FALSE(first_ca.empty());
+    CliResult got = RunPjemu({"get", "pods", "-A", "--kubeconfig", kubeconfig}, 30s);
+    INFO(got.out << got.err);
+    CHECK(got.exit_code == 0);  // verified against the kubeconfig's CA, no token
+  });
+  CHECK(std::filesystem::exists(dir + "/data/pki/ca.key"));
+  CHECK((std::filesystem::status(dir + "/data/pki/ca.key").permissions() &
+         std::filesystem::perms::group_all) == std::filesystem::perms::none);
+  // A restart on the same data dir: the same CA, so kubeconfigs written before stay valid.
+  WithServe(args, kubeconfig, [&](CliProcess&) { CHECK(CaOf(kubeconfig) == first_ca); });
+  // Without --data-dir every start makes a fresh CA.
+  std::vector<std::string> fresh = {"serve", "--port", "0", "--kubeconfig", kubeconfig};
+  WithServe(fresh, kubeconfig, [&](CliProcess&) { CHECK(CaOf(kubeconfig) != first_ca); });
+  // --insecure-http: plain http, no CA in the kubeconfig.
+  fresh.push_back("--insecure-http");
+  WithServe(fresh, kubeconfig, [&](CliProcess& serve) {
+    CHECK(Contains(serve.Out(), "serving the Kubernetes API on http://127.0.0.1:"));
+    CHECK(CaOf(kubeconfig).empty());
+    CHECK(ServerOf(kubeconfig).rfind("http://", 0) == 0);
+    CliResult got = RunPjemu({"get", "pods", "-A", "--kubeconfig", kubeconfig}, 30s);
+    CHECK(got.exit_code == 0);
+  });
+  CliResult both = RunPjemu({"serve", "--port", "0", "--insecure-http", "--token", "t"}, 30s);
+  CHECK(both.exit_code == 2);
+  CHECK(Contains(both.err, "token: a bearer token needs https"));
 }
 
 }  // namespace

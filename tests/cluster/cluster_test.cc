@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "emulator/api/base64.h"
 #include "emulator/client/http_client.h"
 #include "emulator/faults/faulty_client.h"
 #include "emulator/faults/faulty_process_runner.h"
@@ -185,9 +186,19 @@ TEST_CASE("real clock, real processes, own loop thread, API server: HTTP clients
   cluster::Cluster c(o);
   REQUIRE(c.Start().ok());
   REQUIRE(c.api_port() > 0);
-  CHECK_THAT(c.Kubeconfig(), Catch::Contains("127.0.0.1:" + std::to_string(c.api_port())));
+  // HTTPS by default, the CA in the kubeconfig (certificate-authority-data) and nothing else.
+  std::string kubeconfig = c.Kubeconfig();
+  CHECK_THAT(kubeconfig, Catch::Contains("https://127.0.0.1:" + std::to_string(c.api_port())));
+  CHECK_THAT(kubeconfig, !Catch::Contains("insecure-skip-tls-verify"));
+  const std::string ca_key = "certificate-authority-data: ";
+  std::size_t at = kubeconfig.find(ca_key);
+  REQUIRE(at != std::string::npos);
+  at += ca_key.size();
+  auto ca = api::DecodeBase64(kubeconfig.substr(at, kubeconfig.find('\n', at) - at));
+  REQUIRE(ca.has_value());
   client::HttpClientOptions ho;
-  ho.server = "http://127.0.0.1:" + std::to_string(c.api_port());
+  ho.server = "https://127.0.0.1:" + std::to_string(c.api_port());
+  ho.ca_pem = *ca;
   client::HttpClient http(ho);
   REQUIRE(http.Create(api::Pods(), "default", Pod("p", "true")).ok());
   CHECK(WaitFor([&] { return PodPhase(http, "p") == "Succeeded"; }));

@@ -1,5 +1,6 @@
 // The crash test: client threads write (create, update, delete) configmaps and PyTorchJobs over
-// HTTP against a real `pjemu serve --data-dir D`, which is SIGKILLed at seeded points many times
+// plain HTTP (`--insecure-http`: this test is about durability) against a real
+// `pjemu serve --data-dir D`, which is SIGKILLed at seeded points many times
 // and restarted on the same D. After each restart every acknowledged write must be there with its
 // resourceVersion (deletes stay deleted), and a write that was in flight when the server died is
 // either wholly there or wholly absent. Kill points: after a seeded number of acknowledged
@@ -163,9 +164,9 @@ struct Server {
 
 Server StartServer(const std::string& data_dir) {
   Server s;
-  s.process = std::make_unique<testing::CliProcess>(std::vector<std::string>{
-      "serve", "--data-dir", data_dir, "--port", "0", "--gpus", "0", "--kubeconfig",
-      data_dir + "/../kubeconfig"});
+  s.process = std::make_unique<testing::CliProcess>(
+      std::vector<std::string>{"serve", "--insecure-http", "--data-dir", data_dir, "--port", "0",
+                               "--gpus", "0", "--kubeconfig", data_dir + "/../kubeconfig"});
   std::regex serving(R"(serving the Kubernetes API on (http://127\.0\.0\.1:\d+))");
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (std::chrono::steady_clock::now() < deadline) {
