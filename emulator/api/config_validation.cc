@@ -8,6 +8,7 @@
 #include "emulator/api/resource_quantity.h"
 #include "emulator/api/resources.h"
 #include "emulator/api/selector.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::api {
 namespace {
@@ -16,12 +17,6 @@ using Type = FieldError::Type;
 using Errors = std::vector<FieldError>;
 
 constexpr char kImmutableSet[] = "field is immutable when `immutable` is set";
-
-std::string Join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
 
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();

@@ -36,4 +36,8 @@ const Json& ObjectOr(const Json& j) {
   return j.is_object() ? j : kEmpty;
 }
 
+bool Deleting(const Json& object) {
+  return !FieldAt(object, {"metadata", "deletionTimestamp"}).is_null();
+}
+
 }  // namespace pjemu::api

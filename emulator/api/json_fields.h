@@ -26,5 +26,8 @@ std::optional<std::int64_t> OptInt(const Json& obj, const char* key);
 const Json& ArrayOr(const Json& j);
 // j when it is an object, else an empty object.
 const Json& ObjectOr(const Json& j);
+// True once metadata.deletionTimestamp is set: the object is being deleted (finalizers or a
+// grace period hold it).
+bool Deleting(const Json& object);
 
 }  // namespace pjemu::api

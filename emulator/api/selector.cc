@@ -5,18 +5,13 @@
 #include <set>
 
 #include "emulator/api/json_fields.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::api {
 
 // ---- Label requirements ----
 
 namespace {
-
-std::string Join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
 
 const char* OpText(LabelRequirement::Op op) {
   using Op = LabelRequirement::Op;

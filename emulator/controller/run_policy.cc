@@ -11,17 +11,13 @@
 
 namespace pjemu::controller {
 
+using api::Deleting, api::kDefaultContainerName, api::kReplicaIndexLabel, api::kReplicaTypeLabel;
 using api::Field, api::IsFinished, api::IsSuspended, api::Lower, api::OptInt, api::ReplicaSpec,
     api::ReplicaTypes, api::RestartPolicy, api::Str;
-using api::kDefaultContainerName, api::kReplicaIndexLabel, api::kReplicaTypeLabel;
 
 namespace {
 
 const Json& RunPolicyOf(const Json& job) { return Field(Field(job, "spec"), "runPolicy"); }
-
-bool Deleting(const Json& obj) {
-  return !Field(Field(obj, "metadata"), "deletionTimestamp").is_null();
-}
 
 std::optional<std::int64_t> IndexOf(const Json& obj) {
   const std::string s = Str(Field(Field(obj, "metadata"), "labels"), kReplicaIndexLabel);

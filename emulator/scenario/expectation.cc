@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "emulator/api/job_conditions.h"
+#include "emulator/common/strings.h"
 #include "emulator/scenario/expectation_kinds.h"
 
 namespace pjemu::scenario {
@@ -15,12 +16,6 @@ namespace {
 
 using K = Expectation::Kind;
 using internal::Judging;
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep = ", ") {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 bool Matches(const std::string& pattern, const std::string& text) {
   if (pattern.empty()) return true;
@@ -60,7 +55,7 @@ std::string LogTails(const Observed& ob, const std::string& job) {
 std::string Context(const Observed& ob, const std::string& key) {
   std::string out;
   auto it = ob.history.find(key);
-  out += "\n    conditions seen: " + (it == ob.history.end() ? "(none)" : Join(it->second));
+  out += "\n    conditions seen: " + (it == ob.history.end() ? "(none)" : Join(it->second, ", "));
   if (!ob.fault_log.empty()) out += "\n    faults: " + Join(ob.fault_log, "; ");
   out += LogTails(ob, key.substr(key.find('/') + 1));
   return out;
@@ -141,7 +136,7 @@ std::string CheckPodContainers(const Expectation& e, const Judging& j, const Jso
   if (e.terminated_reason &&
       std::find(terminated.begin(), terminated.end(), *e.terminated_reason) == terminated.end()) {
     return "expected pod " + e.pod + " to have a container terminated " + *e.terminated_reason +
-           ", got [" + Join(terminated) + "]" + Context(j.observed, j.key);
+           ", got [" + Join(terminated, ", ") + "]" + Context(j.observed, j.key);
   }
   if (e.restarts && facts.restarts != *e.restarts) {
     return "expected pod " + e.pod + " restarts " + std::to_string(*e.restarts) + ", got " +
@@ -215,8 +210,8 @@ std::string CheckConditionsSeen(const Expectation& e, const Judging& j) {
     if (i < e.seen.size() && s == e.seen[i]) ++i;
   }
   if (i == e.seen.size()) return "";
-  return "expected conditions in order [" + Join(e.seen) + "], saw [" + Join(seen) + "]" +
-         Context(j.observed, j.key);
+  return "expected conditions in order [" + Join(e.seen, ", ") + "], saw [" + Join(seen, ", ") +
+         "]" + Context(j.observed, j.key);
 }
 
 std::string CheckPod(const Expectation& e, const Judging& j) {
@@ -246,8 +241,8 @@ std::string CheckEvent(const Expectation& e, const Judging& j) {
   if (ok) return "";
   return "expected " +
          (e.count ? std::to_string(*e.count) : "at least " + std::to_string(e.min_count)) +
-         " event(s) " + e.reason + ", got " + std::to_string(n) + " (events: " + Join(reasons) +
-         ")";
+         " event(s) " + e.reason + ", got " + std::to_string(n) +
+         " (events: " + Join(reasons, ", ") + ")";
 }
 
 std::string CheckEnv(const Expectation& e, const Judging& j) {
@@ -346,7 +341,7 @@ std::string CheckPodCount(const Expectation& e, const Judging& j) {
   if (static_cast<int>(names.size()) == *e.count) return "";
   return "expected " + std::to_string(*e.count) + " pod(s)" +
          (e.selector.empty() ? "" : " matching " + e.selector) + ", got " +
-         std::to_string(names.size()) + " [" + Join(names) + "]";
+         std::to_string(names.size()) + " [" + Join(names, ", ") + "]";
 }
 
 }  // namespace internal
@@ -379,7 +374,7 @@ std::vector<std::string> CheckProcessesLeft(const Scenario& sc, const Observed& 
     }
     if (!ob.survivors.empty()) {
       failures.push_back(where + "expected no process left behind, process groups " +
-                         Join(ob.survivors) + " outlived the cluster");
+                         Join(ob.survivors, ", ") + " outlived the cluster");
     }
   }
   return failures;

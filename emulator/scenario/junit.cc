@@ -26,7 +26,8 @@ std::string XmlEscape(std::string_view text) {
 
 namespace {
 
-std::string Join(const std::vector<std::string>& lines) {
+// Each line followed by a newline.
+std::string Lines(const std::vector<std::string>& lines) {
   std::string out;
   for (const std::string& l : lines) out += l + "\n";
   return out;
@@ -50,11 +51,11 @@ std::string RenderJunit(const std::vector<ScenarioResult>& results) {
       ++failures;
       const std::string first = r.report.failures.empty() ? "failed" : r.report.failures.front();
       cases += fmt::format("      <failure message=\"{}\">{}</failure>\n", XmlEscape(first),
-                           XmlEscape(Join(r.report.failures)));
+                           XmlEscape(Lines(r.report.failures)));
     }
     if (r.setup.ok()) {
       cases += fmt::format("      <system-out>{}</system-out>\n",
-                           XmlEscape(Join(r.report.timeline)));
+                           XmlEscape(Lines(r.report.timeline)));
     }
     cases += "    </testcase>\n";
   }

@@ -10,6 +10,7 @@
 namespace pjemu::storage {
 namespace {
 
+using api::Deleting;
 using api::Field;
 using api::FieldAt;
 using api::Str;
@@ -38,10 +39,6 @@ bool ReservedFor(const Json& volume, const Json& claim) {
   if (Str(ref, "name") != Str(meta, "name") || Str(ref, "namespace") != Str(meta, "namespace"))
     return false;
   return Str(ref, "uid").empty() || Str(ref, "uid") == Str(meta, "uid");
-}
-
-bool Deleting(const Json& object) {
-  return FieldAt(object, {"metadata", "deletionTimestamp"}).is_string();
 }
 
 }  // namespace

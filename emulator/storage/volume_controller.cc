@@ -14,6 +14,7 @@
 namespace pjemu::storage {
 namespace {
 
+using api::Deleting;
 using api::Field;
 using api::FieldAt;
 using api::Str;
@@ -28,9 +29,6 @@ std::string ObjectKey(const Json& object) {
 }
 
 std::string Uid(const Json& object) { return Str(Field(object, "metadata"), "uid"); }
-bool Deleting(const Json& object) {
-  return FieldAt(object, {"metadata", "deletionTimestamp"}).is_string();
-}
 
 client::InformerOptions Named(const std::string& name) {
   client::InformerOptions options;

@@ -5,15 +5,10 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/selector.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::store {
 namespace {
-
-std::string Join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
 
 // Go's %#v for the values we report: quoted strings, JSON for the rest.
 // Invalid UTF-8 (a hostile name) is replaced, not thrown: found by fuzz_router.
