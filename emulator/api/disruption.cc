@@ -198,8 +198,8 @@ Json DisruptionStatus(const Json& pdb, const std::vector<Json>& pods, const Cont
   if (Field(old, "disruptedPods").is_object()) status["disruptedPods"] = old["disruptedPods"];
   auto health = ExpectedHealth(Field(pdb, "spec"), selected, scale);
   if (!health.ok()) {
-    status["conditions"] = {
-        Condition(old, "False", "SyncFailed", health.status().message(), generation, now)};
+    status["conditions"] = Json::array(
+        {Condition(old, "False", "SyncFailed", health.status().message(), generation, now)});
     return status;
   }
   std::int64_t allowed = healthy - health->desired;
@@ -207,16 +207,15 @@ Json DisruptionStatus(const Json& pdb, const std::vector<Json>& pods, const Cont
   status["disruptionsAllowed"] = allowed;
   status["desiredHealthy"] = health->desired;
   status["expectedPods"] = health->expected;
-  status["conditions"] = {allowed > 0
-                              ? Condition(old, "True", "SufficientPods", "", generation, now)
-                              : Condition(old, "False", "InsufficientPods", "", generation, now)};
+  status["conditions"] =
+      Json::array({allowed > 0 ? Condition(old, "True", "SufficientPods", "", generation, now)
+                               : Condition(old, "False", "InsufficientPods", "", generation, now)});
   return status;
 }
 
 Status CheckEviction(const Json& pod, const std::vector<Json>& budgets) {
   const std::string phase = PodPhase(pod);
-  if (phase == "Succeeded" || phase == "Failed" || phase == "Pending" ||
-      !FieldAt(pod, {"metadata", "deletionTimestamp"}).is_null()) {
+  if (phase == "Succeeded" || phase == "Failed" || phase == "Pending" || Deleting(pod)) {
     return Status::Ok();  // canIgnorePDB
   }
   ASSIGN_OR_RETURN(const Json* pdb, BudgetOf(pod, budgets));
