@@ -1,7 +1,8 @@
 # What makes a build cheaper, each step measured (README "Build times"):
 #   PJEMU_PCH    precompiled headers: the standard headers, nlohmann and fmt that nearly every
 #                file includes, Catch2 for the tests, CLI11 for the commands, LibTorch for the
-#                trainer. One header set, compiled once, reused by every target of its group.
+#                trainer's files that include it (trainer/CMakeLists.txt). One header set,
+#                compiled once, reused by every target of its group.
 #   PJEMU_UNITY  unity build of the emulator's libraries: the sources of a target compiled a
 #                few at a time as one file. Cheaper from scratch, dearer after touching one .cc
 #                (its whole batch rebuilds): on for CI's throwaway sanitizer builds, off for a
@@ -10,8 +11,7 @@
 #                `bt` and stepping by line, no local variables; a quarter of a compile at -O2
 #                (measured per file, README "Build times"). full: -g, for a debugging session.
 #   ccache       used when it is on PATH (and no launcher was given).
-#   lld          linked with ld.lld when it is there (Debian's lld): the test binaries link
-#                faster than with ld.bfd.
+#   lld          every link with ld.lld when it is there (Debian's lld, installed by setup).
 option(PJEMU_PCH "Precompile the headers most sources include" ON)
 option(PJEMU_UNITY "Unity build (batches of sources compiled as one file)" OFF)
 set(PJEMU_UNITY_BATCH 6 CACHE STRING "Sources per unity batch")
