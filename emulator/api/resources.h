@@ -46,6 +46,12 @@ struct ResourceType {
   std::string PluralGroup() const { return group.empty() ? plural : plural + "." + group; }
   // "PodList".
   std::string ListKind() const { return kind + "List"; }
+  // A custom resource (kubeflow.org, defined by a CRD on a cluster): its group is dotted and not
+  // one of Kubernetes' own (core, policy, storage.k8s.io...). Custom resources decode as
+  // unstructured objects and take no strategic merge patch.
+  bool IsCustom() const {
+    return group.find('.') != std::string::npos && group.find("k8s.io") == std::string::npos;
+  }
   bool operator==(const ResourceType& o) const { return group == o.group && plural == o.plural; }
 };
 

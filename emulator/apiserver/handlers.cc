@@ -44,18 +44,12 @@ Result<api::ListOptions> ListOptionsFrom(const Query& query) {
   return options;
 }
 
-// A custom resource's group (kubeflow.org): dotted, not Kubernetes' own (storage.k8s.io). Built-in
-// groups (core, autoscaling, policy, storage.k8s.io) take strategic merge patches.
-bool IsCustomGroup(const std::string& group) {
-  return group.find('.') != std::string::npos && group.find("k8s.io") == std::string::npos;
-}
-
 // The checks kube-apiserver makes between the decoded body and the URL.
 Status CheckIdentity(const api::ResourceType& type, Json& object, const ApiPath& path,
                      const std::string& body) {
   bool missing_kind =
       !object.contains("kind") || !object["kind"].is_string() || object["kind"] == "";
-  bool custom = IsCustomGroup(type.group);
+  bool custom = type.IsCustom();
   if (missing_kind && custom) {
     // Custom resources decode as unstructured objects, which must name their kind.
     return BadRequestError("Object 'Kind' is missing in '" + body.substr(0, 1024) + "'");
@@ -234,7 +228,7 @@ Result<HttpResponse> Router::Patch(const HttpRequest& request, const ApiPath& pa
   content_type = content_type.substr(0, content_type.find(';'));
   while (!content_type.empty() && content_type.back() == ' ') content_type.pop_back();
   const api::ResourceType& type = *path.type;
-  bool custom = IsCustomGroup(type.group);
+  bool custom = type.IsCustom();
   api::PatchType patch_type;
   bool apply = false;
   if (content_type == "application/merge-patch+json") {

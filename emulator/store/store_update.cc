@@ -24,8 +24,6 @@ std::string CleanMessage(const std::string& what) {
   return close == std::string::npos ? what : what.substr(close + 2);
 }
 
-bool IsCustomResource(TypeRef type) { return type->group == "kubeflow.org"; }
-
 }  // namespace
 
 Result<Json> Store::Impl::UpdateLocked(TypeRef type, std::string_view ns, Json object,
@@ -49,7 +47,7 @@ Result<Json> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, std::st
   Json doc = *old;
   switch (patch_type) {
     case api::PatchType::kStrategicMerge:
-      if (IsCustomResource(type)) {
+      if (type->IsCustom()) {
         return Status(Code::kUnsupportedMediaType,
                       "the body of the request was in an unknown format - accepted media types "
                       "include: application/json-patch+json, application/merge-patch+json, "
