@@ -39,12 +39,15 @@ std::string FindKubeconfig(const std::string& flag) {
   return "";
 }
 
+// The field of the list item with that name; an undefined node (false) when there is none.
 YAML::Node Named(const YAML::Node& list, const std::string& name, const char* field) {
-  if (!list || !list.IsSequence()) return YAML::Node();
+  const YAML::Node empty;
+  const YAML::Node none = empty["none"];  // a missing key of a const node: undefined
+  if (!list || !list.IsSequence()) return none;
   for (const auto& item : list) {
     if (item["name"] && item["name"].as<std::string>() == name) return item[field];
   }
-  return YAML::Node();
+  return none;
 }
 
 // Standard base64 (a kubeconfig's *-data fields), whitespace ignored; nullopt when malformed.
@@ -74,6 +77,69 @@ Status ReadClusterTls(const YAML::Node& cluster, const std::string& path,
   return Status::Ok();
 }
 
+// A kubeconfig credential given inline (FIELD-data, base64) or as a file (FIELD, relative to the
+// kubeconfig's folder); "" when neither is set.
+Result<std::string> ReadCredential(const YAML::Node& node, const std::string& field,
+                                   const std::string& path) {
+  if (node[field + "-data"]) {
+    auto pem = DecodeDataField(node[field + "-data"].as<std::string>());
+    if (!pem) return Status(Code::kInvalid, path + ": " + field + "-data is not base64");
+    return *pem;
+  }
+  if (!node[field]) return std::string();
+  std::filesystem::path file = node[field].as<std::string>();
+  if (file.is_relative()) file = std::filesystem::path(path).parent_path() / file;
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) return Status(Code::kInvalid, path + ": cannot read " + field + " " + file.string());
+  return text.str();
+}
+
+// The user entry's credentials: token, client-certificate[-data] and client-key[-data].
+Status ReadUser(const YAML::Node& user, const std::string& path,
+                client::HttpClientOptions* options) {
+  if (!user) return Status::Ok();
+  if (user["token"]) options->token = user["token"].as<std::string>();
+  ASSIGN_OR_RETURN(options->client_certificate_pem,
+                   ReadCredential(user, "client-certificate", path));
+  ASSIGN_OR_RETURN(options->client_key_pem, ReadCredential(user, "client-key", path));
+  return Status::Ok();
+}
+
+// The kubeconfig's server, TLS settings, credentials and namespace for the context (the
+// current-context when context is "").
+Status ReadKubeconfig(const std::string& path, const std::string& context,
+                      client::HttpClientOptions* options, std::string* ns) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return Status(Code::kInvalid, "kubeconfig " + path + ": no such file");
+  }
+  try {
+    YAML::Node config = YAML::LoadFile(path);
+    std::string context_name =
+        context.empty() ? config["current-context"].as<std::string>("") : context;
+    YAML::Node entry = Named(config["contexts"], context_name, "context");
+    if (!entry) {
+      return Status(Code::kInvalid, path + ": " + (context.empty() ? "current-context" : "context") +
+                                        " \"" + context_name + "\" not found in contexts");
+    }
+    std::string cluster_name = entry["cluster"].as<std::string>("");
+    YAML::Node cluster = Named(config["clusters"], cluster_name, "cluster");
+    if (!cluster || !cluster["server"]) {
+      return Status(Code::kInvalid, path + ": cluster \"" + cluster_name + "\" has no server");
+    }
+    options->server = cluster["server"].as<std::string>();
+    RETURN_IF_ERROR(ReadClusterTls(cluster, path, options));
+    RETURN_IF_ERROR(ReadUser(Named(config["users"], entry["user"].as<std::string>(""), "user"),
+                             path, options));
+    *ns = entry["namespace"].as<std::string>("");
+  } catch (const std::exception& e) {
+    return Status(Code::kInvalid, path + ": cannot read kubeconfig: " + e.what());
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string DefaultServeKubeconfig() { return Home() + "/.pjemu/kubeconfig"; }
@@ -82,6 +148,8 @@ void AddRemoteFlags(CLI::App& command, RemoteFlags* flags, bool with_all_namespa
   command.add_option("--kubeconfig", flags->kubeconfig,
                      "kubeconfig of the server (default: $KUBECONFIG, ~/.kube/config, or the "
                      "one `pjemu serve` wrote in ~/.pjemu/kubeconfig)");
+  command.add_option("--context", flags->context,
+                     "the kubeconfig context to use (default: its current-context)");
   command.add_option("-s,--server", flags->server, "API server address, e.g. http://127.0.0.1:6443 (https: verified against the "
                      "kubeconfig's certificate authority when one is found)");
   command.add_option("--token", flags->token, "bearer token for the API server");
@@ -107,27 +175,7 @@ Result<Remote> Connect(const RemoteFlags& flags) {
                     "no server to talk to: pass --server or --kubeconfig, set $KUBECONFIG, or "
                     "start `pjemu serve` (it writes " + DefaultServeKubeconfig() + ")");
     }
-    try {
-      YAML::Node config = YAML::LoadFile(path);
-      std::string context_name = config["current-context"].as<std::string>("");
-      YAML::Node context = Named(config["contexts"], context_name, "context");
-      if (!context) {
-        return Status(Code::kInvalid, path + ": current-context \"" + context_name +
-                                          "\" not found in contexts");
-      }
-      std::string cluster_name = context["cluster"].as<std::string>("");
-      YAML::Node cluster = Named(config["clusters"], cluster_name, "cluster");
-      if (!cluster || !cluster["server"]) {
-        return Status(Code::kInvalid, path + ": cluster \"" + cluster_name + "\" has no server");
-      }
-      options.server = cluster["server"].as<std::string>();
-      if (Status s = ReadClusterTls(cluster, path, &options); !s.ok()) return s;
-      YAML::Node user = Named(config["users"], context["user"].as<std::string>(""), "user");
-      if (user && user["token"]) options.token = user["token"].as<std::string>();
-      ns = context["namespace"].as<std::string>("");
-    } catch (const std::exception& e) {
-      return Status(Code::kInvalid, path + ": cannot read kubeconfig: " + e.what());
-    }
+    RETURN_IF_ERROR(ReadKubeconfig(path, flags.context, &options, &ns));
   }
   if (!flags.token.empty()) options.token = flags.token;
   if (!flags.certificate_authority.empty()) {

@@ -22,6 +22,7 @@ std::string DefaultServeKubeconfig();
 
 struct RemoteFlags {
   std::string kubeconfig;
+  std::string context;  // the kubeconfig context to use ("" = its current-context)
   std::string server;
   std::string token;
   std::string certificate_authority;  // a PEM file, as kubectl's --certificate-authority
@@ -29,7 +30,7 @@ struct RemoteFlags {
   std::string ns;
   bool all_namespaces = false;
 };
-// Adds --kubeconfig, -s/--server, --token, --certificate-authority, --insecure-skip-tls-verify,
+// Adds --kubeconfig, --context, -s/--server, --token, --certificate-authority, --insecure-skip-tls-verify,
 // -n/--namespace (and -A when with_all_namespaces).
 void AddRemoteFlags(CLI::App& command, RemoteFlags* flags, bool with_all_namespaces = false);
 
@@ -38,7 +39,9 @@ struct Remote {
   std::string ns;  // -n, else the kubeconfig context's namespace, else "default"
 };
 // Resolves the server: --server, else the kubeconfig (flag, $KUBECONFIG, ~/.kube/config, the
-// serve default). kInvalid when none is found or the file is malformed.
+// serve default) at --context or its current-context: the cluster's server and CA, the user's
+// token and client certificate (inline *-data or files). kInvalid, one line naming the file,
+// when none is found, the file is missing or malformed, or the context is unknown.
 Result<Remote> Connect(const RemoteFlags& flags);
 
 // "pods", "pod", "po", "pytorchjob", "pytorchjobs.kubeflow.org", ...; kNotFound with kubectl's

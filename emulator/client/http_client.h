@@ -1,5 +1,7 @@
 // HttpClient: a client::Client over the Kubernetes REST API of a running `pjemu serve` (or any
-// API server), over http or https (certificate checked against the kubeconfig's CA). The CLI's create/get/logs/wait/delete commands use it; the
+// API server), over http or https (certificate checked against the kubeconfig's CA; a client
+// certificate or a bearer token authenticates). The CLI's create/get/logs/wait/delete commands
+// and `scenario run --kubeconfig` use it; the
 // in-process actors use LocalClient instead. Synchronous Boost.Beast, one connection per call;
 // watches and log follows read a chunked stream on a thread of their own.
 // Thread safety: every method is safe to call from any thread (no shared connection state).
@@ -19,6 +21,10 @@ struct HttpClientOptions {
   std::string token;        // sent as "Authorization: Bearer <token>" when set
   std::string ca_pem;       // https: trust this CA (PEM); "" = the system's roots
   bool insecure_skip_tls_verify = false;  // https: accept any certificate (kubeconfig's flag)
+  // https: the client certificate (PEM chain) and its private key (PEM) offered when the server
+  // asks for one (kubeconfig client-certificate-data / client-key-data); both or neither.
+  std::string client_certificate_pem;
+  std::string client_key_pem;
   Duration timeout = 30s;   // per request (connect + exchange); streams have none
 };
 

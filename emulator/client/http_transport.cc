@@ -24,6 +24,32 @@ bool IsIpAddress(const std::string& host) {
   return !ec;
 }
 
+// The kubeconfig's client certificate and key, offered when the server asks for one.
+Status UseClientCertificate(const HttpClientOptions& options, ssl::context& ctx) {
+  if (options.client_certificate_pem.empty() && options.client_key_pem.empty()) {
+    return Status::Ok();
+  }
+  if (options.client_certificate_pem.empty() || options.client_key_pem.empty()) {
+    return Status(Code::kBadRequest, "server " + options.server +
+                                         ": a client certificate needs both the certificate "
+                                         "and its key (client-certificate-data, client-key-data)");
+  }
+  beast::error_code ec;
+  ctx.use_certificate_chain(net::buffer(options.client_certificate_pem), ec);
+  if (ec) {
+    return Status(Code::kBadRequest, "server " + options.server +
+                                         ": the client certificate is not a PEM certificate: " +
+                                         ec.message());
+  }
+  ctx.use_private_key(net::buffer(options.client_key_pem), ssl::context::pem, ec);
+  if (ec) {
+    return Status(Code::kBadRequest, "server " + options.server +
+                                         ": the client key is not a PEM key matching the "
+                                         "certificate: " + ec.message());
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<Endpoint> ParseServer(const std::string& server) {
@@ -90,6 +116,7 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::Open(const HttpClientOptio
     }
     ctx.set_verify_mode(ssl::verify_peer);
   }
+  RETURN_IF_ERROR(UseClientCertificate(options, ctx));
   t->tls_.emplace(t->ioc_, ctx);
   if (!options.insecure_skip_tls_verify) {
     t->tls_->set_verify_callback(ssl::host_name_verification(ep.host));

@@ -2,7 +2,8 @@
 // for http:// servers or TLS for https:// ones (Boost.Beast over OpenSSL), so that HttpClient's
 // exchanges and streams are written once for both. TLS verifies the server's certificate
 // against the CA the options carry (the kubeconfig's certificate-authority-data), else the
-// system's roots, and checks the host name or IP (RFC 2818), unless insecure_skip_tls_verify.
+// system's roots, and checks the host name or IP (RFC 2818), unless insecure_skip_tls_verify;
+// it offers the options' client certificate and key when they are set.
 // Thread safety: one transport per call, used by one thread; Shutdown() may come from another.
 #pragma once
 

@@ -91,6 +91,10 @@ const char* ActionName(ActionKind kind) {
       return "node-up";
     case ActionKind::kPullDelay:
       return "pull-delay";
+    case ActionKind::kCordon:
+      return "cordon";
+    case ActionKind::kUncordon:
+      return "uncordon";
   }
   return "?";
 }
@@ -132,6 +136,9 @@ Status Injector::Add(FaultSpec spec) {
   if ((a.kind == ActionKind::kNodeDown || a.kind == ActionKind::kNodeUp) &&
       (!node_.power || a.node.empty())) {
     return Status(Code::kInvalid, std::string(ActionName(a.kind)) + ": no node to act on");
+  }
+  if ((a.kind == ActionKind::kCordon || a.kind == ActionKind::kUncordon) && a.node.empty()) {
+    return Status(Code::kInvalid, std::string(ActionName(a.kind)) + ": needs a node");
   }
   if (a.kind == ActionKind::kPullDelay && (!node_.pull_delay || a.image.empty())) {
     return Status(Code::kInvalid, "pull-delay: needs an image glob and a kubelet to act on");
@@ -322,6 +329,14 @@ void Injector::Fire(const FaultSpec& spec) {
       for (auto id : node_timers_[a.node]) loop_.Cancel(id);
       node_timers_.erase(a.node);
       record.result = node_.power(a.node, true);
+      break;
+    case ActionKind::kCordon:
+    case ActionKind::kUncordon:
+      record.what += " " + a.node;
+      record.result = client_
+                          .Patch(api::Nodes(), "", a.node, api::PatchType::kMerge,
+                                 {{"spec", {{"unschedulable", a.kind == ActionKind::kCordon}}}})
+                          .status();
       break;
     case ActionKind::kPullDelay:
       record.what += " " + a.image + " " + FormatAge(a.pull_delay);

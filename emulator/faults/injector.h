@@ -43,10 +43,12 @@ enum class ActionKind {
   kOom,
   kNodeDown,
   kNodeUp,
-  kPullDelay
+  kPullDelay,
+  kCordon,   // through the API: the node's spec.unschedulable true (kubectl cordon)
+  kUncordon  // and false again (kubectl uncordon)
 };
 // "kill", "exit", "hang", "delete-pod", "api-errors", "hook", "patch-job", "evict", "oom",
-// "node-down", "node-up", "pull-delay".
+// "node-down", "node-up", "pull-delay", "cordon", "uncordon".
 const char* ActionName(ActionKind kind);
 
 struct FaultAction {
@@ -60,7 +62,7 @@ struct FaultAction {
   std::string job;                  // kPatchJob: ns/name or name
   Json patch;                       // kPatchJob: a merge patch (e.g. spec.runPolicy.suspend)
   std::string message;              // kEvict: the eviction message ("" = a memory-pressure one)
-  std::string node = "pjemu-node";  // kNodeDown, kNodeUp
+  std::string node = "pjemu-node";  // kNodeDown, kNodeUp, kCordon, kUncordon
   NodeLifecycleTiming node_timing;  // kNodeDown
   std::string image;                // kPullDelay: a glob on the image reference
   Duration pull_delay{0};           // kPullDelay

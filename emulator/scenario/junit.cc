@@ -1,5 +1,5 @@
 // JUnit XML as Jenkins, GitLab and GitHub's test reporters read it (the Ant schema's subset:
-// testsuites/testsuite/testcase with failure, error and system-out).
+// testsuites/testsuite/testcase with failure, error, skipped and system-out).
 #include <fmt/format.h>
 
 #include "emulator/scenario/report.h"
@@ -36,14 +36,17 @@ std::string Lines(const std::vector<std::string>& lines) {
 }  // namespace
 
 std::string RenderJunit(const std::vector<ScenarioResult>& results) {
-  int failures = 0, errors = 0;
+  int failures = 0, errors = 0, skipped = 0;
   double total = 0;
   std::string cases;
   for (const ScenarioResult& r : results) {
     total += r.seconds;
     cases += fmt::format("    <testcase classname=\"scenarios\" name=\"{}\" file=\"{}\" time=\"{:.3f}\">\n",
                          XmlEscape(r.name), XmlEscape(r.path), r.seconds);
-    if (!r.setup.ok()) {
+    if (!r.skipped.empty()) {
+      ++skipped;
+      cases += fmt::format("      <skipped message=\"{}\"/>\n", XmlEscape(r.skipped));
+    } else if (!r.setup.ok()) {
       ++errors;
       cases += fmt::format("      <error message=\"{}\">{}</error>\n",
                            XmlEscape(r.setup.message()), XmlEscape(r.setup.ToString()));
@@ -53,7 +56,7 @@ std::string RenderJunit(const std::vector<ScenarioResult>& results) {
       cases += fmt::format("      <failure message=\"{}\">{}</failure>\n", XmlEscape(first),
                            XmlEscape(Lines(r.report.failures)));
     }
-    if (r.setup.ok()) {
+    if (r.setup.ok() && r.skipped.empty()) {
       cases += fmt::format("      <system-out>{}</system-out>\n",
                            XmlEscape(Lines(r.report.timeline)));
     }
@@ -63,8 +66,8 @@ std::string RenderJunit(const std::vector<ScenarioResult>& results) {
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<testsuites tests=\"{0}\" failures=\"{1}\" errors=\"{2}\" time=\"{3:.3f}\">\n"
       "  <testsuite name=\"pjemu scenarios\" tests=\"{0}\" failures=\"{1}\" errors=\"{2}\" "
-      "skipped=\"0\" time=\"{3:.3f}\">\n{4}  </testsuite>\n</testsuites>\n",
-      results.size(), failures, errors, total, cases);
+      "skipped=\"{5}\" time=\"{3:.3f}\">\n{4}  </testsuite>\n</testsuites>\n",
+      results.size(), failures, errors, total, cases, skipped);
 }
 
 }  // namespace pjemu::scenario

@@ -7,11 +7,11 @@ namespace pjemu::scenario {
 std::string Since(Time start, Time now) { return "+" + FormatAge(now - start); }
 
 Observer::Observer(client::Client& client, Observed* ob, std::vector<std::string>* timeline,
-                   Timeline* events)
+                   Timeline* events, const std::string& ns)
     : ob_(ob), timeline_(timeline), events_(events) {
-  jobs_ = *client.Watch(api::PyTorchJobs(), "");
-  pods_ = *client.Watch(api::Pods(), "");
-  events_watch_ = *client.Watch(api::Events(), "");
+  jobs_ = *client.Watch(api::PyTorchJobs(), ns);
+  pods_ = *client.Watch(api::Pods(), ns);
+  events_watch_ = *client.Watch(api::Events(), ns);
 }
 
 Observer::~Observer() {

@@ -24,9 +24,10 @@ std::string Since(Time start, Time now);
 
 class Observer {
  public:
-  // Starts the watches; ob, timeline and events must outlive the Observer.
+  // Starts the watches (in namespace ns; "" = every namespace); ob, timeline and events must
+  // outlive the Observer.
   Observer(client::Client& client, Observed* ob, std::vector<std::string>* timeline,
-           Timeline* events);
+           Timeline* events, const std::string& ns = "");
   ~Observer();  // stops the watches
   Observer(const Observer&) = delete;
   Observer& operator=(const Observer&) = delete;

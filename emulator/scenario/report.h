@@ -18,12 +18,14 @@ struct ScenarioResult {
   std::string path;     // the file as given
   std::string name;     // the scenario's name: (the path when it has none)
   Status setup;         // not ok: the file did not load or the run could not be set up
+  std::string skipped;  // not "": not run, and why ("needs pods/exec: kill"); setup is ok
   RunReport report;     // meaningful when setup is ok
   double seconds = 0;   // wall time of the run
 };
 
 // <testsuites><testsuite name="pjemu scenarios"> with one <testcase> per result: <failure> with
-// the failure messages, <error> when it could not run, <system-out> with the text timeline.
+// the failure messages, <error> when it could not run, <skipped message="REASON"/> when it was
+// skipped (counted in the suite's skipped=), <system-out> with the text timeline.
 std::string RenderJunit(const std::vector<ScenarioResult>& results);
 
 // One HTML document, no external resources (inline CSS and SVG).

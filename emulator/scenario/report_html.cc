@@ -163,15 +163,17 @@ std::string LossSvg(const std::map<std::string, std::vector<LossPoint>>& loss) {
 
 std::string RenderHtmlReport(const ScenarioResult& r) {
   const bool passed = r.setup.ok() && r.report.passed;
+  const char* verdict = !r.skipped.empty() ? "SKIPPED" : passed ? "PASSED" : "FAILED";
   std::string body = fmt::format(
       "<h1>{}</h1>\n<p class=\"verdict {}\">{}</p>\n<p>{} &#183; wall time {:.2f}s",
-      XmlEscape(r.name), passed ? "pass" : "fail", passed ? "PASSED" : "FAILED",
-      XmlEscape(r.path), r.seconds);
-  if (r.setup.ok()) {
+      XmlEscape(r.name), passed ? "pass" : "fail", verdict, XmlEscape(r.path), r.seconds);
+  if (r.setup.ok() && r.skipped.empty()) {
     body += fmt::format(" &#183; cluster time {}", FormatAge(r.report.observed.duration));
   }
   body += "</p>\n";
-  if (!r.setup.ok()) {
+  if (!r.skipped.empty()) {
+    body += fmt::format("<h2>Skipped</h2>\n<pre>{}</pre>\n", XmlEscape(r.skipped));
+  } else if (!r.setup.ok()) {
     body += fmt::format("<h2>Could not run</h2>\n<pre class=\"error\">{}</pre>\n",
                         XmlEscape(r.setup.ToString()));
   } else {
@@ -206,7 +208,7 @@ std::string RenderHtmlReport(const ScenarioResult& r) {
       "pre {{ background: #f7f7f7; padding: 0.5em; white-space: pre-wrap; }}\n"
       "svg {{ border: 1px solid #ddd; margin: 0.5em 0; }}\n"
       "</style>\n</head>\n<body>\n{}</body>\n</html>\n",
-      XmlEscape(r.name), passed ? "PASSED" : "FAILED", body);
+      XmlEscape(r.name), verdict, body);
 }
 
 }  // namespace pjemu::scenario

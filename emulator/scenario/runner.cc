@@ -16,10 +16,63 @@
 #include "emulator/faults/slow_registry.h"
 #include "emulator/manifest/manifest.h"
 #include "emulator/scenario/observer.h"
+#include "emulator/scenario/run_parts.h"
 
 namespace pjemu::scenario {
 
+namespace internal {
+
+Result<std::vector<Json>> LoadJobs(const Scenario& sc) {
+  std::vector<Json> jobs;
+  for (const JobSource& src : sc.jobs) {
+    if (!src.fixture.empty()) {
+      auto docs = manifest::LoadManifestFile(src.fixture);
+      if (!docs.ok()) {
+        return docs.status().WithContext(sc.path + ":" + std::to_string(src.line) + ": fixture");
+      }
+      for (const auto& m : *docs) jobs.push_back(m.object);
+    } else {
+      jobs.push_back(src.inline_object);
+    }
+  }
+  return jobs;
+}
+
+std::string Tail(const std::string& text, std::size_t n) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::size_t a = line.find(' ');
+    std::size_t b = a == std::string::npos ? a : line.find(' ', a + 1);
+    std::size_t c = b == std::string::npos ? b : line.find(' ', b + 1);
+    if (c != std::string::npos && line.size() > 30 && line[4] == '-') line = line.substr(c + 1);
+    lines.push_back(line);
+  }
+  std::string out;
+  for (std::size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) {
+    out += lines[i] + "\n";
+  }
+  return out;
+}
+
+void RecordLoss(const std::string& key, const std::string& metrics, Timeline* events) {
+  std::istringstream in(metrics);
+  std::string line;
+  while (std::getline(in, line)) {
+    Json rec = Json::parse(line, nullptr, false);
+    if (!rec.is_object() || rec.value("type", "") != "step") continue;
+    events->loss[key].push_back({rec.value("step", 0.0), rec.value("loss", 0.0)});
+  }
+}
+
+}  // namespace internal
+
 namespace {
+
+using internal::LoadJobs;
+using internal::RecordLoss;
+using internal::Tail;
 
 bool Glob(const std::string& pattern, const std::string& text) {
   return ::fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
@@ -50,22 +103,6 @@ process::SimulationScript MakeScript(std::vector<ProcessRule> rules) {
   };
 }
 
-Result<std::vector<Json>> LoadJobs(const Scenario& sc) {
-  std::vector<Json> jobs;
-  for (const JobSource& src : sc.jobs) {
-    if (!src.fixture.empty()) {
-      auto docs = manifest::LoadManifestFile(src.fixture);
-      if (!docs.ok()) {
-        return docs.status().WithContext(sc.path + ":" + std::to_string(src.line) + ": fixture");
-      }
-      for (const auto& m : *docs) jobs.push_back(m.object);
-    } else {
-      jobs.push_back(src.inline_object);
-    }
-  }
-  return jobs;
-}
-
 // Ended: Succeeded or Failed, or deleted (TTL).
 bool JobEnded(client::Client& client, const std::string& key) {
   auto slash = key.find('/');
@@ -79,25 +116,6 @@ std::string ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// The last n lines of text, CRI prefixes ("<time> <stream> <F|P> ") removed.
-std::string Tail(const std::string& text, std::size_t n) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::size_t a = line.find(' ');
-    std::size_t b = a == std::string::npos ? a : line.find(' ', a + 1);
-    std::size_t c = b == std::string::npos ? b : line.find(' ', b + 1);
-    if (c != std::string::npos && line.size() > 30 && line[4] == '-') line = line.substr(c + 1);
-    lines.push_back(line);
-  }
-  std::string out;
-  for (std::size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) {
-    out += lines[i] + "\n";
-  }
-  return out;
 }
 
 std::string PodLog(cluster::Cluster& cluster, const std::string& ns, const std::string& pod,
@@ -115,17 +133,6 @@ std::string DefaultTrainer() {
     if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
   }
   return "pjemu-trainer";
-}
-
-// The trainer's metrics of a pod as loss points for the report.
-void RecordLoss(const std::string& key, const std::string& metrics, Timeline* events) {
-  std::istringstream in(metrics);
-  std::string line;
-  while (std::getline(in, line)) {
-    Json rec = Json::parse(line, nullptr, false);
-    if (!rec.is_object() || rec.value("type", "") != "step") continue;
-    events->loss[key].push_back({rec.value("step", 0.0), rec.value("loss", 0.0)});
-  }
 }
 
 // Whatever the store still holds at the end: each pod's log tail and trainer metrics.

@@ -67,6 +67,8 @@ constexpr FaultActionEntry kFaultActions[] = {
     {.kind = faults::ActionKind::kNodeDown},
     {.kind = faults::ActionKind::kNodeUp},
     {.kind = faults::ActionKind::kPullDelay, .target_check = PullDelayNeeds, .duration = PullDelay},
+    {.kind = faults::ActionKind::kCordon},
+    {.kind = faults::ActionKind::kUncordon},
 };
 
 std::string_view NameOf(const FaultActionEntry& entry) {

@@ -215,3 +215,52 @@ TEST_CASE("Injector fires timed, condition and after-fault triggers in virtual t
 
 }  // namespace
 }  // namespace pjemu::faults
+
+namespace pjemu::faults {
+namespace {
+
+TEST_CASE("Injector cordons and uncordons a node through the API", "[faults]") {
+  // Given a node, cordon at 10s should set spec.unschedulable, uncordon 5s later clear it.
+  Fixture f;
+  REQUIRE(f.local
+              ->Create(api::Nodes(), "",
+                       {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "n1"}}}})
+              .ok());
+  Injector inj(f.loop, *f.local);
+  FaultSpec cordon{"cordon", {}, {}};
+  cordon.trigger.delay = 10s;
+  cordon.action.kind = ActionKind::kCordon;
+  cordon.action.node = "n1";
+  REQUIRE(inj.Add(cordon).ok());
+  FaultSpec uncordon{"uncordon", {}, {}};
+  uncordon.trigger.kind = Trigger::Kind::kAfterFault;
+  uncordon.trigger.fault = "cordon";
+  uncordon.trigger.delay = 5s;
+  uncordon.action.kind = ActionKind::kUncordon;
+  uncordon.action.node = "n1";
+  REQUIRE(inj.Add(uncordon).ok());
+  auto unschedulable = [&] {
+    auto node = f.local->Get(api::Nodes(), "", "n1");
+    REQUIRE(node.ok());
+    return node->value("spec", Json::object()).value("unschedulable", false);
+  };
+  inj.Arm();
+  f.loop.RunFor(11s);
+  CHECK(unschedulable());
+  f.loop.RunFor(5s);
+  CHECK_FALSE(unschedulable());
+  REQUIRE(inj.log().size() == 2);
+  CHECK(inj.log()[0].what == "cordon n1");
+  CHECK(inj.log()[0].result.ok());
+  CHECK(inj.log()[1].what == "uncordon n1");
+
+  SECTION("a cordon without a node is refused") {
+    FaultSpec bad{"bad", {}, {}};
+    bad.action.kind = ActionKind::kCordon;
+    bad.action.node = "";
+    CHECK(inj.Add(bad).code() == Code::kInvalid);
+  }
+}
+
+}  // namespace
+}  // namespace pjemu::faults

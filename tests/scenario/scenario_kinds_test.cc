@@ -40,7 +40,8 @@ TEST_CASE("every fault action the error message offers parses into its kind", "[
       SplitList(error.substr(error.find(supported) + supported.size()));
   CHECK(names == std::vector<std::string>{"kill", "exit", "hang", "delete-pod", "evict", "oom",
                                           "api-errors", "restart-controller", "patch-job",
-                                          "node-down", "node-up", "pull-delay"});
+                                          "node-down", "node-up", "pull-delay", "cordon",
+                                          "uncordon"});
   std::set<faults::ActionKind> kinds;
   for (const std::string& name : names) {
     INFO(name);

@@ -1,0 +1,39 @@
+#!/bin/bash
+# `pjemu scenario compare` against the stand-in cluster (`pjemu serve --token`): oom-real runs on
+# both and agrees (exit 0, "agree"), a virtual-time file is skipped with its reason, and
+# without a cluster it is one line and exit 2.
+# Usage: remote_compare_test.sh PJEMU   (from the repository root)
+set -uo pipefail
+PJEMU=$1
+work=$(mktemp -d)
+serve_pid=
+cleanup() {
+  [ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+export HOME=$work/home
+mkdir -p "$HOME"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+"$PJEMU" serve --port 0 --token "t-$RANDOM" --data-dir "$work/data" --kubeconfig "$work/kubeconfig" \
+  >"$work/serve.log" 2>&1 &
+serve_pid=$!
+for _ in $(seq 100); do grep -q "serving the Kubernetes API" "$work/serve.log" && break; sleep 0.1; done
+grep -q "serving the Kubernetes API on https://" "$work/serve.log" || { cat "$work/serve.log"; exit 1; }
+
+"$PJEMU" scenario compare --kubeconfig "$work/kubeconfig" --output-dir "$work/out" \
+  scenarios/oom-real.yaml scenarios/eviction.yaml >"$work/out.txt" 2>&1
+rc=$?
+cat "$work/out.txt"
+[ "$rc" = 0 ] || fail "exit $rc, want 0"
+grep -qx "scenarios/oom-real.yaml: agree" "$work/out.txt" || fail "oom-real: no agree line"
+grep -qx "scenarios/eviction.yaml: skipped: emulator only: virtual time (options.time: virtual)" \
+  "$work/out.txt" || fail "eviction: no skipped line"
+"$PJEMU" scenario compare scenarios/oom-real.yaml >"$work/out.txt" 2>&1
+rc=$?
+[ "$rc" = 2 ] || fail "no cluster: exit $rc, want 2"
+[ "$(wc -l <"$work/out.txt")" = 1 ] || fail "no cluster: want one line: $(cat "$work/out.txt")"
+[ "$failures" = 0 ] && echo "all passed"
+exit $((failures > 0))

@@ -1,0 +1,52 @@
+#!/bin/bash
+# Remote runs against a stand-in cluster: `pjemu serve --token` (HTTPS, its own --data-dir and
+# kubeconfig), reached only through its API by `pjemu scenario run --kubeconfig`. Each FILE must
+# either PASS or, when it needs what only the emulator can do, be skipped with its reason (the
+# "skipped: REASON" line and JUnit <skipped message="REASON"/>); with --all-skipped every FILE
+# must be skipped. Afterwards no scenario namespace is left on the cluster.
+# Usage: remote_run_test.sh PJEMU [--all-skipped] FILE...   (from the repository root)
+set -uo pipefail
+PJEMU=$1
+shift
+all_skipped=0
+if [ "${1:-}" = --all-skipped ]; then all_skipped=1; shift; fi
+work=$(mktemp -d)
+serve_pid=
+cleanup() {
+  [ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+export HOME=$work/home
+mkdir -p "$HOME"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+"$PJEMU" serve --port 0 --token "t-$RANDOM$RANDOM" --data-dir "$work/data" \
+  --kubeconfig "$work/kubeconfig" --image-map tests/e2e/fast-trainer-images.yaml \
+  >"$work/serve.log" 2>&1 &
+serve_pid=$!
+for _ in $(seq 100); do grep -q "serving the Kubernetes API" "$work/serve.log" && break; sleep 0.1; done
+grep -q "serving the Kubernetes API on https://" "$work/serve.log" || { cat "$work/serve.log"; exit 1; }
+
+"$PJEMU" scenario run --kubeconfig "$work/kubeconfig" --junit "$work/junit.xml" \
+  --output-dir "$work/out" "$@" >"$work/out.txt" 2>"$work/err.txt"
+rc=$?
+cat "$work/out.txt" "$work/err.txt"
+[ "$rc" = 0 ] || fail "exit $rc, want 0"
+for f in "$@"; do
+  line=$(grep -E "^$f: (PASS|FAIL|skipped: )" "$work/out.txt")
+  case "$line" in
+    "$f: PASS"*) [ "$all_skipped" = 0 ] || fail "$f ran, want it skipped" ;;
+    "$f: skipped: "?*)
+      reason=${line#"$f: skipped: "}
+      grep -qF "file=\"$f\"" "$work/junit.xml" || fail "$f: not in the JUnit XML"
+      grep -A1 -F "file=\"$f\"" "$work/junit.xml" | grep -qF "<skipped message=\"${reason//\'/\&apos;}\"/>" ||
+        fail "$f: JUnit has no <skipped message=\"$reason\"/>" ;;
+    *) fail "$f: no PASS or skipped line: $line" ;;
+  esac
+done
+left=$("$PJEMU" get namespaces --kubeconfig "$work/kubeconfig" -o name 2>&1 | grep -c 'namespace/pjemu-')
+[ "$left" = 0 ] || fail "$left scenario namespace(s) left: $("$PJEMU" get namespaces --kubeconfig "$work/kubeconfig" 2>&1)"
+[ "$failures" = 0 ] && echo "all passed"
+exit $((failures > 0))
