@@ -1,7 +1,8 @@
 // ApiServer: the Kubernetes REST API over HTTP(S) on top of the Store, so that real kubectl
 // (1.20, 1.27-1.33) and the official Python client work unmodified. Flow:
 // listener (accept) -> session (read, Route, write; chunked streams for watches and log
-// follows) -> Router (pure) -> Store / PodLogs. The only public header of emulator/apiserver.
+// follows; WebSocket upgrades for exec and port-forward) -> Router (pure) -> Store / PodLogs /
+// PodExec. The only public header of emulator/apiserver.
 // Thread safety: Start/Stop/port from one owning thread; requests are served on the server's
 // own io threads, which touch only the thread-safe Store and PodLogs.
 //
@@ -11,7 +12,10 @@
 // managedFields); fieldValidation checks the schema levels listed in field_validation.h;
 // without `timeoutSeconds` a watch stays open until the client leaves (the real server closes
 // it after 30-60 minutes); a PodDisruptionBudget's status is computed from the store when it is
-// read or an eviction is decided (no disruption controller), so watch events carry it as stored.
+// read or an eviction is decided (no disruption controller), so watch events carry it as stored;
+// pods/exec, attach and portforward are served over WebSocket only (no SPDY: kubectl before
+// 1.30 cannot exec, and kubectl port-forward, which needs SPDY framing, gets a clear 400);
+// attach follows the container's log file.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "emulator/api/exec.h"
 #include "emulator/api/logs.h"
 #include "emulator/apiserver/http_types.h"
 #include "emulator/common/clock.h"
@@ -58,6 +63,9 @@ struct ApiServerOptions {
   int threads = 1;                      // io threads
   ApiServerLimits limits;
   std::vector<Mount> mounts;            // extra handlers under path prefixes (the console's /ui/)
+  // pods/exec runs commands here (the kubelet; not owned, must outlive the server); nullptr:
+  // exec gets 400.
+  api::PodExec* exec = nullptr;
 };
 
 class ApiServer {

@@ -1,6 +1,7 @@
 // HttpRequest / HttpResponse: the socket-free request and response the router works on. The
 // session (session.cc) fills an HttpRequest from Beast and writes the HttpResponse back; a
-// response with a `stream` is sent with chunked encoding (watches, log follows).
+// response with a `stream` is sent with chunked encoding (watches, log follows), one with an
+// `upgrade` becomes a WebSocket (exec, attach, portforward).
 // Thread safety: plain values; a StreamSource is used by one session at a time.
 #pragma once
 
@@ -46,12 +47,37 @@ class StreamSource {
   virtual bool IsWatch() const { return false; }
 };
 
+// Where an upgraded connection's handler sends (safe from any thread). Messages are queued and
+// written in order; Close ends the connection once the queue is written (a normal closure).
+class ChannelSink {
+ public:
+  virtual ~ChannelSink() = default;
+  virtual void Send(std::string message, bool binary) = 0;
+  virtual void Close() = 0;
+};
+
+// The server side of a connection upgraded to a WebSocket (pods/exec, attach, portforward).
+// The session calls Start once after the handshake, OnMessage for each message the client
+// sends (on the session's strand; it must not block), and Stop when the connection ends
+// (client gone, Close written, server stopping); after Stop the sink drops what it is given.
+class ChannelHandler {
+ public:
+  virtual ~ChannelHandler() = default;
+  virtual void Start(std::shared_ptr<ChannelSink> sink) = 0;
+  virtual void OnMessage(std::string message, bool binary) = 0;
+  virtual void Stop() = 0;
+};
+
 struct HttpResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers (Warning, ...)
   std::shared_ptr<StreamSource> stream;  // set: body is ignored, the stream is sent chunked
+  // Set: the request is a WebSocket upgrade the router accepted; the session answers 101 with
+  // `subprotocol` as Sec-WebSocket-Protocol and hands the connection to the handler.
+  std::shared_ptr<ChannelHandler> upgrade;
+  std::string subprotocol;
 };
 
 // A handler mounted under a path prefix of the server (the web console at /ui/). It gets every

@@ -9,12 +9,7 @@ namespace {
 
 constexpr std::size_t kMaxRead = 1 << 20;  // bytes read per poll once caught up
 
-struct CriLine {
-  std::string timestamp;
-  bool partial = false;
-  std::string content;
-  bool valid = false;
-};
+}  // namespace
 
 // "2016-10-06T00:17:09.669794202Z stdout F the log line".
 CriLine ParseCri(const std::string& line) {
@@ -27,6 +22,7 @@ CriLine ParseCri(const std::string& line) {
     return out;
   }
   out.timestamp = line.substr(0, s1);
+  out.stream = line.substr(s1 + 1, s2 - s1 - 1);
   std::string tag =
       s3 == std::string::npos ? line.substr(s2 + 1) : line.substr(s2 + 1, s3 - s2 - 1);
   out.partial = tag.rfind("P", 0) == 0;
@@ -34,8 +30,6 @@ CriLine ParseCri(const std::string& line) {
   out.valid = true;
   return out;
 }
-
-}  // namespace
 
 LogStream::LogStream(api::PodLogs* logs, api::LogRequest request, api::LogFile file,
                      LogOptions options)

@@ -23,6 +23,17 @@ struct LogOptions {
   std::optional<std::int64_t> limit_bytes;
 };
 
+// One record of a CRI log file; `valid` false when the line is not in that format (content
+// is then the whole line).
+struct CriLine {
+  std::string timestamp;
+  std::string stream;    // stdout | stderr
+  bool partial = false;  // P: the line goes on in the next record
+  std::string content;
+  bool valid = false;
+};
+CriLine ParseCri(const std::string& line);
+
 class LogStream : public StreamSource {
  public:
   LogStream(api::PodLogs* logs, api::LogRequest request, api::LogFile file, LogOptions options);

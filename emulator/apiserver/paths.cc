@@ -38,6 +38,11 @@ std::string Query::Get(const std::string& key, const std::string& fallback) cons
   return it == values_.end() ? fallback : it->second;
 }
 
+std::vector<std::string> Query::GetAll(const std::string& key) const {
+  auto it = all_.find(key);
+  return it == all_.end() ? std::vector<std::string>() : it->second;
+}
+
 Result<bool> Query::GetBool(const std::string& key, bool fallback) const {
   auto it = values_.find(key);
   if (it == values_.end()) return fallback;
@@ -187,7 +192,9 @@ Result<ApiPath> ParseTarget(std::string_view target, Query* query) {
     bool known =
         (out.subresource == "status" && type->has_status) ||
         (out.subresource == "scale" && type->has_scale) ||
-        ((out.subresource == "log" || out.subresource == "eviction") && type->plural == "pods");
+        ((out.subresource == "log" || out.subresource == "eviction" || out.subresource == "exec" ||
+          out.subresource == "attach" || out.subresource == "portforward") &&
+         type->plural == "pods");
     if (!known) return UnknownPathError();
   }
   if (!out.ns.empty()) RETURN_IF_ERROR(ValidatePathSegment(out.ns, "namespace"));

@@ -16,7 +16,8 @@
 
 namespace pjemu::apiserver {
 
-// A form-decoded query string ("+" is a space). A repeated key keeps its first value.
+// A form-decoded query string ("+" is a space). A repeated key keeps its first value for Get;
+// GetAll gives them all.
 class Query {
  public:
   bool Has(const std::string& key) const { return values_.count(key) > 0; }
@@ -26,10 +27,17 @@ class Query {
   Result<bool> GetBool(const std::string& key, bool fallback = false) const;
   // A decimal integer; absent -> nullopt; malformed -> kBadRequest naming the parameter.
   Result<std::optional<long long>> GetInt(const std::string& key) const;
-  void Set(const std::string& key, const std::string& value) { values_.emplace(key, value); }
+  // Every value of a repeated key, in order (exec's `command`); empty when absent.
+  std::vector<std::string> GetAll(const std::string& key) const;
+  // Adds a value (the first one is what Get returns).
+  void Set(const std::string& key, const std::string& value) {
+    values_.emplace(key, value);
+    all_[key].push_back(value);
+  }
 
  private:
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> all_;
 };
 
 // Go's strconv.ParseBool.
@@ -48,7 +56,8 @@ struct ApiPath {
   std::string path;         // the decoded path without a trailing slash, "/" for the root
   std::string ns;           // "" = cluster-scoped or all namespaces
   std::string name;         // "" = the collection
-  std::string subresource;  // "", "status", "scale", "log", "eviction"
+  std::string subresource;  // "", "status", "scale", "log", "eviction", "exec", "attach",
+                            // "portforward"
 };
 
 // Parses the path part of `target` (the query is split off into *query). Unknown resources

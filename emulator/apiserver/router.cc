@@ -107,6 +107,10 @@ Result<HttpResponse> Router::RouteResource(const HttpRequest& request, const Api
     return Logs(path, query);
   }
   if (path.subresource == "scale") return Scale(request, path, query);
+  if (path.subresource == "exec" || path.subresource == "attach" ||
+      path.subresource == "portforward") {
+    return Connect(request, path, query);
+  }
   if (path.subresource == "eviction") return Evict(request, path, query);
   if (path.name.empty()) {
     if (m == "GET" || m == "HEAD") {

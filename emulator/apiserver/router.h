@@ -2,9 +2,10 @@
 // Route() turns one HttpRequest into one HttpResponse over the Store: authentication, path
 // parsing, discovery/OpenAPI/version, and get/list/watch/create/update/patch/delete/
 // deletecollection on every resource type of api::AllResources() with their status, scale, log
-// and eviction subresources, Table output, dryRun, fieldValidation and kube-apiserver's Status
-// errors (apiserver.h lists the deviations). Watches and log follows come back as a response whose
-// `stream` the session sends chunked.
+// and eviction subresources, exec and portforward, Table output, dryRun, fieldValidation and
+// kube-apiserver's Status errors (apiserver.h lists the deviations). Watches and log follows
+// come back as a response whose `stream` the session sends chunked; exec and portforward as one
+// whose `upgrade` the session turns into a WebSocket.
 // Thread safety: Route() is const and may run on several threads at once (the Store and
 // PodLogs are thread-safe).
 #pragma once
@@ -14,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "emulator/api/exec.h"
 #include "emulator/api/logs.h"
+#include "emulator/apiserver/channel_protocol.h"
 #include "emulator/apiserver/http_types.h"
 #include "emulator/apiserver/paths.h"
 #include "emulator/common/clock.h"
@@ -28,6 +31,7 @@ struct RouterOptions {
   std::string git_version = "v1.30.0";  // /version, OpenAPI info; must be full semver
   const Clock* clock = nullptr;         // Table ages and sinceSeconds; nullptr = real time
   std::vector<Mount> mounts;            // served before authentication (see Mount)
+  api::PodExec* exec = nullptr;         // pods/exec (not owned); nullptr = 400
 };
 
 // A v1 Status response for a failure (code and reason from the Status).
@@ -67,6 +71,15 @@ class Router {
   Result<HttpResponse> DeleteCollection(const HttpRequest& request, const ApiPath& path,
                                         const Query& query) const;
   Result<HttpResponse> Logs(const ApiPath& path, const Query& query) const;
+  // pods/exec, pods/attach and pods/portforward (connect.cc): checks the pod, container and
+  // options, then a WebSocket upgrade with a negotiated channel protocol, or the refusal of
+  // SPDY (UpgradeRefusal).
+  Result<HttpResponse> Connect(const HttpRequest& request, const ApiPath& path,
+                               const Query& query) const;
+  // pods/attach (connect.cc): follows the container's log (AttachChannel).
+  Result<HttpResponse> Attach(const HttpRequest& request, const std::string& ns,
+                              const std::string& pod, const std::string& container,
+                              ExecOptions options) const;
   // The autoscaling/v1 Scale subresource of pytorchjobs.
   Result<HttpResponse> Scale(const HttpRequest& request, const ApiPath& path,
                              const Query& query) const;

@@ -1,8 +1,9 @@
 // Session: one HTTP(S) connection (private to emulator/apiserver). Reads a request with body
 // and header limits, calls Router::Route, writes the response; a response with a stream is
 // sent chunked, woken by the stream's notify (posted to the connection's strand) or polled,
-// and ended by the stream, its timeout, a stalled client or a disconnect. Everything a
-// session does runs on its strand; only Router and the counters in ServerShared are shared.
+// and ended by the stream, its timeout, a stalled client or a disconnect; a response with an
+// upgrade hands the connection to a WebSocket session (session_ws.h). Everything a session
+// does runs on its strand; only Router and the counters in ServerShared are shared.
 #pragma once
 
 #include <atomic>

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "emulator/apiserver/session.h"
+#include "emulator/apiserver/session_ws.h"
 
 namespace pjemu::apiserver::session_impl {
 
@@ -36,7 +37,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
   ~Session() {
     StopSource();
-    --shared_->connections;
+    if (!handed_off_) --shared_->connections;
   }
 
   void Run() {
@@ -127,10 +128,19 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     }
     request.body = std::move(message.body());
     HttpResponse response = shared_->router.Route(request);
+    if (response.upgrade) return Upgrade(std::move(response), std::move(message));
     bool head = request.method == "HEAD";
     if (response.stream && !head) return StartStream(std::move(response), message.version());
     if (response.stream) response.stream->Stop();
     Send(std::move(response), message.keep_alive(), message.version(), head);
+  }
+
+  // The router accepted a WebSocket upgrade: a WsSession takes the connection over.
+  void Upgrade(HttpResponse response, http::request<http::string_body> message) {
+    handed_off_ = true;
+    closed_ = true;  // nothing of this session touches the stream any more
+    auto ws = std::make_shared<WsSession<Stream>>(std::move(stream_), shared_, std::move(response));
+    ws->Run(std::move(message));
   }
 
   void Send(HttpResponse response, bool keep_alive, unsigned version, bool head = false) {
@@ -311,6 +321,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   bool finishing_ = false;
   bool closed_ = false;
   bool counted_watch_ = false;
+  bool handed_off_ = false;  // upgraded: the WsSession owns the stream and its count
 };
 
 // Serves an accepted socket as Session<Stream>.

@@ -304,6 +304,7 @@ Status Cluster::StartApiServer() {
     };
   }
   ao.mounts.push_back(ui::MakeConsoleMount(*p->store, std::move(co)));
+  ao.exec = p->kubelet.get();  // pods/exec enters the kubelet's containers
   p->api = std::make_unique<apiserver::ApiServer>(*p->store, p->kubelet.get(), ao);
   return p->api->Start();
 }

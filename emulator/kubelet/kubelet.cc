@@ -6,6 +6,7 @@
 #include "emulator/kubelet/node_object.h"
 #include "emulator/kubelet/pod_reboot.h"
 #include "emulator/kubelet/pod_worker.h"
+#include "emulator/process/container_exec.h"
 #include "emulator/process/sandbox.h"
 #include "emulator/process/simulated_process_runner.h"
 
@@ -50,7 +51,8 @@ Kubelet::Kubelet(client::Client& client, EventLoop& loop, process::ProcessRunner
           client, loop, api::ConfigMaps(), ObjectInformerOptions(options_.node_name, "configmaps"),
           [this](const api::WatchEvent& event) { HandleObject("configmaps", event.object); }),
       secrets_(client, loop, api::Secrets(), ObjectInformerOptions(options_.node_name, "secrets"),
-               [this](const api::WatchEvent& event) { HandleObject("secrets", event.object); }) {
+               [this](const api::WatchEvent& event) { HandleObject("secrets", event.object); }),
+      real_processes_(dynamic_cast<process::SimulatedProcessRunner*>(&runner) == nullptr) {
   host_ip_ = "127.0.0." + std::to_string(options_.node_index + 1);
   if (!options_.network) options_.network = std::make_shared<ClusterNetwork>();
 }
@@ -82,7 +84,7 @@ Status Kubelet::Start() {
                                false});
   ctx_->gpu_owner.assign(res.gpus, "");
   // The simulated runner starts no process: nothing to give a filesystem to.
-  bool real = dynamic_cast<process::SimulatedProcessRunner*>(&runner_) == nullptr;
+  bool real = real_processes_;
   if (options_.sandbox == KubeletOptions::Sandbox::kOn) {
     RETURN_IF_ERROR(process::SandboxAvailable().WithContext("sandbox: on"));
     ctx_->sandbox = true;
@@ -212,31 +214,37 @@ void Kubelet::Heartbeat() {
   });
 }
 
+namespace {
+
+// The container a log or exec request names, with the real server's errors ("" = the only one).
+Result<const ContainerLogInfo*> PickContainer(const PodLogInfo& info, const std::string& pod,
+                                              const std::string& container) {
+  if (container.empty()) {
+    if (info.main.size() != 1) {
+      std::string msg = "a container name must be specified for pod " + pod +
+                        ", choose one of: " + Names(info.main);
+      if (!info.init.empty()) msg += " or one of the init containers: " + Names(info.init);
+      return BadRequestError(msg);
+    }
+    return &info.main[0];
+  }
+  for (const auto* list : {&info.main, &info.init}) {
+    for (const auto& x : *list) {
+      if (x.name == container) return &x;
+    }
+  }
+  return BadRequestError("container " + container + " is not valid for pod " + pod);
+}
+
+}  // namespace
+
 Result<api::LogFile> Kubelet::Find(const api::LogRequest& request) {
   if (!ctx_) return NotFoundError("pods", request.pod);
   std::lock_guard<std::mutex> lock(ctx_->logs_mu);
   auto it = ctx_->logs.find(request.ns + "/" + request.pod);
   if (it == ctx_->logs.end()) return NotFoundError("pods", request.pod);
   const PodLogInfo& info = it->second;
-  const ContainerLogInfo* c = nullptr;
-  if (request.container.empty()) {
-    if (info.main.size() != 1) {
-      std::string msg = "a container name must be specified for pod " + request.pod +
-                        ", choose one of: " + Names(info.main);
-      if (!info.init.empty()) msg += " or one of the init containers: " + Names(info.init);
-      return BadRequestError(msg);
-    }
-    c = &info.main[0];
-  }
-  for (const auto* list : {&info.main, &info.init}) {
-    for (const auto& x : *list) {
-      if (!c && x.name == request.container) c = &x;
-    }
-  }
-  if (!c) {
-    return BadRequestError("container " + request.container + " is not valid for pod " +
-                           request.pod);
-  }
+  ASSIGN_OR_RETURN(const ContainerLogInfo* c, PickContainer(info, request.pod, request.container));
   std::string dir = info.dir + "/" + c->name + "/";
   if (request.previous) {
     if (c->restart_count == 0) {
@@ -250,6 +258,34 @@ Result<api::LogFile> Kubelet::Find(const api::LogRequest& request) {
                            "\" is waiting to start: " + c->waiting_reason);
   }
   return api::LogFile{dir + std::to_string(c->restart_count) + ".log", c->running};
+}
+
+Result<process::ContainerExecSpec> Kubelet::ExecSpec(const api::ExecRequest& request) {
+  if (!ctx_) return NotFoundError("pods", request.pod);
+  process::ContainerExecSpec spec;
+  std::lock_guard<std::mutex> lock(ctx_->logs_mu);
+  auto it = ctx_->logs.find(request.ns + "/" + request.pod);
+  if (it == ctx_->logs.end()) return NotFoundError("pods", request.pod);
+  ASSIGN_OR_RETURN(const ContainerLogInfo* c,
+                   PickContainer(it->second, request.pod, request.container));
+  if (!real_processes_ || !c->running || c->pid <= 0) {
+    return InternalError("container not found (\"" + c->name + "\")");
+  }
+  spec.target = c->pid;
+  spec.env = c->env;
+  spec.working_dir = c->working_dir;
+  spec.enter_namespaces = c->sandboxed;
+  spec.argv = request.command;
+  spec.with_stdin = request.with_stdin;
+  spec.tty = request.tty;
+  return spec;
+}
+
+Status Kubelet::Check(const api::ExecRequest& request) { return ExecSpec(request).status(); }
+
+Result<std::unique_ptr<api::ExecProcess>> Kubelet::Exec(const api::ExecRequest& request) {
+  ASSIGN_OR_RETURN(process::ContainerExecSpec spec, ExecSpec(request));
+  return process::StartInContainer(spec);
 }
 
 }  // namespace pjemu::kubelet

@@ -9,8 +9,8 @@
 // (volumes.h) and, with the sandbox, gives each container its own filesystem (pod_mounts.h);
 // informers on ConfigMaps and Secrets wake the pods that wait for them or show them in volumes.
 // Thread safety: the constructor, Start and Stop run on the EventLoop thread (or before it
-// runs); everything else happens on the EventLoop thread, except Find, which is safe from any
-// thread.
+// runs); everything else happens on the EventLoop thread, except Find and Exec, which are safe
+// from any thread.
 #pragma once
 
 #include <map>
@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "emulator/api/exec.h"
 #include "emulator/api/logs.h"
 #include "emulator/client/client.h"
 #include "emulator/client/informer.h"
@@ -26,6 +27,7 @@
 #include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/pod_network.h"
+#include "emulator/process/container_exec.h"
 #include "emulator/process/process_runner.h"
 
 namespace pjemu::kubelet {
@@ -74,7 +76,7 @@ struct KubeletOptions {
 class PodWorker;
 struct WorkerContext;
 
-class Kubelet final : public api::PodLogs {
+class Kubelet final : public api::PodLogs, public api::PodExec {
  public:
   Kubelet(client::Client& client, EventLoop& loop, process::ProcessRunner& runner,
           KubeletOptions options);
@@ -92,6 +94,10 @@ class Kubelet final : public api::PodLogs {
   void Stop();
 
   Result<api::LogFile> Find(const api::LogRequest& request) override;
+  // Runs a command in a running container of a pod on this node (process::StartInContainer:
+  // its namespaces, environment and working directory). Safe from any thread.
+  Result<std::unique_ptr<api::ExecProcess>> Exec(const api::ExecRequest& request) override;
+  Status Check(const api::ExecRequest& request) override;
 
   // Fault hooks (scenarios). The eviction manager evicts ns/name as under node pressure
   // (SIGKILL, phase Failed, reason Evicted, `message`; "" = a memory-pressure message);
@@ -104,6 +110,8 @@ class Kubelet final : public api::PodLogs {
   std::size_t pod_count() const { return workers_.size(); }
 
  private:
+  // What Exec runs: the container's process, environment, working directory and namespaces.
+  Result<process::ContainerExecSpec> ExecSpec(const api::ExecRequest& request);
   void HandlePod(const std::string& type, const Json& pod);
   // A ConfigMap or Secret (plural) changed: the workers of its namespace retry what waited for
   // it and rewrite the volumes that show it.
@@ -121,6 +129,7 @@ class Kubelet final : public api::PodLogs {
   client::Informer pods_;  // after options_: its handler runs HandlePod
   client::Informer configmaps_;
   client::Informer secrets_;
+  const bool real_processes_;  // the runner starts real processes (exec can enter them)
   std::map<std::string, std::shared_ptr<PodWorker>> workers_;  // by pod uid
   std::shared_ptr<bool> alive_;
   EventLoop::TimerId heartbeat_ = 0;

@@ -38,6 +38,11 @@ struct ContainerState {
   int builtin_tries = 0;         // wait-for-service attempts so far
   int builtin_max_tries = 0;
   int address_waits = 0;  // launches held for MASTER_ADDR to resolve
+  // How the running process was started, for exec: its environment, working directory and
+  // whether it has the sandbox's namespaces.
+  std::vector<std::string> env;
+  std::string working_dir;
+  bool sandboxed = false;
 };
 
 struct PodState {

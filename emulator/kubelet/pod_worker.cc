@@ -290,6 +290,9 @@ void PodWorker::Launch(bool init, std::size_t i, const process::ProcessSpec& ps)
     return;
   }
   c.pid = *pid;
+  c.env = ps.env;
+  c.working_dir = ps.working_dir;
+  c.sandboxed = ps.mounts.enabled;
   c.phase = Phase::kRunning;
   c.reason.clear();
   c.message.clear();

@@ -29,13 +29,18 @@
 
 namespace pjemu::kubelet {
 
-// What Find() needs to know about a container, published by the workers.
+// What Find() and Exec() need to know about a container, published by the workers.
 struct ContainerLogInfo {
   std::string name;
   int restart_count = 0;
   bool running = false;
   bool ever_started = false;
   std::string waiting_reason;
+  // For exec (Kubelet::Exec): the running process (0: none) and how it was started.
+  process::Pid pid = 0;
+  std::vector<std::string> env;
+  std::string working_dir;
+  bool sandboxed = false;
 };
 struct PodLogInfo {
   std::string dir;  // root_dir/pods/<ns>_<pod>_<uid>

@@ -103,6 +103,12 @@ void PodWorker::PublishLogs() {
       l.ever_started = c.started_at != Time{} || c.phase != ContainerState::Phase::kWaiting ||
                        !c.last_state.empty();
       l.waiting_reason = c.phase == ContainerState::Phase::kWaiting ? c.reason : "";
+      if (l.running && c.pid > 0) {
+        l.pid = c.pid;
+        l.env = c.env;
+        l.working_dir = c.working_dir;
+        l.sandboxed = c.sandboxed;
+      }
       (list == &state_.init ? info.init : info.main).push_back(l);
     }
   }

@@ -1,0 +1,116 @@
+// pods/exec, pods/attach and pods/portforward (router.h): the checks the real API server and
+// kubelet make before a connection is upgraded, then the upgrade (channel_protocol.h).
+#include <memory>
+
+#include "emulator/apiserver/attach_channel.h"
+#include "emulator/apiserver/channel_protocol.h"
+#include "emulator/apiserver/exec_channel.h"
+#include "emulator/apiserver/port_forward.h"
+#include "emulator/apiserver/router.h"
+#include "emulator/common/strings.h"
+
+namespace pjemu::apiserver {
+namespace {
+
+// The container a request names, checked against the pod's spec as kube-apiserver does ("" =
+// the only container).
+Result<std::string> SpecContainer(const Json& pod, const std::string& name) {
+  const Json& spec = pod.value("spec", Json::object());
+  std::vector<std::string> names;
+  for (const char* field : {"containers", "initContainers", "ephemeralContainers"}) {
+    for (const Json& c : spec.value(field, Json::array())) {
+      std::string n = c.value("name", "");
+      if (n == name) return name;
+      if (std::string(field) == "containers") names.push_back(n);
+    }
+  }
+  std::string pod_name = pod["metadata"].value("name", "");
+  if (!name.empty()) {
+    return BadRequestError("container " + name + " is not valid for pod " + pod_name);
+  }
+  if (names.size() == 1) return names[0];
+  return BadRequestError("a container name must be specified for pod " + pod_name +
+                         ", choose one of: [" + Join(names, " ") + "]");
+}
+
+// The kubelet's answer for a container that does not run is plain text (http.Error), which
+// kubectl shows as `unable to upgrade connection: container not found ("c")`.
+HttpResponse PlainError(int code, const std::string& text) {
+  HttpResponse response;
+  response.status = code;
+  response.content_type = "text/plain; charset=utf-8";
+  response.body = text + "\n";
+  return response;
+}
+
+}  // namespace
+
+Result<HttpResponse> Router::Connect(const HttpRequest& request, const ApiPath& path,
+                                     const Query& query) const {
+  if (request.method != "GET" && request.method != "POST") {
+    return Status(Code::kMethodNotAllowed,
+                  "the server does not allow this method on the requested resource");
+  }
+  ASSIGN_OR_RETURN(Json pod, store_.Get(*path.type, path.ns, path.name));
+  if (pod["spec"].value("nodeName", "").empty()) {
+    return BadRequestError("pod " + path.name + " does not have a host assigned");
+  }
+  bool port_forward = path.subresource == "portforward";
+  if (port_forward) {
+    std::string phase = pod.value("status", Json::object()).value("phase", "Pending");
+    if (phase != "Running") {
+      return BadRequestError("unable to forward port because pod is not running. Current status=" +
+                             phase);
+    }
+    // SPDY clients name their ports in stream headers, not the query: the protocol first.
+    if (!IsWebSocketUpgrade(request)) return UpgradeRefusal(request, true);
+    auto negotiated = NegotiateProtocol(request.Header("sec-websocket-protocol"), true);
+    if (!negotiated) return UpgradeRefusal(request, true);
+    ASSIGN_OR_RETURN(std::vector<std::uint16_t> ports, ParsePorts(query));
+    HttpResponse response;
+    response.upgrade =
+        std::make_shared<PortForwardChannel>(path.name, pod["metadata"].value("uid", ""),
+                                             "127.0.0.1", std::move(ports), negotiated->protocol);
+    response.subprotocol = negotiated->name;
+    return response;
+  }
+  bool attach = path.subresource == "attach";
+  ASSIGN_OR_RETURN(ExecOptions options, ParseExecOptions(query, attach));
+  ASSIGN_OR_RETURN(std::string container, SpecContainer(pod, options.container));
+  if (attach) return Attach(request, path.ns, path.name, container, std::move(options));
+  if (options_.exec == nullptr) return BadRequestError("exec: this server runs no kubelet");
+  api::ExecRequest exec{path.ns,         path.name,          container,
+                        options.command, options.with_stdin, options.tty};
+  if (Status s = options_.exec->Check(exec); !s.ok()) {
+    if (s.code() == Code::kInternal) return PlainError(500, s.message());
+    return s;
+  }
+  if (!IsWebSocketUpgrade(request)) return UpgradeRefusal(request, false);
+  auto negotiated = NegotiateProtocol(request.Header("sec-websocket-protocol"), false);
+  if (!negotiated) return UpgradeRefusal(request, false);
+  HttpResponse response;
+  response.upgrade = std::make_shared<ExecChannel>(*options_.exec, std::move(exec),
+                                                   std::move(options), negotiated->protocol);
+  response.subprotocol = negotiated->name;
+  return response;
+}
+
+Result<HttpResponse> Router::Attach(const HttpRequest& request, const std::string& ns,
+                                    const std::string& pod, const std::string& container,
+                                    ExecOptions options) const {
+  if (logs_ == nullptr) return BadRequestError("attach: this server runs no kubelet");
+  api::LogRequest log{ns, pod, container, false};
+  auto file = logs_->Find(log);
+  if (!file.ok()) return file.status();
+  if (!file->running) return PlainError(500, "container not found (\"" + container + "\")");
+  if (!IsWebSocketUpgrade(request)) return UpgradeRefusal(request, false);
+  auto negotiated = NegotiateProtocol(request.Header("sec-websocket-protocol"), false);
+  if (!negotiated) return UpgradeRefusal(request, false);
+  HttpResponse response;
+  response.upgrade = std::make_shared<AttachChannel>(*logs_, std::move(log), std::move(options),
+                                                     negotiated->protocol);
+  response.subprotocol = negotiated->name;
+  return response;
+}
+
+}  // namespace pjemu::apiserver

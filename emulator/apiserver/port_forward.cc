@@ -1,0 +1,123 @@
+#include "emulator/apiserver/port_forward.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace pjemu::apiserver {
+namespace {
+
+// A connected TCP socket to host:port, or -1 with *error set.
+int Dial(const std::string& host, std::uint16_t port, std::string* error) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
+    *error = "bad address " + host;
+    return -1;
+  }
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *error = std::strerror(errno);
+    return -1;
+  }
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    *error = "dial tcp " + host + ":" + std::to_string(port) + ": connect: " + std::strerror(errno);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
+PortForwardChannel::PortForwardChannel(std::string pod, std::string uid, std::string host,
+                                       std::vector<std::uint16_t> ports, ChannelProtocol protocol)
+    : pod_(std::move(pod)), uid_(std::move(uid)), host_(std::move(host)), protocol_(protocol) {
+  for (std::uint16_t p : ports) ports_.push_back(Port{p, -1, nullptr});
+}
+
+PortForwardChannel::~PortForwardChannel() {
+  for (Port& p : ports_) {
+    p.writer.reset();
+    if (p.fd >= 0) close(p.fd);
+  }
+}
+
+void PortForwardChannel::Send(std::uint8_t channel, std::string_view data) {
+  bool text = false;
+  std::string frame = EncodeChannel(protocol_, channel, data, &text);
+  sink_->Send(std::move(frame), !text);
+}
+
+void PortForwardChannel::Start(std::shared_ptr<ChannelSink> sink) {
+  sink_ = std::move(sink);
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    Send(static_cast<std::uint8_t>(2 * i), PortPrefix(ports_[i].number));
+    Send(static_cast<std::uint8_t>(2 * i + 1), PortPrefix(ports_[i].number));
+  }
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    Port& p = ports_[i];
+    std::string error;
+    p.fd = Dial(host_, p.number, &error);
+    if (p.fd < 0) {
+      Send(static_cast<std::uint8_t>(2 * i + 1), "error forwarding port " +
+                                                     std::to_string(p.number) + " to pod " + pod_ +
+                                                     ", uid " + uid_ + ": " + error);
+      continue;
+    }
+    int fd = p.fd;
+    p.writer = std::make_unique<FdWriter>(fd, [fd] { shutdown(fd, SHUT_WR); });
+    ++open_;
+  }
+  if (open_ == 0) return sink_->Close();
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    if (ports_[i].fd >= 0) {
+      std::thread([self = shared_from_this(), i] { self->Copy(i); }).detach();
+    }
+  }
+}
+
+void PortForwardChannel::OnMessage(std::string message, bool) {
+  auto m = DecodeChannel(protocol_, message);
+  if (!m || m->channel % 2 != 0 || m->channel / 2 >= ports_.size()) return;
+  Port& p = ports_[m->channel / 2];
+  if (p.writer) p.writer->Write(std::move(m->data));
+}
+
+void PortForwardChannel::Stop() {
+  stopped_ = true;
+  for (Port& p : ports_) {
+    if (p.writer) p.writer->Stop();
+    if (p.fd >= 0) shutdown(p.fd, SHUT_RDWR);  // ends the reading threads
+  }
+}
+
+void PortForwardChannel::Copy(std::size_t i) {
+  int fd = ports_[i].fd;
+  auto channel = static_cast<std::uint8_t>(2 * i);
+  char buf[32 * 1024];
+  while (!stopped_) {
+    pollfd pfd{fd, POLLIN, 0};
+    int ready = poll(&pfd, 1, 200);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    Send(channel, std::string_view(buf, static_cast<std::size_t>(n)));
+  }
+  PortDone();
+}
+
+void PortForwardChannel::PortDone() {
+  if (--open_ == 0 && !stopped_) sink_->Close();
+}
+
+}  // namespace pjemu::apiserver
