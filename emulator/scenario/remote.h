@@ -22,8 +22,8 @@
 namespace pjemu::scenario {
 
 // Whether a scenario can run on a real cluster; reason says why not, in the form
-// "emulator only: virtual time (options.time: virtual)" or "needs pods/exec: kill (fault
-// kill-worker)". The first reason found is given (options, processes, faults, expectations).
+// "emulator only: virtual time (options.time: virtual)" or "emulator only: node power: node-down
+// (fault power-off)". The first reason found is given (options, processes, faults, expectations).
 struct RemoteSupport {
   bool capable = true;
   std::string reason;  // "" when capable

@@ -19,8 +19,12 @@ const std::map<ActionKind, std::string>& ActionNeeds() {
       {ActionKind::kPatchJob, ""},
       {ActionKind::kCordon, ""},
       {ActionKind::kUncordon, ""},
-      {ActionKind::kKill, "needs pods/exec"},
-      {ActionKind::kHang, "needs pods/exec"},
+      {ActionKind::kKill,
+       "emulator only: a signal from the node (through pods/exec the main process is PID 1, "
+       "which ignores SIGKILL)"},
+      {ActionKind::kHang,
+       "emulator only: SIGSTOP from the node (through pods/exec the main process is PID 1, "
+       "which ignores SIGSTOP)"},
       {ActionKind::kExit, "emulator only: a scripted exit code"},
       {ActionKind::kOom, "emulator only: a scripted OOM kill"},
       {ActionKind::kEvict, "emulator only: the kubelet's node-pressure eviction"},

@@ -18,7 +18,7 @@ struct ScenarioResult {
   std::string path;     // the file as given
   std::string name;     // the scenario's name: (the path when it has none)
   Status setup;         // not ok: the file did not load or the run could not be set up
-  std::string skipped;  // not "": not run, and why ("needs pods/exec: kill"); setup is ok
+  std::string skipped;  // not "": not run, and why ("emulator only: node power: node-down"); setup is ok
   RunReport report;     // meaningful when setup is ok
   double seconds = 0;   // wall time of the run
 };

@@ -59,9 +59,9 @@ TEST_CASE("what only the emulator can do makes a scenario emulator-only, with th
       {real + kJob + "processes: [{pod: '*', runtime: 1m}]\n",
        "emulator only: scripted processes (processes:)"},
       {real + kJob + "faults: [{id: k, at: 1s, action: kill, pod: j-master-0}]\n",
-       "needs pods/exec: kill (fault k)"},
+       "emulator only: a signal from the node (through pods/exec the main process is PID 1, which ignores SIGKILL): kill (fault k)"},
       {real + kJob + "faults: [{id: h, at: 1s, action: hang, pod: j-master-0}]\n",
-       "needs pods/exec: hang (fault h)"},
+       "emulator only: SIGSTOP from the node (through pods/exec the main process is PID 1, which ignores SIGSTOP): hang (fault h)"},
       {real + kJob + "faults: [{id: n, at: 1s, action: node-down}]\n",
        "emulator only: node power: node-down (fault n)"},
       {real + kJob + "faults: [{id: p, at: 1s, action: pull-delay, image: '*', duration: 1m}]\n",
@@ -158,12 +158,12 @@ TEST_CASE("JUnit reports a skipped scenario with its reason", "[remote][junit]")
   ScenarioResult skipped;
   skipped.path = "scenarios/b.yaml";
   skipped.name = "b";
-  skipped.skipped = "needs pods/exec: kill (fault k)";
+  skipped.skipped = "emulator only: node power: node-down (fault n)";
   std::string xml = RenderJunit({ran, skipped});
   CHECK_THAT(xml, Catch::Contains("skipped=\"1\""));
   CHECK_THAT(xml, Catch::Contains(
                       "<testcase classname=\"scenarios\" name=\"b\" file=\"scenarios/b.yaml\" "
-                      "time=\"0.000\">\n      <skipped message=\"needs pods/exec: kill (fault k)\"/>\n"
+                      "time=\"0.000\">\n      <skipped message=\"emulator only: node power: node-down (fault n)\"/>\n"
                       "    </testcase>"));
   CHECK_THAT(xml, !Catch::Contains("<failure"));
   CHECK_THAT(RenderHtmlReport(skipped), Catch::Contains("SKIPPED"));
