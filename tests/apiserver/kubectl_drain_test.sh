@@ -12,11 +12,6 @@ set -uo pipefail
 K=$1 PJEMU=$2
 if [ ! -x "$K" ]; then echo "SKIP: $K is not present"; exit 0; fi
 . "$(dirname "$0")/../support/serve_kubectl.sh"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-expect() {  # expect WHAT PATTERN OUTPUT
-  grep -Eq -- "$2" <<<"$3" || fail "$1: expected /$2/ in: $3"
-}
 
 start_serve
 grep -q 'server: "https://127.0.0.1:' "$work/kubeconfig" || fail "kubeconfig: not https: $(cat "$work/kubeconfig")"
@@ -72,37 +67,37 @@ evict() {  # evict POD: a policy/v1 Eviction through the subresource
   kc create --raw "/api/v1/namespaces/default/pods/$1/eviction" -f "$work/eviction.json" 2>&1
 }
 
-expect "create job" 'pytorchjob.kubeflow.org/drainme created' "$(kc create -f "$work/job.yaml" 2>&1)"
+expect_match "create job" 'pytorchjob.kubeflow.org/drainme created' "$(kc create -f "$work/job.yaml" 2>&1)"
 wait_ready 2
-expect "create pdb" 'poddisruptionbudget.policy/drainme created' "$(pdb 2 | kc create -f - 2>&1)"
-expect "get pdb" '^NAME +MIN AVAILABLE +MAX UNAVAILABLE +ALLOWED DISRUPTIONS +AGE' "$(kc get pdb 2>&1)"
-expect "get pdb row" '^drainme +2 +N/A +0 +[0-9]+s' "$(kc get pdb 2>&1)"
-expect "pdb status" '^2 2 2 0$' "$(kc get pdb drainme -o jsonpath='{.status.currentHealthy} {.status.desiredHealthy} {.status.expectedPods} {.status.disruptionsAllowed}' 2>&1)"
+expect_match "create pdb" 'poddisruptionbudget.policy/drainme created' "$(pdb 2 | kc create -f - 2>&1)"
+expect_match "get pdb" '^NAME +MIN AVAILABLE +MAX UNAVAILABLE +ALLOWED DISRUPTIONS +AGE' "$(kc get pdb 2>&1)"
+expect_match "get pdb row" '^drainme +2 +N/A +0 +[0-9]+s' "$(kc get pdb 2>&1)"
+expect_match "pdb status" '^2 2 2 0$' "$(kc get pdb drainme -o jsonpath='{.status.currentHealthy} {.status.desiredHealthy} {.status.expectedPods} {.status.disruptionsAllowed}' 2>&1)"
 
 # drain: cordons, then every eviction is refused (429) until the timeout.
 out=$(kc drain "$node" --ignore-daemonsets --timeout=4s 2>&1) && fail "drain passed a budget that allows nothing: $out"
-expect "drain cordons" "node/$node cordoned" "$out"
-expect "drain refused" "Cannot evict pod as it would violate the pod's disruption budget" "$out"
-expect "drain retries" 'will retry after 5s' "$out"
-expect "node cordoned" "^$node +Ready,SchedulingDisabled" "$(kc get nodes 2>&1 | tail -n +2)"
+expect_match "drain cordons" "node/$node cordoned" "$out"
+expect_match "drain refused" "Cannot evict pod as it would violate the pod's disruption budget" "$out"
+expect_match "drain retries" 'will retry after 5s' "$out"
+expect_match "node cordoned" "^$node +Ready,SchedulingDisabled" "$(kc get nodes 2>&1 | tail -n +2)"
 [ "$(ready_pods)" = 2 ] || fail "drain refused but pods went: $(kc get pods 2>&1)"
 
 # minAvailable 1: one disruption allowed; the second eviction is refused.
-expect "patch pdb" 'poddisruptionbudget.policy/drainme patched' \
+expect_match "patch pdb" 'poddisruptionbudget.policy/drainme patched' \
   "$(kc patch pdb drainme --type=merge -p '{"spec":{"minAvailable":1}}' 2>&1)"
-expect "pdb allows one" '^drainme +1 +N/A +1 ' "$(kc get pdb --no-headers 2>&1)"
-expect "evict worker" '"status": ?"Success"' "$(evict drainme-worker-0)"
+expect_match "pdb allows one" '^drainme +1 +N/A +1 ' "$(kc get pdb --no-headers 2>&1)"
+expect_match "evict worker" '"status": ?"Success"' "$(evict drainme-worker-0)"
 out=$(evict drainme-master-0)
-expect "evict master refused" 'TooManyRequests|Too Many Requests|429' "$out"
-expect "pdb allows none" '^drainme +1 +N/A +0 ' "$(kc get pdb --no-headers 2>&1)"
+expect_match "evict master refused" 'TooManyRequests|Too Many Requests|429' "$out"
+expect_match "pdb allows none" '^drainme +1 +N/A +0 ' "$(kc get pdb --no-headers 2>&1)"
 
 # Without the budget drain evicts what is left, then uncordon lets the job run again.
 kc delete pdb drainme >/dev/null 2>&1 || fail "delete pdb"
 out=$(kc drain "$node" --ignore-daemonsets --timeout=60s 2>&1) || fail "drain: $out"
-expect "drain evicts" 'pod/drainme-master-0 evicted' "$out"
+expect_match "drain evicts" 'pod/drainme-master-0 evicted' "$out"
 [ "$(ready_pods)" = 0 ] || fail "pods left on the drained node: $(kc get pods -o wide 2>&1)"
-expect "uncordon" "node/$node uncordoned" "$(kc uncordon "$node" 2>&1)"
-expect "node schedulable" "^$node +Ready +" "$(kc get nodes 2>&1 | tail -n +2)"
+expect_match "uncordon" "node/$node uncordoned" "$(kc uncordon "$node" 2>&1)"
+expect_match "node schedulable" "^$node +Ready +" "$(kc get nodes 2>&1 | tail -n +2)"
 wait_ready 2
 
 echo "kubectl drain test: $failures failure(s)"

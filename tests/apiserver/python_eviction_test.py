@@ -10,46 +10,14 @@ Usage: python_eviction_test.py <pjemu binary>
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
-import tempfile
-import time
 
-from kubernetes import client, config
-from kubernetes.client.rest import ApiException
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from served import FAILURES, check, served, wait_for  # noqa: E402
+from kubernetes import client, config  # noqa: E402
+from kubernetes.client.rest import ApiException  # noqa: E402
 
-FAILURES = []
 NS = "default"
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        FAILURES.append(what)
-
-
-def wait_for(predicate, seconds=30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
-
-
-def start_serve(pjemu, work):
-    kubeconfig = os.path.join(work, "kubeconfig")
-    out = open(os.path.join(work, "serve.out"), "w")
-    server = subprocess.Popen([pjemu, "serve", "--port", "0", "--kubeconfig", kubeconfig,
-                               "--output-dir", os.path.join(work, "state")],
-                              stdout=out, stderr=subprocess.STDOUT)
-    ok = wait_for(lambda: "serving the Kubernetes API" in open(out.name).read())
-    if not ok:
-        print(open(out.name).read())
-        server.kill()
-        sys.exit(1)
-    return server, kubeconfig
 
 
 def pod_ready(core, name):
@@ -118,22 +86,13 @@ def run(core, policy):
 
 
 def main():
-    pjemu = sys.argv[1]
-    with tempfile.TemporaryDirectory() as work:
-        server, kubeconfig = start_serve(pjemu, work)
-        try:
-            text = open(kubeconfig).read()
-            check(re.search(r'server: "https://', text) is not None, "the kubeconfig is https")
-            check("insecure-skip-tls-verify" not in text, "and verifies the server")
-            config.load_kube_config(config_file=kubeconfig)
-            check(client.Configuration.get_default_copy().verify_ssl, "the client verifies TLS")
-            run(client.CoreV1Api(), client.PolicyV1Api())
-        finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                server.kill()
+    with served(sys.argv[1]) as kubeconfig:
+        text = open(kubeconfig).read()
+        check(re.search(r'server: "https://', text) is not None, "the kubeconfig is https")
+        check("insecure-skip-tls-verify" not in text, "and verifies the server")
+        config.load_kube_config(config_file=kubeconfig)
+        check(client.Configuration.get_default_copy().verify_ssl, "the client verifies TLS")
+        run(client.CoreV1Api(), client.PolicyV1Api())
     print("python eviction test: %d failure(s)" % len(FAILURES))
     return 1 if FAILURES else 0
 

@@ -10,45 +10,16 @@ Usage: python_exec_test.py <pjemu binary>
 """
 import os
 import socket
-import subprocess
 import sys
-import tempfile
 import time
 
-from kubernetes import client, config
-from kubernetes.client.rest import ApiException
-from kubernetes.stream import portforward, stream
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from served import FAILURES, check, served, wait_for  # noqa: E402
+from kubernetes import client, config  # noqa: E402
+from kubernetes.client.rest import ApiException  # noqa: E402
+from kubernetes.stream import portforward, stream  # noqa: E402
 
-FAILURES = []
 NS = "default"
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        FAILURES.append(what)
-
-
-def wait_for(predicate, seconds=30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
-
-
-def start_serve(pjemu, work):
-    kubeconfig = os.path.join(work, "kubeconfig")
-    out = open(os.path.join(work, "serve.out"), "w")
-    server = subprocess.Popen([pjemu, "serve", "--port", "0", "--kubeconfig", kubeconfig,
-                               "--output-dir", os.path.join(work, "state")],
-                              stdout=out, stderr=subprocess.STDOUT)
-    if not wait_for(lambda: "serving the Kubernetes API" in open(out.name).read()):
-        print(open(out.name).read())
-        server.kill()
-        sys.exit(1)
-    return server, kubeconfig
 
 
 def free_port():
@@ -91,10 +62,7 @@ def http_get(core, name, port):
 
 
 def main():
-    pjemu = sys.argv[1]
-    work = tempfile.mkdtemp(prefix="pjemu-python-exec-")
-    server, kubeconfig = start_serve(pjemu, work)
-    try:
+    with served(sys.argv[1]) as kubeconfig:
         config.load_kube_config(config_file=kubeconfig)
         core = client.CoreV1Api()
         port = free_port()
@@ -156,15 +124,7 @@ def main():
         check(answer == "", "port-forward to a closed port gives no data")
         check(error is not None and "error forwarding port %d to pod web" % closed in error,
               "port-forward to a closed port: the error channel says so: %r" % error)
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
     if FAILURES:
-        print("--- serve output")
-        print(open(os.path.join(work, "serve.out")).read()[-3000:])
         print("%d failure(s)" % len(FAILURES))
         return 1
     print("PASS")

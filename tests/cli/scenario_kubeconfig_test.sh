@@ -8,21 +8,9 @@
 # Usage: scenario_kubeconfig_test.sh PJEMU   (from the repository root)
 set -uo pipefail
 PJEMU=$1
-work=$(mktemp -d)
-serve_pid=
-cleanup() {
-  [ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-export HOME=$work/home
-mkdir -p "$HOME"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+. "$(dirname "$0")/../support/serve_kubectl.sh"
 
-"$PJEMU" serve --port 0 --token "right-token" --kubeconfig "$work/kubeconfig" >"$work/serve.log" 2>&1 &
-serve_pid=$!
-for _ in $(seq 100); do grep -q "serving the Kubernetes API" "$work/serve.log" && break; sleep 0.1; done
+start_serve --token "right-token"
 grep -q "serving the Kubernetes API on https://" "$work/serve.log" || { cat "$work/serve.log"; exit 1; }
 
 # A CA of its own (what the server's certificate was not signed by).

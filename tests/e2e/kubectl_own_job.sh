@@ -9,8 +9,6 @@ set -uo pipefail
 K=$1 PJEMU=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/../support/serve_kubectl.sh"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 start_serve
 

@@ -8,8 +8,6 @@ set -uo pipefail
 K=$1 PJEMU=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/../support/serve_kubectl.sh"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 expect() {  # expect DESCRIPTION OUTPUT REGEX...: every regex must match a line of OUTPUT
   local desc=$1 out=$2
   shift 2

@@ -1,7 +1,8 @@
-# Sourced by the shell tests that drive `pjemu serve` with a real kubectl; set K (kubectl) and
-# PJEMU first. Gives $work (a temp folder, removed at exit after serve is stopped), a HOME in
-# it, kc (kubectl against the served cluster) and start_serve [SERVE ARGS...], which starts
-# serve on a free port with its kubeconfig in $work and returns once it listens.
+# Sourced by the shell tests that drive `pjemu serve` (with a real kubectl: set K first; and
+# PJEMU). Gives $work (a temp folder, removed at exit after serve is stopped), a HOME in it, kc
+# (kubectl against the served cluster), start_serve [SERVE ARGS...], which starts serve on a
+# free port with its kubeconfig in $work and returns once it listens, and fail MESSAGE, which
+# counts into $failures (the test ends with its own summary).
 work=$(mktemp -d)
 serve_pid=
 cleanup() {
@@ -11,6 +12,11 @@ cleanup() {
 trap cleanup EXIT
 export HOME=$work/home
 mkdir -p "$HOME"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+expect_match() {  # expect_match WHAT PATTERN OUTPUT: the extended regex matches OUTPUT
+  grep -Eq -- "$2" <<<"$3" || fail "$1: expected /$2/ in: $3"
+}
 kc() { "$K" --kubeconfig "$work/kubeconfig" --cache-dir "$work/cache" "$@"; }
 start_serve() {
   "$PJEMU" serve --port 0 --kubeconfig "$work/kubeconfig" "$@" >"$work/serve.log" 2>&1 &
