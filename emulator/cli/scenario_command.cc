@@ -176,7 +176,14 @@ int CompareOne(RemoteCluster& cluster, const std::string& path, const ScenarioFl
   std::vector<std::string> diff = scenario::DiffSummaries(
       scenario::SummarizeOutcome(*sc, local.report),
       scenario::SummarizeOutcome(*sc, remote.report), "emulator", "cluster");
-  std::cout << path << ": " << (diff.empty() ? "agree" : "differ") << "\n";
+  std::filesystem::path report =
+      std::filesystem::path(flags.output_dir) / ("compare-" + ReportName(path));
+  if (Status s = WriteFile(report, scenario::RenderCompareReport(local, remote, diff)); !s.ok()) {
+    std::cerr << "error: " << s.message() << "\n";
+    return static_cast<int>(ExitCode::kFailed);
+  }
+  std::cout << path << ": " << (diff.empty() ? "agree" : "differ") << " (report "
+            << report.string() << ")\n";
   for (const std::string& line : diff) std::cout << "  " << line << "\n";
   return diff.empty() ? 0 : static_cast<int>(ExitCode::kFailed);
 }

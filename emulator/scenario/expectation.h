@@ -20,6 +20,9 @@ struct Observed {
   std::vector<Status> submitted;                            // the Create result, per job
   std::map<std::string, std::vector<std::string>> history;  // job key -> conditions turned True
   std::map<std::string, std::set<std::string>> pod_uids;    // pod name -> every uid seen
+  // The last state the watches delivered of each job ("ns/name") and pod (name), deleted ones
+  // included (scenario compare puts them side by side).
+  std::map<std::string, Json> last_jobs, last_pods;
   bool finished = false;                                    // every accepted job ended
   Duration duration{0};                                     // submit -> end (or the timeout)
   std::vector<std::string> fault_log;                       // "12s kill SIGKILL default/x: OK"

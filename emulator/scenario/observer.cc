@@ -26,6 +26,7 @@ void Observer::Drain(Time start, Time now) {
   while (auto ev = pods_->TryNext()) {
     const Json& meta = ev->object["metadata"];
     ob_->pod_uids[meta.value("name", "")].insert(meta.value("uid", ""));
+    ob_->last_pods[meta.value("name", "")] = ev->object;
     RecordPod(*ev, now - start);
   }
 }
@@ -46,6 +47,7 @@ void Observer::DrainJobs(Time start, Time now) {
   while (auto ev = jobs_->TryNext()) {
     const Json& meta = ev->object["metadata"];
     std::string key = meta.value("namespace", "") + "/" + meta.value("name", "");
+    ob_->last_jobs[key] = ev->object;
     std::set<std::string>& on = true_[key];
     std::set<std::string> now_true;
     for (const Json& c :

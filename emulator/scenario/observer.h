@@ -1,7 +1,7 @@
 // Observer: what a scenario run sees while it plays. It follows the job, pod and Event watches
 // of the cluster's Client and records, at each Drain, the job conditions that turned True (into
 // Observed::history and the text timeline), job deletions, every pod uid and pod phase change,
-// and every Event's reason and count (the store drops a deleted object's events, expectations
+// each job's and pod's last state, and every Event's reason and count (the store drops a deleted object's events, expectations
 // count these).
 // Thread safety: the thread that drives the cluster's loop.
 #pragma once

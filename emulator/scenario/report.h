@@ -31,6 +31,11 @@ std::string RenderJunit(const std::vector<ScenarioResult>& results);
 // One HTML document, no external resources (inline CSS and SVG).
 std::string RenderHtmlReport(const ScenarioResult& result);
 
+// `scenario compare`'s page: AGREE or DIFFER, the lines only one side has (DiffSummaries), and
+// the two runs' timelines side by side.
+std::string RenderCompareReport(const ScenarioResult& emulator, const ScenarioResult& cluster,
+                                const std::vector<std::string>& diff);
+
 // "&<>\"'" as XML/HTML entities; control characters other than tab/newline dropped (XML 1.0
 // cannot carry them).
 std::string XmlEscape(std::string_view text);

@@ -159,6 +159,44 @@ std::string LossSvg(const std::map<std::string, std::vector<LossPoint>>& loss) {
   return svg;
 }
 
+// The run's timeline (pods' phases and jobs' conditions, faults marked), its loss curve when it
+// had one, and its text events, under headings of the given level.
+std::string RunSections(const RunReport& report, int level) {
+  std::vector<TimelineEvent> events = report.events.events;
+  std::stable_sort(events.begin(), events.end(),
+                   [](const TimelineEvent& a, const TimelineEvent& b) { return a.at < b.at; });
+  double end = Seconds(report.observed.duration);
+  for (const TimelineEvent& e : events) end = std::max(end, Seconds(e.at));
+  std::string body = fmt::format(
+      "<h{0}>Timeline</h{0}>\n<p class=\"legend\">pods' phases and jobs' conditions over "
+      "cluster time since the submit; dashed red lines are faults</p>\n",
+      level);
+  body += TimelineSvg(events, std::max(end, 1.0));
+  if (!report.events.loss.empty()) {
+    body += fmt::format("<h{0}>Training loss</h{0}>\n", level) + LossSvg(report.events.loss);
+  }
+  std::string lines;
+  for (const std::string& l : report.timeline) lines += l + "\n";
+  body += fmt::format("<h{0}>Events</h{0}>\n<pre class=\"events\">", level) +
+          XmlEscape(lines) + "</pre>\n";
+  return body;
+}
+
+// The whole document around body: no external resources (inline CSS and SVG).
+std::string Page(const std::string& title, const char* verdict, const std::string& body) {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+      "<title>{}: {}</title>\n<style>\n"
+      "body {{ font-family: sans-serif; margin: 2em; color: #222; }}\n"
+      ".verdict.pass {{ color: #27ae60; font-weight: bold; }}\n"
+      ".verdict.fail {{ color: #c0392b; font-weight: bold; }}\n"
+      "pre {{ background: #f7f7f7; padding: 0.5em; white-space: pre-wrap; }}\n"
+      "svg {{ border: 1px solid #ddd; margin: 0.5em 0; }}\n"
+      ".side {{ display: inline-block; vertical-align: top; width: 49%; }}\n"
+      "</style>\n</head>\n<body>\n{}</body>\n</html>\n",
+      XmlEscape(title), verdict, body);
+}
+
 }  // namespace
 
 std::string RenderHtmlReport(const ScenarioResult& r) {
@@ -184,31 +222,30 @@ std::string RenderHtmlReport(const ScenarioResult& r) {
       }
       body += "</ul>\n";
     }
-    std::vector<TimelineEvent> events = r.report.events.events;
-    std::stable_sort(events.begin(), events.end(),
-                     [](const TimelineEvent& a, const TimelineEvent& b) { return a.at < b.at; });
-    double end = Seconds(r.report.observed.duration);
-    for (const TimelineEvent& e : events) end = std::max(end, Seconds(e.at));
-    body += "<h2>Timeline</h2>\n<p class=\"legend\">pods' phases and jobs' conditions over "
-            "cluster time since the submit; dashed red lines are faults</p>\n";
-    body += TimelineSvg(events, std::max(end, 1.0));
-    if (!r.report.events.loss.empty()) {
-      body += "<h2>Training loss</h2>\n" + LossSvg(r.report.events.loss);
-    }
-    std::string lines;
-    for (const std::string& l : r.report.timeline) lines += l + "\n";
-    body += "<h2>Events</h2>\n<pre class=\"events\">" + XmlEscape(lines) + "</pre>\n";
+    body += RunSections(r.report, 2);
   }
-  return fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-      "<title>{}: {}</title>\n<style>\n"
-      "body {{ font-family: sans-serif; margin: 2em; color: #222; }}\n"
-      ".verdict.pass {{ color: #27ae60; font-weight: bold; }}\n"
-      ".verdict.fail {{ color: #c0392b; font-weight: bold; }}\n"
-      "pre {{ background: #f7f7f7; padding: 0.5em; white-space: pre-wrap; }}\n"
-      "svg {{ border: 1px solid #ddd; margin: 0.5em 0; }}\n"
-      "</style>\n</head>\n<body>\n{}</body>\n</html>\n",
-      XmlEscape(r.name), verdict, body);
+  return Page(r.name, verdict, body);
+}
+
+std::string RenderCompareReport(const ScenarioResult& emulator, const ScenarioResult& cluster,
+                                const std::vector<std::string>& diff) {
+  const char* verdict = diff.empty() ? "AGREE" : "DIFFER";
+  std::string body = fmt::format(
+      "<h1>{}</h1>\n<p class=\"verdict {}\">{}</p>\n<p>{}: the embedded cluster and the "
+      "cluster the kubeconfig names</p>\n",
+      XmlEscape(emulator.name), diff.empty() ? "pass" : "fail", verdict, XmlEscape(emulator.path));
+  if (!diff.empty()) {
+    std::string lines;
+    for (const std::string& l : diff) lines += l + "\n";
+    body += "<h2>Where they differ</h2>\n<pre>" + XmlEscape(lines) + "</pre>\n";
+  }
+  const std::pair<const char*, const ScenarioResult*> sides[] = {{"emulator", &emulator},
+                                                                  {"cluster", &cluster}};
+  for (const auto& [side, result] : sides) {
+    body += fmt::format("<div class=\"side\">\n<h2>{}</h2>\n", side) +
+            RunSections(result->report, 3) + "</div>\n";
+  }
+  return Page(emulator.name + " compared", verdict, body);
 }
 
 }  // namespace pjemu::scenario

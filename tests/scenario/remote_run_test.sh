@@ -10,23 +10,10 @@ PJEMU=$1
 shift
 all_skipped=0
 if [ "${1:-}" = --all-skipped ]; then all_skipped=1; shift; fi
-work=$(mktemp -d)
-serve_pid=
-cleanup() {
-  [ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-export HOME=$work/home
-mkdir -p "$HOME"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+. "$(dirname "$0")/../support/serve_kubectl.sh"
 
-"$PJEMU" serve --port 0 --token "t-$RANDOM$RANDOM" --data-dir "$work/data" \
-  --kubeconfig "$work/kubeconfig" --image-map tests/e2e/fast-trainer-images.yaml \
-  >"$work/serve.log" 2>&1 &
-serve_pid=$!
-for _ in $(seq 100); do grep -q "serving the Kubernetes API" "$work/serve.log" && break; sleep 0.1; done
+start_serve --token "t-$RANDOM$RANDOM" --data-dir "$work/data" \
+  --image-map tests/e2e/fast-trainer-images.yaml
 grep -q "serving the Kubernetes API on https://" "$work/serve.log" || { cat "$work/serve.log"; exit 1; }
 
 "$PJEMU" scenario run --kubeconfig "$work/kubeconfig" --junit "$work/junit.xml" \

@@ -1,6 +1,7 @@
 // Remote runs' pure parts: which scenarios can run on a real cluster (and the reason when not),
 // the namespace each gets, moving a scenario into it, metrics from the trainer's log, and the
 // JUnit <skipped> of a scenario that was not run.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <set>
@@ -199,6 +200,48 @@ TEST_CASE("two outcomes are compared without times, uids or namespaces", "[remot
             "- emulator: job j: Succeeded",
             "+ cluster: expect line " + std::to_string(sc.expect[0].line) + ": failed",
             "+ cluster: job j: Failed"});
+}
+
+TEST_CASE("compare reads conditions, labels, env and restarts with the namespace left out",
+          "[remote][compare]") {
+  // Given the last job and pod objects seen in two namespaces, the condition messages naming the
+  // namespace, the labels, env and restart counts should agree; another RANK or restart count
+  // should show as a diff.
+  Scenario sc = Parse(std::string("options: {time: real}\n") + kJob);
+  auto outcome = [](const std::string& ns, int restarts, const std::string& rank) {
+    RunReport r;
+    r.observed.job_keys = {ns + "/j"};
+    r.observed.submitted = {Status::Ok()};
+    r.observed.last_jobs[ns + "/j"] = Json::parse(R"({"metadata": {"namespace": ")" + ns +
+                                                  R"("}, "status": {"conditions": [
+        {"type": "Created", "status": "True", "reason": "PyTorchJobCreated",
+         "message": "PyTorchJob )" + ns + R"(/j is created."}],
+        "replicaStatuses": {"Master": {"succeeded": 1}}}})");
+    r.observed.last_pods["j-master-0"] = Json::parse(
+        R"({"metadata": {"namespace": ")" + ns + R"(", "labels": {"training.kubeflow.org/job-name": "j"}},
+            "spec": {"containers": [{"name": "pytorch", "env": [{"name": "RANK", "value": ")" +
+        rank + R"("}]}]},
+            "status": {"containerStatuses": [{"name": "pytorch", "restartCount": )" +
+        std::to_string(restarts) + "}]}}");
+    return r;
+  };
+  std::vector<std::string> a = SummarizeOutcome(sc, outcome("default", 0, "0"));
+  CHECK(std::count(a.begin(), a.end(),
+                   "job j condition 1: Created True PyTorchJobCreated \"PyTorchJob <ns>/j is "
+                   "created.\"") == 1);
+  CHECK(std::count(a.begin(), a.end(), "job j replica Master: active 0, succeeded 1, failed 0"));
+  CHECK(std::count(a.begin(), a.end(), "pod j-master-0 label training.kubeflow.org/job-name=j"));
+  CHECK(std::count(a.begin(), a.end(), "pod j-master-0 container pytorch env RANK=0"));
+  CHECK(std::count(a.begin(), a.end(), "pod j-master-0 container pytorch restarts 0"));
+  CHECK(DiffSummaries(a, SummarizeOutcome(sc, outcome("pjemu-s-00001", 0, "0")), "emulator",
+                      "cluster")
+            .empty());
+  CHECK(DiffSummaries(a, SummarizeOutcome(sc, outcome("pjemu-s-00001", 2, "1")), "emulator",
+                      "cluster") ==
+        std::vector<std::string>{"- emulator: pod j-master-0 container pytorch env RANK=0",
+                                 "- emulator: pod j-master-0 container pytorch restarts 0",
+                                 "+ cluster: pod j-master-0 container pytorch env RANK=1",
+                                 "+ cluster: pod j-master-0 container pytorch restarts 2"});
 }
 
 }  // namespace
