@@ -240,4 +240,44 @@ Status CheckEviction(const Json& pod, const std::vector<Json>& budgets) {
                 Json{{"causes", Json::array({cause})}});
 }
 
+std::int64_t ScaleSpecReplicas(const Json& job) {
+  const Json& replicas = FieldAt(job, {"spec", "pytorchReplicaSpecs", "Worker", "replicas"});
+  return replicas.is_number_integer() ? replicas.get<std::int64_t>() : 0;
+}
+
+Json BudgetWithStatus(ObjectAccess& access, Json pdb, Time now) {
+  const std::string ns = Str(Field(pdb, "metadata"), "namespace");
+  auto pods = access.List(Pods(), ns);
+  std::vector<Json> items;
+  if (pods.ok()) {
+    for (const Json& pod : ArrayOr(Field(*pods, "items"))) items.push_back(pod);
+  }
+  // The controller's Scale, as the disruption controller reads it through the scale client.
+  ControllerScale scale = [&access](const Json& pod,
+                                    const Json& ref) -> std::optional<std::int64_t> {
+    const ResourceType* type = FindByKind(Str(ref, "apiVersion"), Str(ref, "kind"));
+    if (type == nullptr || !type->has_scale) return std::nullopt;
+    auto owner = access.Get(*type, Str(Field(pod, "metadata"), "namespace"), Str(ref, "name"));
+    if (!owner.ok() || Str(Field(*owner, "metadata"), "uid") != Str(ref, "uid")) {
+      return std::nullopt;
+    }
+    return ScaleSpecReplicas(*owner);
+  };
+  pdb["status"] = DisruptionStatus(pdb, items, scale, now);
+  return pdb;
+}
+
+Status EvictPod(ObjectAccess& access, std::string_view ns, std::string_view name,
+                const DeleteOptions& options) {
+  ASSIGN_OR_RETURN(Json pod, access.Get(Pods(), ns, name));
+  ASSIGN_OR_RETURN(Json listed, access.List(PodDisruptionBudgets(), ns));
+  std::vector<Json> budgets;
+  // The decision reads no condition times: any instant gives the same answer.
+  for (const Json& pdb : ArrayOr(Field(listed, "items"))) {
+    budgets.push_back(BudgetWithStatus(access, pdb, Time{}));
+  }
+  RETURN_IF_ERROR(CheckEviction(pod, budgets));
+  return access.Delete(Pods(), ns, name, options).status();
+}
+
 }  // namespace pjemu::api

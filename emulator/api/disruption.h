@@ -4,7 +4,11 @@
 // budgets of a pod (CheckEviction, pkg/registry/core/pod/storage/eviction.go), with the real
 // messages. The API server computes a budget's status from the store when it serves or uses the
 // budget (a deviation: there is no disruption controller writing it; apiserver/README.md).
-// Thread safety: pure functions of their arguments.
+// BudgetWithStatus and EvictPod gather what those need through an ObjectAccess (the API server's
+// Store, or a client::Client), so the served subresource and LocalClient::Evict share one
+// gather-decide-delete.
+// Thread safety: pure functions of their arguments; BudgetWithStatus and EvictPod as their
+// ObjectAccess (EvictPod does not serialize evictions: see its comment).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "emulator/api/requests.h"
+#include "emulator/api/resources.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
 
@@ -55,5 +61,55 @@ Json DisruptionStatus(const Json& pdb, const std::vector<Json>& pods, const Cont
 // and unready pods of a budget that is already met (IfHealthyBudget) or that says AlwaysAllow,
 // skip the budget, as in kube-apiserver. Budgets with an empty selector are ignored.
 Status CheckEviction(const Json& pod, const std::vector<Json>& budgets);
+
+// The Scale's spec.replicas of a pytorchjob (its CRD's specReplicasPath,
+// .spec.pytorchReplicaSpecs.Worker.replicas; 0 when unset).
+std::int64_t ScaleSpecReplicas(const Json& job);
+
+// What BudgetWithStatus and EvictPod read and delete through; each call answers as the
+// client::Client call of the same name (List: every object of the namespace, a <Kind>List).
+class ObjectAccess {
+ public:
+  virtual ~ObjectAccess() = default;
+  virtual Result<Json> Get(const ResourceType& type, std::string_view ns,
+                           std::string_view name) = 0;
+  virtual Result<Json> List(const ResourceType& type, std::string_view ns) = 0;
+  virtual Result<Json> Delete(const ResourceType& type, std::string_view ns, std::string_view name,
+                              const DeleteOptions& options) = 0;
+};
+
+// The ObjectAccess of anything with the Client's Get, List (with ListOptions) and Delete: the
+// store::Store, a client::Client. `over` must outlive it.
+template <class T>
+class AccessOver final : public ObjectAccess {
+ public:
+  explicit AccessOver(T& over) : over_(over) {}
+  Result<Json> Get(const ResourceType& type, std::string_view ns, std::string_view name) override {
+    return over_.Get(type, ns, name);
+  }
+  Result<Json> List(const ResourceType& type, std::string_view ns) override {
+    return over_.List(type, ns, {});
+  }
+  Result<Json> Delete(const ResourceType& type, std::string_view ns, std::string_view name,
+                      const DeleteOptions& options) override {
+    return over_.Delete(type, ns, name, options);
+  }
+
+ private:
+  T& over_;
+};
+
+// pdb with the status DisruptionStatus computes from the pods of its namespace and their
+// controllers' scales (a controller with a /scale whose uid matches the ownerReference), all
+// read through access; the pods are read as they are now (a failed List: no pods).
+Json BudgetWithStatus(ObjectAccess& access, Json pdb, Time now);
+
+// The pods/eviction subresource: reads the pod (404 when missing) and its namespace's budgets
+// (each with BudgetWithStatus), decides with CheckEviction (429 kEvictionRefusedMessage, ...),
+// then deletes the pod with options (a graceful pod deletion). Two concurrent evictions could
+// both spend a budget's last disruption: callers that can run concurrently serialize them
+// (apiserver::Router holds a mutex, client::LocalClient another).
+Status EvictPod(ObjectAccess& access, std::string_view ns, std::string_view name,
+                const DeleteOptions& options);
 
 }  // namespace pjemu::api

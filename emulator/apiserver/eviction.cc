@@ -1,7 +1,7 @@
 // Router's pods/{name}/eviction subresource and the served status of PodDisruptionBudgets
-// (router.h). The decision and the status are api::CheckEviction and api::DisruptionStatus; this
-// file decodes the Eviction, gathers the pods, budgets and controllers' scales from the store,
-// and deletes the pod.
+// (router.h). The gather-decide-delete and the status are api::EvictPod and api::BudgetWithStatus
+// (shared with client::LocalClient::Evict) over the store; this file decodes the Eviction and
+// answers.
 #include "emulator/api/disruption.h"
 #include "emulator/api/json_fields.h"
 #include "emulator/apiserver/router.h"
@@ -63,25 +63,8 @@ HttpResponse Success(int code) {
 }  // namespace
 
 Json Router::BudgetWithStatus(Json pdb) const {
-  const std::string ns = Str(Field(pdb, "metadata"), "namespace");
-  auto pods = store_.List(api::Pods(), ns, {});
-  std::vector<Json> items;
-  if (pods.ok()) {
-    for (const Json& pod : api::ArrayOr(Field(*pods, "items"))) items.push_back(pod);
-  }
-  // The controller's Scale, as the disruption controller reads it through the scale client.
-  api::ControllerScale scale = [this](const Json& pod,
-                                      const Json& ref) -> std::optional<std::int64_t> {
-    const api::ResourceType* type = api::FindByKind(Str(ref, "apiVersion"), Str(ref, "kind"));
-    if (type == nullptr || !type->has_scale) return std::nullopt;
-    auto owner = store_.Get(*type, Str(Field(pod, "metadata"), "namespace"), Str(ref, "name"));
-    if (!owner.ok() || Str(Field(*owner, "metadata"), "uid") != Str(ref, "uid")) {
-      return std::nullopt;
-    }
-    return ScaleSpecReplicas(*owner);
-  };
-  pdb["status"] = api::DisruptionStatus(pdb, items, scale, clock_.Now());
-  return pdb;
+  api::AccessOver<store::Store> access(store_);
+  return api::BudgetWithStatus(access, std::move(pdb), clock_.Now());
 }
 
 Result<HttpResponse> Router::Evict(const HttpRequest& request, const ApiPath& path,
@@ -94,14 +77,8 @@ Result<HttpResponse> Router::Evict(const HttpRequest& request, const ApiPath& pa
   ASSIGN_OR_RETURN(Json delete_body, DecodeEviction(request.body, path));
   ASSIGN_OR_RETURN(api::DeleteOptions options, DeleteOptionsFrom(delete_body, query));
   std::lock_guard<std::mutex> lock(evictions_);
-  ASSIGN_OR_RETURN(Json pod, store_.Get(api::Pods(), path.ns, path.name));
-  ASSIGN_OR_RETURN(Json listed, store_.List(api::PodDisruptionBudgets(), path.ns, {}));
-  std::vector<Json> budgets;
-  for (const Json& pdb : api::ArrayOr(Field(listed, "items"))) {
-    budgets.push_back(BudgetWithStatus(pdb));
-  }
-  RETURN_IF_ERROR(api::CheckEviction(pod, budgets));
-  RETURN_IF_ERROR(store_.Delete(api::Pods(), path.ns, path.name, options).status());
+  api::AccessOver<store::Store> access(store_);
+  RETURN_IF_ERROR(api::EvictPod(access, path.ns, path.name, options));
   return Success(201);
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "emulator/api/disruption.h"
 #include "emulator/api/exec.h"
 #include "emulator/api/logs.h"
 #include "emulator/apiserver/channel_protocol.h"
@@ -38,9 +39,8 @@ struct RouterOptions {
 HttpResponse ErrorResponse(const Status& status);
 // `Warning: 299 - "<text>"` header value.
 std::string WarningHeader(const std::string& text);
-// The Scale's spec.replicas of a pytorchjob (its CRD's specReplicasPath,
-// .spec.pytorchReplicaSpecs.Worker.replicas; 0 when unset).
-std::int64_t ScaleSpecReplicas(const Json& job);
+// The Scale's spec.replicas of a pytorchjob (api/disruption.h: the budgets' scales read it too).
+using api::ScaleSpecReplicas;
 // A DELETE's options from its body (a JSON object, {} when none) and query: propagationPolicy
 // (422 naming it when unknown), gracePeriodSeconds, preconditions, dryRun. Also the
 // deleteOptions of an Eviction.

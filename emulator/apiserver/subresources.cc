@@ -45,11 +45,6 @@ Status InvalidLogOption(const std::string& name, const std::string& field,
 
 }  // namespace
 
-std::int64_t ScaleSpecReplicas(const Json& job) {
-  const Json& replicas = FieldAt(job, {"spec", "pytorchReplicaSpecs", "Worker", "replicas"});
-  return replicas.is_number_integer() ? replicas.get<std::int64_t>() : 0;
-}
-
 Result<HttpResponse> Router::Scale(const HttpRequest& request, const ApiPath& path,
                                    const Query& query) const {
   const api::ResourceType& type = *path.type;

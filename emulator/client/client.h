@@ -51,6 +51,13 @@ class Client {
                               const DeleteOptions& options = {}) = 0;
   virtual Result<std::shared_ptr<api::Watch>> Watch(const ResourceType& type, std::string_view ns,
                                                     const WatchOptions& options = {}) = 0;
+  // The pods/eviction subresource (a policy/v1 Eviction of pod ns/name): the pod is deleted with
+  // options unless its PodDisruptionBudgets forbid it: kTooManyRequests (429) "Cannot evict pod
+  // as it would violate the pod's disruption budget." (api::kEvictionRefusedMessage), kNotFound
+  // for a missing pod, or the API server's other answers. The in-process store decides with
+  // api::EvictPod (as the served subresource does); a real API server decides for itself.
+  virtual Status Evict(std::string_view ns, std::string_view name,
+                       const DeleteOptions& options = {}) = 0;
 };
 
 }  // namespace pjemu::client

@@ -255,6 +255,19 @@ std::string ListQuery(const ListOptions& o) {
   return q;
 }
 
+// A v1 DeleteOptions object (a DELETE's body, an Eviction's deleteOptions).
+Json DeleteOptionsBody(const DeleteOptions& options) {
+  Json body = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
+  if (!options.propagation_policy.empty()) body["propagationPolicy"] = options.propagation_policy;
+  if (options.grace_period_seconds) body["gracePeriodSeconds"] = *options.grace_period_seconds;
+  if (options.precondition_uid) body["preconditions"]["uid"] = *options.precondition_uid;
+  if (options.precondition_resource_version) {
+    body["preconditions"]["resourceVersion"] = *options.precondition_resource_version;
+  }
+  if (options.dry_run) body["dryRun"] = Json::array({"All"});
+  return body;
+}
+
 }  // namespace
 
 HttpClient::HttpClient(HttpClientOptions options) : options_(std::move(options)) {}
@@ -365,15 +378,17 @@ Result<Json> HttpClient::Patch(const ResourceType& type, std::string_view ns,
 
 Result<Json> HttpClient::Delete(const ResourceType& type, std::string_view ns,
                                 std::string_view name, const DeleteOptions& options) {
-  Json body = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
-  if (!options.propagation_policy.empty()) body["propagationPolicy"] = options.propagation_policy;
-  if (options.grace_period_seconds) body["gracePeriodSeconds"] = *options.grace_period_seconds;
-  if (options.precondition_uid) body["preconditions"]["uid"] = *options.precondition_uid;
-  if (options.precondition_resource_version) {
-    body["preconditions"]["resourceVersion"] = *options.precondition_resource_version;
-  }
-  if (options.dry_run) body["dryRun"] = Json::array({"All"});
+  Json body = DeleteOptionsBody(options);
   return Call("DELETE", PathOf(type, ns, name), &body);
+}
+
+Status HttpClient::Evict(std::string_view ns, std::string_view name,
+                         const DeleteOptions& options) {
+  Json eviction = {{"apiVersion", "policy/v1"},
+                   {"kind", "Eviction"},
+                   {"metadata", {{"name", std::string(name)}, {"namespace", std::string(ns)}}},
+                   {"deleteOptions", DeleteOptionsBody(options)}};
+  return Call("POST", PathOf(api::Pods(), ns, name) + "/eviction", &eviction).status();
 }
 
 Result<std::shared_ptr<api::Watch>> HttpClient::Watch(const ResourceType& type,

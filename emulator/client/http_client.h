@@ -55,6 +55,10 @@ class HttpClient final : public Client {
                       const DeleteOptions& options = {}) override;
   Result<std::shared_ptr<api::Watch>> Watch(const ResourceType& type, std::string_view ns,
                                             const WatchOptions& options = {}) override;
+  // POST a policy/v1 Eviction (with options as its deleteOptions) to
+  // /api/v1/namespaces/NS/pods/NAME/eviction: the server's own budgets decide.
+  Status Evict(std::string_view ns, std::string_view name,
+               const DeleteOptions& options = {}) override;
 
   // A raw exchange: target is the path with query ("/api/v1/pods?limit=5"). kUnavailable when
   // the server cannot be reached; any HTTP status is a successful HttpReply.

@@ -1,5 +1,7 @@
 #include "emulator/client/local_client.h"
 
+#include "emulator/api/disruption.h"
+
 namespace pjemu::client {
 
 Result<Json> LocalClient::Create(const ResourceType& type, std::string_view ns, Json object,
@@ -41,6 +43,13 @@ Result<std::shared_ptr<api::Watch>> LocalClient::Watch(const ResourceType& type,
 
 std::unique_ptr<Client> MakeLocalClient(store::Store& store) {
   return std::make_unique<LocalClient>(store);
+}
+
+Status LocalClient::Evict(std::string_view ns, std::string_view name,
+                          const DeleteOptions& options) {
+  std::lock_guard<std::mutex> lock(evictions_);
+  api::AccessOver<store::Store> access(store_);
+  return api::EvictPod(access, ns, name, options);
 }
 
 }  // namespace pjemu::client

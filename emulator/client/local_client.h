@@ -1,10 +1,12 @@
 // LocalClient: the Client that in-process actors (controller, scheduler, kubelet, fault
 // injector) use to reach the Store directly, without HTTP. It forwards every call unchanged, so
-// its semantics are exactly the Store's (and therefore the API server's).
+// its semantics are exactly the Store's (and therefore the API server's); Evict is the API
+// server's own gather-decide-delete (api::EvictPod).
 // Thread safety: as the Store: safe from any thread. The Store must outlive the client.
 #pragma once
 
 #include <memory>
+#include <mutex>
 
 #include "emulator/client/client.h"
 #include "emulator/store/store.h"
@@ -31,9 +33,14 @@ class LocalClient final : public Client {
                       const DeleteOptions& options = {}) override;
   Result<std::shared_ptr<api::Watch>> Watch(const ResourceType& type, std::string_view ns,
                                             const WatchOptions& options = {}) override;
+  // api::EvictPod over the store, this client's evictions one at a time (not serialized with
+  // the API server's own: a Router over the same store holds another mutex).
+  Status Evict(std::string_view ns, std::string_view name,
+               const DeleteOptions& options = {}) override;
 
  private:
   store::Store& store_;
+  std::mutex evictions_;
 };
 
 // A LocalClient over `store` (which must outlive it).

@@ -141,6 +141,12 @@ Result<Json> FaultyClient::Delete(const client::ResourceType& type, std::string_
   return inner_.Delete(type, ns, name, options);
 }
 
+Status FaultyClient::Evict(std::string_view ns, std::string_view name,
+                           const client::DeleteOptions& options) {
+  RETURN_IF_ERROR(Check(Verb::kCreate, api::Pods(), client::Subresource::kNone, name));
+  return inner_.Evict(ns, name, options);
+}
+
 Result<std::shared_ptr<api::Watch>> FaultyClient::Watch(const client::ResourceType& type,
                                                         std::string_view ns,
                                                         const client::WatchOptions& options) {

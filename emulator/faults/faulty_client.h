@@ -62,6 +62,9 @@ class FaultyClient final : public client::Client {
                       const client::DeleteOptions& options = {}) override;
   Result<std::shared_ptr<api::Watch>> Watch(const client::ResourceType& type, std::string_view ns,
                                             const client::WatchOptions& options = {}) override;
+  // Counts as a create of pods (the pods/eviction subresource); passed on as inner's Evict.
+  Status Evict(std::string_view ns, std::string_view name,
+               const client::DeleteOptions& options = {}) override;
 
  private:
   struct Entry {

@@ -20,7 +20,8 @@ std::pair<std::string, std::string> SplitKey(const std::string& key) {
 
 bool IsPodAction(ActionKind kind) {
   return kind == ActionKind::kKill || kind == ActionKind::kExit || kind == ActionKind::kHang ||
-         kind == ActionKind::kDeletePod || kind == ActionKind::kEvict || kind == ActionKind::kOom;
+         kind == ActionKind::kDeletePod || kind == ActionKind::kEvict || kind == ActionKind::kOom ||
+         kind == ActionKind::kEvictPod;
 }
 
 // The text of a CRI log line ("<time> <stream> <F|P> <text>"); other lines as they are.
@@ -95,6 +96,10 @@ const char* ActionName(ActionKind kind) {
       return "cordon";
     case ActionKind::kUncordon:
       return "uncordon";
+    case ActionKind::kEvictPod:
+      return "evict-pod";
+    case ActionKind::kDrain:
+      return "drain";
   }
   return "?";
 }
@@ -137,8 +142,8 @@ Status Injector::Add(FaultSpec spec) {
       (!node_.power || a.node.empty())) {
     return Status(Code::kInvalid, std::string(ActionName(a.kind)) + ": no node to act on");
   }
-  if ((a.kind == ActionKind::kCordon || a.kind == ActionKind::kUncordon) && a.node.empty()) {
-    return Status(Code::kInvalid, std::string(ActionName(a.kind)) + ": needs a node");
+  if (a.kind == ActionKind::kDrain && a.timeout <= Duration::zero()) {
+    return Status(Code::kInvalid, "timeout: drain needs a positive timeout");
   }
   if (a.kind == ActionKind::kPullDelay && (!node_.pull_delay || a.image.empty())) {
     return Status(Code::kInvalid, "pull-delay: needs an image glob and a kubelet to act on");
@@ -287,6 +292,9 @@ Status Injector::ActOnPods(const FaultSpec& spec, std::string* what) {
       case ActionKind::kDeletePod:
         s = client_.Delete(api::Pods(), a.target.ns, pod).status();
         break;
+      case ActionKind::kEvictPod:
+        s = client_.Evict(a.target.ns, pod);
+        break;
       case ActionKind::kEvict:
         s = node_.evict(a.target.ns, pod, a.message);
         break;
@@ -317,8 +325,12 @@ void Injector::Fire(const FaultSpec& spec) {
     case ActionKind::kDeletePod:
     case ActionKind::kEvict:
     case ActionKind::kOom:
+    case ActionKind::kEvictPod:
       record.result = ActOnPods(spec, &record.what);
       break;
+    case ActionKind::kDrain:
+      StartDrain(spec, std::move(record));
+      return;  // DrainStep finishes it
     case ActionKind::kNodeDown:
       record.what += " " + a.node;
       record.result = node_.power(a.node, false);
@@ -331,13 +343,16 @@ void Injector::Fire(const FaultSpec& spec) {
       record.result = node_.power(a.node, true);
       break;
     case ActionKind::kCordon:
-    case ActionKind::kUncordon:
-      record.what += " " + a.node;
-      record.result = client_
-                          .Patch(api::Nodes(), "", a.node, api::PatchType::kMerge,
-                                 {{"spec", {{"unschedulable", a.kind == ActionKind::kCordon}}}})
-                          .status();
+    case ActionKind::kUncordon: {
+      auto node = NodeOf(a.node);
+      record.result = node.status();
+      if (!node.ok()) break;
+      record.what += " " + *node;
+      Json patch = {{"spec", {{"unschedulable", a.kind == ActionKind::kCordon}}}};
+      record.result =
+          client_.Patch(api::Nodes(), "", *node, api::PatchType::kMerge, patch).status();
       break;
+    }
     case ActionKind::kPullDelay:
       record.what += " " + a.image + " " + FormatAge(a.pull_delay);
       node_.pull_delay(a.image, a.pull_delay);
@@ -365,7 +380,11 @@ void Injector::Fire(const FaultSpec& spec) {
       break;
     }
   }
-  log_.push_back(record);
+  Finish(spec, std::move(record));
+}
+
+void Injector::Finish(const FaultSpec& spec, FaultRecord record) {
+  log_.push_back(std::move(record));
   ++fired_;
   for (const FaultSpec& other : specs_) {
     if (other.trigger.kind == Trigger::Kind::kAfterFault && other.trigger.fault == spec.id &&

@@ -3,7 +3,9 @@
 // on pods picked by name or label selector: kill with a signal, exit with a code, hang
 // (SIGSTOP), delete through the API, a share of API errors for a while, or a named hook the
 // owner registers (e.g. "restart-controller"); node faults (evict, node down/up with the node
-// lifecycle controller's steps, image pull delays, OOM) go through NodeSeams. Triggers may
+// lifecycle controller's steps, image pull delays, OOM) go through NodeSeams; API-initiated
+// eviction (evict-pod) and drain go through Client::Evict, a drain's refused evictions retried
+// every second on the loop until its timeout, its log entry written when it ends. Triggers may
 // also wait for a pod's log line or the trainer's metrics. Production components never see it; a
 // run without the Injector is the same run without faults. Every firing is kept in log(). Thread
 // safety: EventLoop thread only (Add/Arm before or on it).
@@ -12,6 +14,7 @@
 #include <csignal>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,16 +47,18 @@ enum class ActionKind {
   kNodeDown,
   kNodeUp,
   kPullDelay,
-  kCordon,   // through the API: the node's spec.unschedulable true (kubectl cordon)
-  kUncordon  // and false again (kubectl uncordon)
+  kCordon,    // through the API: the node's spec.unschedulable true (kubectl cordon)
+  kUncordon,  // and false again (kubectl uncordon)
+  kEvictPod,  // through the API: the pods/eviction subresource (PodDisruptionBudgets decide)
+  kDrain      // through the API: kubectl drain --ignore-daemonsets (cordon, evict, retry 429s)
 };
 // "kill", "exit", "hang", "delete-pod", "api-errors", "hook", "patch-job", "evict", "oom",
-// "node-down", "node-up", "pull-delay", "cordon", "uncordon".
+// "node-down", "node-up", "pull-delay", "cordon", "uncordon", "evict-pod", "drain".
 const char* ActionName(ActionKind kind);
 
 struct FaultAction {
   ActionKind kind = ActionKind::kKill;
-  PodTarget target;                 // kKill, kExit, kHang, kDeletePod
+  PodTarget target;                 // kKill, kExit, kHang, kDeletePod, kEvictPod
   int signal = SIGKILL;             // kKill
   int exit_code = 1;                // kExit
   ClientFaultRule api_rule;         // kApiErrors
@@ -62,7 +67,9 @@ struct FaultAction {
   std::string job;                  // kPatchJob: ns/name or name
   Json patch;                       // kPatchJob: a merge patch (e.g. spec.runPolicy.suspend)
   std::string message;              // kEvict: the eviction message ("" = a memory-pressure one)
-  std::string node = "pjemu-node";  // kNodeDown, kNodeUp, kCordon, kUncordon
+  std::string node = "pjemu-node";  // kNodeDown, kNodeUp; kCordon, kUncordon, kDrain ("" =
+                                    // the cluster's only node, read when the fault fires)
+  Duration timeout = 60s;           // kDrain: how long refused (429) evictions are retried
   NodeLifecycleTiming node_timing;  // kNodeDown
   std::string image;                // kPullDelay: a glob on the image reference
   Duration pull_delay{0};           // kPullDelay
@@ -151,6 +158,15 @@ class Injector {
   Result<std::vector<std::string>> TargetPods(const PodTarget& target);
   bool TriggerMatched(const Trigger& t);
   void NodeDown(const FaultSpec& spec);
+  // The log entry, then the faults waiting for this one.
+  void Finish(const FaultSpec& spec, FaultRecord record);
+  // `named`, or ("") the cluster's only node (kInvalid when it has another number).
+  Result<std::string> NodeOf(const std::string& named);
+  // kDrain: cordons, then DrainStep until no eviction is refused or the timeout (a drain still
+  // retrying when Stop() is called leaves no log entry).
+  void StartDrain(const FaultSpec& spec, FaultRecord record);
+  struct Drain;
+  void DrainStep(const FaultSpec& spec, std::shared_ptr<Drain> drain);
 
   EventLoop& loop_;
   client::Client& client_;

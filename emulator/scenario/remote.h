@@ -2,12 +2,13 @@
 // --kubeconfig K`) through its public API only. ClassifyRemote says, from what a scenario uses,
 // whether it can run there and, if not, why (so the answer cannot go stale); RunRemoteScenario
 // plays a capable one in a namespace of its own over a client::Client (the CLI's HttpClient):
-// submit, faults (delete-pod, patch-job through the API), log triggers (the seams' read_log:
-// pods/log), then the same expectations as the embedded runner (expectation.h), with what only
-// the emulator knows read through the API instead: trainer metrics from the pods' logs (the
-// Katib metrics-collector lines the trainer prints), "no process left" from the containers'
-// states at the end. The namespace is created first and deleted at the end, with everything in
-// it, whatever happened.
+// submit, faults (delete-pod, patch-job, cordon, evict-pod and drain through the API; a drain
+// sees only the run's namespace's pods, as every "all namespaces" list of the run), log
+// triggers (the seams' read_log: pods/log), then the same expectations as the embedded runner
+// (expectation.h), with what only the emulator knows read through the API instead: trainer
+// metrics from the pods' logs (the Katib metrics-collector lines the trainer prints), "no
+// process left" from the containers' states at the end. The namespace is created first and
+// deleted at the end, with everything in it, whatever happened.
 // Thread safety: runs on the caller's thread; the seams' functions are called on it.
 #pragma once
 
@@ -37,8 +38,8 @@ RemoteSupport ClassifyRemote(const Scenario& scenario);
 std::string RemoteNamespace(const std::string& prefix, const std::string& path,
                             std::uint64_t suffix);
 
-// The scenario moved into namespace ns: its jobs' namespaces, expectations' and triggers' job
-// keys and pod faults' namespaces. kInvalid when it names more than one namespace (they would
+// The scenario moved into namespace ns: its jobs' and namespaced objects' namespaces,
+// expectations' and triggers' job keys and pod faults' namespaces. kInvalid when it names more than one namespace (they would
 // collide in one).
 Result<Scenario> InNamespace(const Scenario& scenario, const std::string& ns);
 

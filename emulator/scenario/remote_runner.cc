@@ -46,6 +46,10 @@ class NamespaceScope final : public client::Client {
                                             const client::WatchOptions& o) override {
     return inner_.Watch(t, In(t, ns), o);
   }
+  Status Evict(std::string_view ns, std::string_view name,
+               const client::DeleteOptions& o) override {
+    return inner_.Evict(In(api::Pods(), ns), name, o);
+  }
 
  private:
   std::string_view In(const client::ResourceType& t, std::string_view ns) const {
@@ -142,6 +146,7 @@ RunReport RemoteRun::Play(std::vector<Json> jobs) {
   start_ = loop_.Now();
   report_.timeline.push_back("+0s namespace " + ns_);
   injector_->Arm();
+  const Status objects = internal::CreateObjects(api(), sc_, &report_.timeline);
   Submit(jobs);
   const Time deadline = start_ + sc_.options.timeout;
   RunUntil(deadline, /*stop_when_ended=*/true);
@@ -153,6 +158,7 @@ RunReport RemoteRun::Play(std::vector<Json> jobs) {
   RecordFaults();
   CollectPods();
   report_.failures = CheckExpectations(sc_, ob, scope_);
+  if (!objects.ok()) report_.failures.insert(report_.failures.begin(), objects.ToString());
   ob.stopped = true;  // what is left running was read from the containers' states
   for (auto& f : CheckProcessesLeft(sc_, ob)) report_.failures.push_back(f);
   observer_.reset();

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "emulator/api/resources.h"
 #include "emulator/scenario/remote.h"
 
 namespace pjemu::scenario {
@@ -19,6 +20,8 @@ const std::map<ActionKind, std::string>& ActionNeeds() {
       {ActionKind::kPatchJob, ""},
       {ActionKind::kCordon, ""},
       {ActionKind::kUncordon, ""},
+      {ActionKind::kEvictPod, ""},
+      {ActionKind::kDrain, ""},
       {ActionKind::kKill,
        "emulator only: a signal from the node (through pods/exec the main process is PID 1, "
        "which ignores SIGKILL)"},
@@ -115,6 +118,12 @@ Result<Scenario> InNamespace(const Scenario& sc, const std::string& ns) {
     if (!j.fixture.empty()) continue;  // loaded later; the runner moves its objects
     used.insert(j.inline_object.value("metadata", Json::object()).value("namespace", "default"));
     j.inline_object["metadata"]["namespace"] = ns;
+  }
+  for (Json& o : out.objects) {
+    const api::ResourceType* type = api::FindByKind(o.value("apiVersion", ""), o.value("kind", ""));
+    if (type == nullptr || !type->namespaced) continue;
+    used.insert(o.value("metadata", Json::object()).value("namespace", "default"));
+    o["metadata"]["namespace"] = ns;
   }
   for (Expectation& e : out.expect) {
     if (!e.job.empty()) used.insert(NamespaceOfKey(e.job));

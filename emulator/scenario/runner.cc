@@ -38,6 +38,23 @@ Result<std::vector<Json>> LoadJobs(const Scenario& sc) {
   return jobs;
 }
 
+Status CreateObjects(client::Client& client, const Scenario& sc,
+                     std::vector<std::string>* timeline) {
+  Status first;
+  for (const Json& object : sc.objects) {
+    const api::ResourceType* type =
+        api::FindByKind(object.value("apiVersion", ""), object.value("kind", ""));
+    const Json meta = object.value("metadata", Json::object());
+    const std::string ns = type->namespaced ? meta.value("namespace", "default") : "";
+    const std::string what =
+        "create " + type->kind + " " + (ns.empty() ? "" : ns + "/") + meta.value("name", "");
+    Status s = client.Create(*type, ns, object).status();
+    timeline->push_back("+0s " + what + ": " + (s.ok() ? "accepted" : s.ToString()));
+    if (!s.ok() && first.ok()) first = s.WithContext(sc.path + ": " + what);
+  }
+  return first;
+}
+
 std::string Tail(const std::string& text, std::size_t n) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -291,6 +308,7 @@ RunReport ScenarioRun::Play(std::vector<Json> jobs) {
   // Armed before the submissions, so that an `at: 0s` fault runs before anything the
   // submissions set off (all of it happens at the same instant).
   injector_->Arm();
+  const Status objects = internal::CreateObjects(cluster_.client(), sc_, &report_.timeline);
   Submit(jobs);
   const Time deadline = start_ + sc_.options.timeout;
   RunUntil(deadline, /*stop_when_ended=*/true);
@@ -304,6 +322,7 @@ RunReport ScenarioRun::Play(std::vector<Json> jobs) {
       decorators_.procs != nullptr ? static_cast<int>(decorators_.procs->running()) : 0;
   CollectPodFiles(cluster_, &ob, &report_.events);
   report_.failures = CheckExpectations(sc_, ob, cluster_.client());
+  if (!objects.ok()) report_.failures.insert(report_.failures.begin(), objects.ToString());
   StopAndCheckSurvivors(decorators_.procs != nullptr ? decorators_.procs->started()
                                                      : std::vector<process::Pid>{});
   for (auto& f : CheckProcessesLeft(sc_, ob)) report_.failures.push_back(f);

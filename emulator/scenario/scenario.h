@@ -1,4 +1,4 @@
-// Scenario: one scenarios/*.yaml file as data: the jobs to submit, what the
+// Scenario: one scenarios/*.yaml file as data: the objects to create, the jobs to submit, what the
 // simulated containers do, the faults to inject and when, and the expectations that must hold
 // at the end. LoadScenario parses and checks it; every error names file:line and the field.
 // Runner (runner.h) plays it; Expectation (expectation.h) judges the outcome.
@@ -86,6 +86,9 @@ struct Scenario {
   std::string name;
   Options options;
   std::vector<JobSource> jobs;
+  // objects: manifests of any known kind (a PodDisruptionBudget, ...), created in order before
+  // the jobs, in their namespace ("default" when none; remotely the run's).
+  std::vector<Json> objects;
   std::vector<ProcessRule> processes;
   std::vector<faults::FaultSpec> faults;
   std::vector<int> fault_lines;  // parallel to faults

@@ -69,6 +69,8 @@ constexpr FaultActionEntry kFaultActions[] = {
     {.kind = faults::ActionKind::kPullDelay, .target_check = PullDelayNeeds, .duration = PullDelay},
     {.kind = faults::ActionKind::kCordon},
     {.kind = faults::ActionKind::kUncordon},
+    {.kind = faults::ActionKind::kEvictPod},
+    {.kind = faults::ActionKind::kDrain},
 };
 
 std::string_view NameOf(const FaultActionEntry& entry) {
@@ -253,7 +255,7 @@ Status ReadApiRuleFields(Reader& r, const YAML::Node& n, faults::ClientFaultRule
 }
 
 // What the action does, after its target: the process and API-rule fields, then message,
-// duration (each where the action puts it), job and patch.
+// duration (each where the action puts it), job, timeout (a drain's) and patch.
 Status ReadArgumentFields(Reader& r, const YAML::Node& n, const FaultActionEntry& entry,
                           faults::FaultAction* a) {
   RETURN_IF_ERROR(ReadProcessFields(r, n, a));
@@ -266,6 +268,12 @@ Status ReadArgumentFields(Reader& r, const YAML::Node& n, const FaultActionEntry
   }
   if (n["job"]) {
     ASSIGN_OR_RETURN(a->job, r.String(n["job"], "faults[].job"));
+  }
+  if (n["timeout"]) {
+    if (entry.kind != faults::ActionKind::kDrain) {
+      return r.Error(n["timeout"], "faults[].timeout", "only a drain has a timeout");
+    }
+    ASSIGN_OR_RETURN(a->timeout, r.Dur(n["timeout"], "faults[].timeout"));
   }
   if (n["patch"]) {
     ASSIGN_OR_RETURN(a->patch, r.ToJson(n["patch"]));
@@ -280,7 +288,7 @@ Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
       n, "faults[]", {"id",   "at",       "when", "after",     "delay",     "jitter",  "action",
                       "pod",  "selector", "pick", "namespace", "container", "signal",  "exit_code",
                       "verb", "resource", "rate", "nth",       "code",      "message", "duration",
-                      "job",  "patch",    "node", "grace",     "eviction",  "image"}));
+                      "job",  "patch",    "node", "grace",     "eviction",  "image",   "timeout"}));
   if (!n["id"]) return Error(n, "faults[].id", "Required value");
   ASSIGN_OR_RETURN(f->id, String(n["id"], "faults[].id"));
   RETURN_IF_ERROR(ReadTrigger(*this, n, &f->trigger));
@@ -288,6 +296,10 @@ Status Reader::Fault(const YAML::Node& n, faults::FaultSpec* f) {
   faults::FaultAction& a = f->action;
   a.kind = entry->kind;
   if (a.kind == faults::ActionKind::kHook) a.hook = std::string(entry->hook);
+  if (a.kind == faults::ActionKind::kDrain || a.kind == faults::ActionKind::kCordon ||
+      a.kind == faults::ActionKind::kUncordon) {
+    a.node.clear();  // unless named: the cluster's only node
+  }
   RETURN_IF_ERROR(ReadTargetFields(*this, n, &a));
   if (entry->target_check != nullptr) RETURN_IF_ERROR(entry->target_check(*this, n, a));
   RETURN_IF_ERROR(ReadArgumentFields(*this, n, *entry, &a));

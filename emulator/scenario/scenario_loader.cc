@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "emulator/api/resource_quantity.h"
+#include "emulator/api/resources.h"
 #include "emulator/scenario/scenario.h"
 #include "emulator/scenario/yaml_reader.h"
 
@@ -105,8 +106,8 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& path)
   sc.path = path;
   try {
     YAML::Node root = YAML::Load(text);
-    RETURN_IF_ERROR(
-        r.Keys(root, "scenario", {"name", "options", "jobs", "processes", "faults", "expect"}));
+    RETURN_IF_ERROR(r.Keys(
+        root, "scenario", {"name", "options", "objects", "jobs", "processes", "faults", "expect"}));
     if (root["name"]) {
       ASSIGN_OR_RETURN(sc.name, r.String(root["name"], "name"));
     }
@@ -116,6 +117,17 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& path)
     }
     for (const auto& n : root["jobs"]) {
       RETURN_IF_ERROR(r.Job(n, &sc.jobs.emplace_back()));
+    }
+    for (const auto& n : root["objects"]) {
+      ASSIGN_OR_RETURN(Json object, r.ToJson(n));
+      if (!object.is_object() ||
+          api::FindByKind(object.value("apiVersion", ""), object.value("kind", "")) == nullptr ||
+          object.value("metadata", Json::object()).value("name", "").empty()) {
+        return r.Error(n, "objects[]",
+                       "needs apiVersion, kind (of a known resource) and "
+                       "metadata.name");
+      }
+      sc.objects.push_back(std::move(object));
     }
     for (const auto& n : root["processes"]) {
       RETURN_IF_ERROR(r.Process(n, &sc.processes.emplace_back()));

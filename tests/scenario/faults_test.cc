@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <csignal>
 
+#include "emulator/api/disruption.h"
 #include "emulator/client/local_client.h"
 #include "emulator/faults/faulty_client.h"
 #include "emulator/faults/faulty_process_runner.h"
@@ -254,11 +255,160 @@ TEST_CASE("Injector cordons and uncordons a node through the API", "[faults]") {
   CHECK(inj.log()[0].result.ok());
   CHECK(inj.log()[1].what == "uncordon n1");
 
-  SECTION("a cordon without a node is refused") {
-    FaultSpec bad{"bad", {}, {}};
-    bad.action.kind = ActionKind::kCordon;
-    bad.action.node = "";
-    CHECK(inj.Add(bad).code() == Code::kInvalid);
+  SECTION("a cordon without a node acts on the cluster's only node") {
+    FaultSpec only{"only", {}, {}};
+    only.action.kind = ActionKind::kCordon;
+    only.action.node = "";
+    Injector again(f.loop, *f.local);
+    REQUIRE(again.Add(only).ok());
+    again.Arm();
+    f.loop.RunFor(1s);
+    REQUIRE(again.log().size() == 1);
+    CHECK(again.log()[0].what == "cordon n1");
+    CHECK(unschedulable());
+  }
+}
+
+}  // namespace
+}  // namespace pjemu::faults
+
+namespace pjemu::faults {
+namespace {
+
+// A pod bound to `node` (its deletion is graceful: it stays, terminating), of job "mnist" (the
+// budget's) unless not `budgeted`.
+Json BoundPod(const std::string& name, const std::string& node, bool budgeted = true) {
+  Json pod = Pod(name);
+  if (budgeted) pod["metadata"]["labels"]["training.kubeflow.org/job-name"] = "mnist";
+  pod["spec"]["nodeName"] = node;
+  pod["spec"]["terminationGracePeriodSeconds"] = 30;
+  return pod;
+}
+
+void CreateReady(client::Client& c, Json pod) {
+  const std::string name = pod["metadata"]["name"];
+  REQUIRE(c.Create(api::Pods(), "default", std::move(pod)).ok());
+  Json ready = {{"status",
+                 {{"phase", "Running"},
+                  {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+  REQUIRE(c.Patch(api::Pods(), "default", name, api::PatchType::kMerge, ready,
+                  api::Subresource::kStatus)
+              .ok());
+}
+
+Json KeepOne() {
+  return {{"apiVersion", "policy/v1"},
+          {"kind", "PodDisruptionBudget"},
+          {"metadata", {{"name", "keep"}}},
+          {"spec",
+           {{"minAvailable", 1},
+            {"selector", {{"matchLabels", {{"training.kubeflow.org/job-name", "mnist"}}}}}}}};
+}
+
+bool Terminating(client::Client& c, const std::string& name) {
+  auto pod = c.Get(api::Pods(), "default", name);
+  return pod.ok() && pod->at("metadata").contains("deletionTimestamp");
+}
+
+TEST_CASE("Injector evict-pod goes through pods/eviction: a budget's 429 is the fault's answer",
+          "[faults][eviction]") {
+  Fixture f;
+  CreateReady(*f.local, BoundPod("p", "n1"));
+  REQUIRE(f.local->Create(api::PodDisruptionBudgets(), "default", KeepOne()).ok());
+  Injector inj(f.loop, *f.local);
+  FaultSpec evict{"evict", {}, {}};
+  evict.trigger.delay = 1s;
+  evict.action.kind = ActionKind::kEvictPod;
+  evict.action.target.name = "p";
+  REQUIRE(inj.Add(evict).ok());
+  FaultSpec again{"again", {}, {}};
+  again.trigger.kind = Trigger::Kind::kAfterFault;
+  again.trigger.fault = "evict";
+  again.trigger.delay = 1s;
+  again.action = evict.action;
+  REQUIRE(inj.Add(again).ok());
+  inj.Arm();
+  f.loop.RunFor(1500ms);
+  REQUIRE(inj.log().size() == 1);
+  CHECK(inj.log()[0].what == "evict-pod default/p");
+  CHECK(inj.log()[0].result.code() == Code::kTooManyRequests);
+  CHECK(inj.log()[0].result.message() == api::kEvictionRefusedMessage);
+  CHECK_FALSE(Terminating(*f.local, "p"));
+  REQUIRE(f.local->Delete(api::PodDisruptionBudgets(), "default", "keep").ok());
+  f.loop.RunFor(1s);
+  REQUIRE(inj.log().size() == 2);
+  CHECK(inj.log()[1].result.ok());
+  CHECK(Terminating(*f.local, "p"));
+}
+
+TEST_CASE("Injector drain cordons, evicts what needs it and retries 429s until its timeout",
+          "[faults][eviction]") {
+  // Given node n1 with two budgeted pods, a DaemonSet pod and a mirror pod, and a pod on n2,
+  // a drain should cordon n1, evict one budgeted pod at once and retry the other every second.
+  Fixture f;
+  for (const char* node : {"n1", "n2"}) {
+    REQUIRE(f.local
+                ->Create(api::Nodes(), "",
+                         {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", node}}}})
+                .ok());
+  }
+  CreateReady(*f.local, BoundPod("p", "n1"));
+  CreateReady(*f.local, BoundPod("q", "n1"));
+  Json ds = BoundPod("ds", "n1", false);
+  ds["metadata"]["ownerReferences"] = Json::array({{{"apiVersion", "apps/v1"},
+                                                    {"kind", "DaemonSet"},
+                                                    {"name", "d"},
+                                                    {"uid", "u"},
+                                                    {"controller", true}}});
+  CreateReady(*f.local, ds);
+  Json mirror = BoundPod("m", "n1", false);
+  mirror["metadata"]["annotations"] = {{"kubernetes.io/config.mirror", "x"}};
+  CreateReady(*f.local, mirror);
+  CreateReady(*f.local, BoundPod("elsewhere", "n2", false));
+  REQUIRE(f.local->Create(api::PodDisruptionBudgets(), "default", KeepOne()).ok());
+
+  Injector inj(f.loop, *f.local);
+  FaultSpec drain{"drain", {}, {}};
+  drain.action.kind = ActionKind::kDrain;
+  drain.action.node = "n1";
+  drain.action.timeout = 3s;
+
+  SECTION("a pod still refused at the timeout is named, with the 429") {
+    REQUIRE(inj.Add(drain).ok());
+    inj.Arm();
+    f.loop.RunFor(100ms);
+    CHECK(f.local->Get(api::Nodes(), "", "n1")->at("spec").value("unschedulable", false));
+    CHECK(Terminating(*f.local, "p"));
+    CHECK_FALSE(Terminating(*f.local, "q"));
+    CHECK_FALSE(Terminating(*f.local, "ds"));
+    CHECK_FALSE(Terminating(*f.local, "m"));
+    CHECK_FALSE(Terminating(*f.local, "elsewhere"));
+    CHECK(inj.log().empty());  // still retrying
+    f.loop.RunFor(4s);
+    REQUIRE(inj.log().size() == 1);
+    CHECK(inj.log()[0].what ==
+          "drain n1 cordoned, evicted 1 (default/p), still refused after 3s (default/q)");
+    CHECK(inj.log()[0].result.code() == Code::kTooManyRequests);
+  }
+  SECTION("a refused pod is evicted on a retry once the budget allows it") {
+    REQUIRE(inj.Add(drain).ok());
+    inj.Arm();
+    f.loop.RunFor(1500ms);
+    CreateReady(*f.local, BoundPod("new", "n2"));  // the budget is met without q
+    f.loop.RunFor(1s);
+    REQUIRE(inj.log().size() == 1);
+    CHECK(inj.log()[0].what == "drain n1 cordoned, evicted 2 (default/p default/q)");
+    CHECK(inj.log()[0].result.ok());
+    CHECK(Terminating(*f.local, "q"));
+  }
+  SECTION("no node named: the cluster's only node, or an answer saying there are several") {
+    drain.action.node = "";
+    REQUIRE(inj.Add(drain).ok());
+    inj.Arm();
+    f.loop.RunFor(100ms);
+    REQUIRE(inj.log().size() == 1);
+    CHECK(inj.log()[0].result.code() == Code::kInvalid);
+    CHECK_THAT(inj.log()[0].result.message(), Catch::Contains("2 nodes"));
   }
 }
 

@@ -97,7 +97,8 @@ TEST_CASE("the scenarios in scenarios/ that can run remotely", "[remote]") {
     CHECK(s.capable == s.reason.empty());
     if (s.capable) capable.insert(entry.path().stem().string());
   }
-  CHECK(capable == std::set<std::string>{"oom-real", "pod-deleted-real", "seed-job-real"});
+  CHECK(capable ==
+        std::set<std::string>{"drain-real", "oom-real", "pod-deleted-real", "seed-job-real"});
 }
 
 TEST_CASE("each remote run's namespace is a DNS label named after the file", "[remote]") {

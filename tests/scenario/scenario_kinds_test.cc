@@ -5,6 +5,7 @@
 #include <set>
 
 #include "emulator/scenario/expectation_kinds.h"
+#include "emulator/scenario/remote.h"
 #include "emulator/scenario/scenario.h"
 
 namespace pjemu::scenario {
@@ -41,7 +42,7 @@ TEST_CASE("every fault action the error message offers parses into its kind", "[
   CHECK(names == std::vector<std::string>{"kill", "exit", "hang", "delete-pod", "evict", "oom",
                                           "api-errors", "restart-controller", "patch-job",
                                           "node-down", "node-up", "pull-delay", "cordon",
-                                          "uncordon"});
+                                          "uncordon", "evict-pod", "drain"});
   std::set<faults::ActionKind> kinds;
   for (const std::string& name : names) {
     INFO(name);
@@ -87,6 +88,54 @@ TEST_CASE("an expect: entry takes the first kind whose key it has", "[scenario]"
   CHECK(ErrorOf(std::string(kJobs) + "expect: [{job: x}]\n") ==
         "s.yaml:2: expect[]: say what to expect: condition, conditions_seen, pod, event, env, "
         "duration_at_most/_at_least, rejected, job_gone, pods, metrics or no_process_left");
+}
+
+TEST_CASE("evict-pod and drain read their targets; drain's node and timeout default",
+          "[scenario][eviction]") {
+  auto parse = [](const std::string& fault) {
+    return ParseScenario(
+        std::string(kJobs) + "faults: [" + fault + "]\n" + "expect: [{condition: Succeeded}]\n",
+        "s.yaml");
+  };
+  auto evict = parse("{id: e, at: 1s, action: evict-pod, pod: w-0, namespace: ns}");
+  REQUIRE(evict.ok());
+  CHECK(evict->faults[0].action.kind == faults::ActionKind::kEvictPod);
+  CHECK(evict->faults[0].action.target.name == "w-0");
+  CHECK(evict->faults[0].action.target.ns == "ns");
+
+  auto drain = parse("{id: d, at: 1s, action: drain}");
+  REQUIRE(drain.ok());
+  CHECK(drain->faults[0].action.kind == faults::ActionKind::kDrain);
+  CHECK(drain->faults[0].action.node.empty());  // the cluster's only node
+  CHECK(drain->faults[0].action.timeout == 60s);
+
+  auto named = parse("{id: d, at: 1s, action: drain, node: n1, timeout: 5s}");
+  REQUIRE(named.ok());
+  CHECK(named->faults[0].action.node == "n1");
+  CHECK(named->faults[0].action.timeout == 5s);
+
+  CHECK_THAT(
+      ErrorOf(std::string(kJobs) + "faults: [{id: d, at: 1s, action: cordon, timeout: 5s}]\n" +
+              "expect: [{condition: Succeeded}]\n"),
+      Catch::Contains("only a drain has a timeout"));
+}
+
+TEST_CASE("objects: are read as manifests of known kinds and moved into a remote namespace",
+          "[scenario][eviction]") {
+  const std::string pdb =
+      "objects: [{apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: keep},"
+      " spec: {minAvailable: 1}}]\n";
+  auto sc = ParseScenario(pdb + kJobs + "expect: [{condition: Succeeded}]\n", "s.yaml");
+  REQUIRE(sc.ok());
+  REQUIRE(sc->objects.size() == 1);
+  CHECK(sc->objects[0]["spec"]["minAvailable"] == 1);
+  auto moved = InNamespace(*sc, "run-ns");
+  REQUIRE(moved.ok());
+  CHECK(moved->objects[0]["metadata"]["namespace"] == "run-ns");
+
+  CHECK_THAT(ErrorOf("objects: [{apiVersion: v9, kind: Nope, metadata: {name: x}}]\n" +
+                     std::string(kJobs) + "expect: [{condition: Succeeded}]\n"),
+             Catch::Contains("objects[]: needs apiVersion, kind (of a known resource)"));
 }
 
 }  // namespace

@@ -39,6 +39,9 @@ class ForwardingClient : public client::Client {
                       const api::DeleteOptions& o) override {
     return inner_.Delete(t, ns, n, o);
   }
+  Status Evict(std::string_view ns, std::string_view n, const api::DeleteOptions& o) override {
+    return inner_.Evict(ns, n, o);
+  }
   Result<std::shared_ptr<api::Watch>> Watch(const api::ResourceType& t, std::string_view ns,
                                             const api::WatchOptions& o) override {
     return inner_.Watch(t, ns, o);
