@@ -59,12 +59,6 @@ class NamespaceScope final : public client::Client {
   std::string ns_;
 };
 
-bool JobEnded(client::Client& client, const std::string& key) {
-  auto slash = key.find('/');
-  auto job = client.Get(api::PyTorchJobs(), key.substr(0, slash), key.substr(slash + 1));
-  return !job.ok() || api::IsFinished(job->value("status", Json::object()));
-}
-
 // One scenario on the remote cluster: Start creates the namespace and arms nothing yet; Play
 // submits, runs until the jobs ended (plus settle) or the timeout, and judges; the destructor
 // deletes the namespace.
@@ -187,12 +181,7 @@ void RemoteRun::Submit(std::vector<Json>& jobs) {
   }
 }
 
-bool RemoteRun::AllEnded() {
-  for (const auto& key : accepted_) {
-    if (!JobEnded(scope_, key)) return false;
-  }
-  return true;
-}
+bool RemoteRun::AllEnded() { return internal::AllEnded(scope_, accepted_); }
 
 // Runs the injector's timers on the wall clock in 200 ms steps, draining the observer.
 void RemoteRun::RunUntil(Time end, bool stop_when_ended) {
@@ -203,16 +192,7 @@ void RemoteRun::RunUntil(Time end, bool stop_when_ended) {
   }
 }
 
-void RemoteRun::RecordFaults() {
-  for (const auto& rec : injector_->log()) {
-    std::string line = Since(start_, rec.at) + " " + rec.id + " " + rec.what + ": " +
-                       (rec.result.ok() ? "OK" : rec.result.ToString());
-    report_.observed.fault_log.push_back(line);
-    report_.timeline.push_back(line + " (fault)");
-    report_.events.events.push_back(
-        {rec.at - start_, TimelineEvent::Kind::kFault, rec.id, rec.what, rec.result.ok()});
-  }
-}
+void RemoteRun::RecordFaults() { internal::RecordFaults(*injector_, start_, &report_); }
 
 // Each pod's log tail and trainer metrics (from its log), and the containers still running.
 void RemoteRun::CollectPods() {

@@ -1,6 +1,6 @@
 // Parts the embedded runner (runner.cc) and the remote one (remote_runner.cc) share (private to
 // emulator/scenario): loading the jobs, creating the objects, a log's tail, the trainer's loss
-// points. Thread safety: pure functions (LoadJobs reads the fixture files; CreateObjects writes
+// points, the faults' log. Thread safety: pure functions (LoadJobs reads the fixture files; CreateObjects writes
 // through its client).
 #pragma once
 
@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "emulator/client/client.h"
+#include "emulator/faults/injector.h"
+#include "emulator/scenario/runner.h"
 #include "emulator/scenario/scenario.h"
 #include "emulator/scenario/timeline.h"
 
@@ -28,5 +30,11 @@ std::string Tail(const std::string& text, std::size_t n);
 
 // The step records of a trainer metrics text as loss points of "ns/pod" in events.
 void RecordLoss(const std::string& key, const std::string& metrics, Timeline* events);
+
+// Every job ("ns/name") Succeeded or Failed, or deleted (TTL).
+bool AllEnded(client::Client& client, const std::vector<std::string>& job_keys);
+
+// The injector's log (times since start) into the report's fault log and both timelines.
+void RecordFaults(const faults::Injector& injector, Time start, RunReport* report);
 
 }  // namespace pjemu::scenario::internal

@@ -83,6 +83,26 @@ void RecordLoss(const std::string& key, const std::string& metrics, Timeline* ev
   }
 }
 
+bool AllEnded(client::Client& client, const std::vector<std::string>& job_keys) {
+  for (const std::string& key : job_keys) {
+    auto slash = key.find('/');
+    auto job = client.Get(api::PyTorchJobs(), key.substr(0, slash), key.substr(slash + 1));
+    if (job.ok() && !api::IsFinished(job->value("status", Json::object()))) return false;
+  }
+  return true;
+}
+
+void RecordFaults(const faults::Injector& injector, Time start, RunReport* report) {
+  for (const auto& rec : injector.log()) {
+    std::string line = Since(start, rec.at) + " " + rec.id + " " + rec.what + ": " +
+                       (rec.result.ok() ? "OK" : rec.result.ToString());
+    report->observed.fault_log.push_back(line);
+    report->timeline.push_back(line + " (fault)");
+    report->events.events.push_back(
+        {rec.at - start, TimelineEvent::Kind::kFault, rec.id, rec.what, rec.result.ok()});
+  }
+}
+
 }  // namespace internal
 
 namespace {
@@ -120,12 +140,6 @@ process::SimulationScript MakeScript(std::vector<ProcessRule> rules) {
   };
 }
 
-// Ended: Succeeded or Failed, or deleted (TTL).
-bool JobEnded(client::Client& client, const std::string& key) {
-  auto slash = key.find('/');
-  auto job = client.Get(api::PyTorchJobs(), key.substr(0, slash), key.substr(slash + 1));
-  return !job.ok() || api::IsFinished(job->value("status", Json::object()));
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -346,12 +360,7 @@ void ScenarioRun::Submit(std::vector<Json>& jobs) {
   }
 }
 
-bool ScenarioRun::AllEnded() {
-  for (const auto& key : accepted_) {
-    if (!JobEnded(cluster_.client(), key)) return false;
-  }
-  return true;
-}
+bool ScenarioRun::AllEnded() { return internal::AllEnded(cluster_.client(), accepted_); }
 
 // Steps the cluster and drains the observer until `end` (or every accepted job ended).
 void ScenarioRun::RunUntil(Time end, bool stop_when_ended) {
@@ -364,14 +373,7 @@ void ScenarioRun::RunUntil(Time end, bool stop_when_ended) {
 
 // The injector's log into the observed fault log and both timelines.
 void ScenarioRun::RecordFaults() {
-  for (const auto& rec : injector_->log()) {
-    std::string line = Since(start_, rec.at) + " " + rec.id + " " + rec.what + ": " +
-                       (rec.result.ok() ? "OK" : rec.result.ToString());
-    report_.observed.fault_log.push_back(line);
-    report_.timeline.push_back(line + " (fault)");
-    report_.events.events.push_back(
-        {rec.at - start_, TimelineEvent::Kind::kFault, rec.id, rec.what, rec.result.ok()});
-  }
+  internal::RecordFaults(*injector_, start_, &report_);
   if (decorators_.api != nullptr && decorators_.api->injected() > 0) {
     report_.timeline.push_back("API errors injected: " +
                                std::to_string(decorators_.api->injected()));
