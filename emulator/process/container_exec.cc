@@ -35,11 +35,6 @@ std::string ErrnoText(int err) {  // Go's wording: strerror in lower case
   return s;
 }
 
-void CloseFd(int& fd) {
-  if (fd >= 0) close(fd);
-  fd = -1;
-}
-
 // Everything the child needs, prepared in the parent (the child of a threaded process may only
 // make async-signal-safe calls).
 struct ChildPlan {
@@ -155,13 +150,6 @@ class ExecedProcess final : public api::ExecProcess {
   int code_ = -1;
   std::atomic<bool> reaped_{false};
 };
-
-std::vector<char*> CStrings(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
 
 // The fds a child gets: pipes, or a pseudo-terminal. parent_fds: stdin (write), stdout, stderr.
 Status OpenStdio(const ContainerExecSpec& spec, ChildPlan& plan, int parent_fds[3],

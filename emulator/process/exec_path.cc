@@ -49,4 +49,16 @@ Result<std::string> FindExecutable(const std::string& argv0, const std::vector<s
   return Status(Code::kNotFound, "exec: \"" + argv0 + "\": executable file not found in $PATH");
 }
 
+std::vector<char*> CStrings(const std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+void CloseFd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
 }  // namespace pjemu::process

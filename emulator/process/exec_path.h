@@ -1,7 +1,8 @@
-// FindExecutable: resolves a container's argv[0] the way a container runtime does, against the
-// PATH of the container's own environment (not the emulator's), before anything is forked, so
-// a missing program becomes a clear ContainerCannotRun message.
-// Thread safety: pure function over the file system.
+// What the process runner and exec into a container share to prepare an exec. FindExecutable
+// resolves a container's argv[0] the way a container runtime does, against the PATH of the
+// container's own environment (not the emulator's), before anything is forked, so a missing
+// program becomes a clear ContainerCannotRun message; CStrings makes execve's arrays; CloseFd.
+// Thread safety: pure functions (FindExecutable reads the file system).
 #pragma once
 
 #include <string>
@@ -24,5 +25,11 @@ std::vector<std::string> PathCandidates(const std::string& argv0,
 // kNotFound: `exec: "x": executable file not found in $PATH` (or `... no such file or directory`,
 // `... permission denied` for an explicit path).
 Result<std::string> FindExecutable(const std::string& argv0, const std::vector<std::string>& env);
+
+// execve's argv/envp: pointers into v's strings (which must outlive the result), then nullptr.
+std::vector<char*> CStrings(const std::vector<std::string>& v);
+
+// Closes fd when it is open (>= 0) and sets it to -1.
+void CloseFd(int& fd);
 
 }  // namespace pjemu::process

@@ -37,18 +37,6 @@ struct PosixProcessRunner::Proc {
 
 namespace {
 
-std::vector<char*> CStrings(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
-
-void CloseFd(int& fd) {
-  if (fd >= 0) close(fd);
-  fd = -1;
-}
-
 // Runs in the forked child: async-signal-safe calls only (the parent has threads). Without a
 // sandbox the parent has resolved `path` and checked `dir`; with one, the sandbox enters the
 // container's filesystem, its working directory, and looks argv[0] up there.
