@@ -47,9 +47,10 @@ def http_get(core, name, port):
     pf = portforward(core.connect_get_namespaced_pod_portforward, name, NS, ports=str(port))
     sock = pf.socket(port)
     sock.settimeout(10)
-    sock.sendall(b"GET / HTTP/1.0\r\nHost: pod\r\n\r\n")
     data = b""
     try:
+        # To a closed port the forward may end before the request is written (a broken pipe).
+        sock.sendall(b"GET / HTTP/1.0\r\nHost: pod\r\n\r\n")
         while True:
             chunk = sock.recv(65536)
             if not chunk:
