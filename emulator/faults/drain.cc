@@ -4,6 +4,7 @@
 // (429) every second until none is refused or the fault's timeout; the log entry is written when it
 // ends.
 #include "emulator/api/json_fields.h"
+#include "emulator/common/strings.h"
 #include "emulator/faults/injector.h"
 
 namespace pjemu::faults {
@@ -46,12 +47,6 @@ Result<std::vector<std::pair<std::string, std::string>>> PodsToEvict(client::Cli
     }
     out.emplace_back(Str(meta, "namespace"), Str(meta, "name"));
   }
-  return out;
-}
-
-std::string Joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += " " + n;
   return out;
 }
 
@@ -119,10 +114,10 @@ void Injector::DrainStep(const FaultSpec& spec, std::shared_ptr<Drain> drain) {
   }
   FaultRecord record = std::move(drain->record);
   record.what += " cordoned, evicted " + std::to_string(drain->evicted.size()) +
-                 (drain->evicted.empty() ? "" : " (" + Joined(drain->evicted).substr(1) + ")");
+                 (drain->evicted.empty() ? "" : " (" + Join(drain->evicted, " ") + ")");
   if (!refused.empty()) {
     record.what += ", still refused after " + FormatAge(spec.action.timeout) + " (" +
-                   Joined(refused).substr(1) + ")";
+                   Join(refused, " ") + ")";
   }
   record.result = !failed.ok() ? failed : refusal;
   Finish(spec, std::move(record));
