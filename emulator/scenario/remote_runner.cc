@@ -127,11 +127,7 @@ Status RemoteRun::Start() {
     return MetricsFromLog(read(ns, pod, ""));
   };
   injector_->SetNodeSeams(std::move(node));
-  for (std::size_t i = 0; i < sc_.faults.size(); ++i) {
-    Status s = injector_->Add(sc_.faults[i]);
-    if (!s.ok()) return s.WithContext(sc_.path + ":" + std::to_string(sc_.fault_lines[i]));
-  }
-  return Status::Ok();
+  return internal::AddFaults(*injector_, sc_);
 }
 
 RunReport RemoteRun::Play(std::vector<Json> jobs) {

@@ -34,6 +34,10 @@ void RecordLoss(const std::string& key, const std::string& metrics, Timeline* ev
 // Every job ("ns/name") Succeeded or Failed, or deleted (TTL).
 bool AllEnded(client::Client& client, const std::vector<std::string>& job_keys);
 
+// Hands the scenario's faults to the injector, in order; the first it refuses, with the
+// fault's path:line as context.
+Status AddFaults(faults::Injector& injector, const Scenario& scenario);
+
 // The injector's log (times since start) into the report's fault log and both timelines.
 void RecordFaults(const faults::Injector& injector, Time start, RunReport* report);
 

@@ -92,6 +92,16 @@ bool AllEnded(client::Client& client, const std::vector<std::string>& job_keys) 
   return true;
 }
 
+Status AddFaults(faults::Injector& injector, const Scenario& scenario) {
+  for (std::size_t i = 0; i < scenario.faults.size(); ++i) {
+    Status s = injector.Add(scenario.faults[i]);
+    if (!s.ok()) {
+      return s.WithContext(scenario.path + ":" + std::to_string(scenario.fault_lines[i]));
+    }
+  }
+  return Status::Ok();
+}
+
 void RecordFaults(const faults::Injector& injector, Time start, RunReport* report) {
   for (const auto& rec : injector.log()) {
     std::string line = Since(start, rec.at) + " " + rec.id + " " + rec.what + ": " +
@@ -307,11 +317,7 @@ Status ScenarioRun::Start() {
   injector_->SetProcessFaults(decorators_.procs);
   injector_->SetHook("restart-controller", [this] { return cluster_.RestartController(); });
   injector_->SetNodeSeams(MakeNodeSeams(cluster_, decorators_));
-  for (std::size_t i = 0; i < sc_.faults.size(); ++i) {
-    Status s = injector_->Add(sc_.faults[i]);
-    if (!s.ok()) return s.WithContext(sc_.path + ":" + std::to_string(sc_.fault_lines[i]));
-  }
-  return Status::Ok();
+  return internal::AddFaults(*injector_, sc_);
 }
 
 RunReport ScenarioRun::Play(std::vector<Json> jobs) {
