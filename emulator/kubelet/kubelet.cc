@@ -81,7 +81,8 @@ Status Kubelet::Start() {
                                {},
                                {},
                                {},
-                               false});
+                               false,
+                               {}});
   ctx_->gpu_owner.assign(res.gpus, "");
   // The simulated runner starts no process: nothing to give a filesystem to.
   bool real = real_processes_;
@@ -166,6 +167,7 @@ void Kubelet::HandlePod(const std::string& type, const Json& pod) {
     }
     return;
   }
+  WakeEndpointWaiters(pod);
   if (pod.value("spec", Json::object()).value("nodeName", "") != options_.node_name) return;
   if (it == workers_.end()) {
     // A pod that finished before this kubelet started (or on its previous run) stays as is;
@@ -175,6 +177,16 @@ void Kubelet::HandlePod(const std::string& type, const Json& pod) {
   }
   auto worker = it->second;  // Update may re-enter through the store's watch notify
   worker->Update(pod);
+}
+
+void Kubelet::WakeEndpointWaiters(const Json& pod) {
+  if (ctx_->endpoint_waiters.empty() || !api::PodReady(pod)) return;
+  if (pod["metadata"].contains("deletionTimestamp")) return;
+  std::vector<std::shared_ptr<PodWorker>> waiting;  // EndpointReady may re-enter HandlePod
+  for (const std::string& uid : ctx_->endpoint_waiters.Selecting(pod)) {
+    if (auto it = workers_.find(uid); it != workers_.end()) waiting.push_back(it->second);
+  }
+  for (auto& worker : waiting) worker->EndpointReady();
 }
 
 void Kubelet::HandleObject(const std::string& plural, const Json& object) {

@@ -113,6 +113,8 @@ class Kubelet final : public api::PodLogs, public api::PodExec {
   // What Exec runs: the container's process, environment, working directory and namespaces.
   Result<process::ContainerExecSpec> ExecSpec(const api::ExecRequest& request);
   void HandlePod(const std::string& type, const Json& pod);
+  // A Ready pod (of any node) wakes the wait-for-service builtins whose Service selects it.
+  void WakeEndpointWaiters(const Json& pod);
   // A ConfigMap or Secret (plural) changed: the workers of its namespace retry what waited for
   // it and rewrite the volumes that show it.
   void HandleObject(const std::string& plural, const Json& object);

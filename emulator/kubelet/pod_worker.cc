@@ -65,6 +65,7 @@ PodWorker::~PodWorker() {
   }
   if (kill_timer_) ctx_.loop.Cancel(kill_timer_);
   if (mount_timer_) ctx_.loop.Cancel(mount_timer_);
+  ctx_.endpoint_waiters.Remove(uid_);
 }
 
 const Json& PodWorker::Spec(bool init, std::size_t i) const {
@@ -330,6 +331,7 @@ void PodWorker::PollService(bool init, std::size_t i) {
     log.Write("stderr", "nslookup: can't resolve '" + service + "'\n");
     log.Write("stdout", "waiting for master\n");
     if (++c.builtin_tries < c.builtin_max_tries) {
+      WaitForEndpoint(service);
       c.timer = After(ctx_.options.service_poll_interval,
                       [init, i](PodWorker& w) { w.PollService(init, i); });
       return;
@@ -339,6 +341,21 @@ void PodWorker::PollService(bool init, std::size_t i) {
   log.Flush();
   e.finished_at = ctx_.loop.Now();
   OnExit(init, i, e);
+}
+
+void PodWorker::EndpointReady() {
+  ctx_.endpoint_waiters.Remove(uid_);  // a builtin that still waits files itself again
+  auto self = weak_from_this();
+  for (bool init : {true, false}) {
+    for (std::size_t i = 0; i < (init ? state_.init.size() : state_.main.size()); ++i) {
+      ContainerState& c = Container(init, i);
+      if (c.phase != Phase::kRunning || c.pid != -1 || !c.timer) continue;
+      ctx_.loop.Cancel(c.timer);
+      c.timer = 0;
+      PollService(init, i);
+      if (self.expired()) return;
+    }
+  }
 }
 
 void PodWorker::OnExit(bool init, std::size_t i, const process::ProcessExit& exit) {

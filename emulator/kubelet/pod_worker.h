@@ -19,6 +19,7 @@
 #include "emulator/client/client.h"
 #include "emulator/common/event_loop.h"
 #include "emulator/kubelet/crash_backoff.h"
+#include "emulator/kubelet/endpoint_waiters.h"
 #include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/kubelet.h"
 #include "emulator/kubelet/pod_mounts.h"
@@ -64,6 +65,7 @@ struct WorkerContext {
   std::map<std::string, PodLogInfo> logs;  // "ns/name" -> info; GUARDED_BY(logs_mu)
   ImageCache image_cache;                  // the node's images, unless options.image_puller
   bool sandbox = false;                    // containers get a MountPlan (KubeletOptions::sandbox)
+  EndpointWaiters endpoint_waiters;        // wait-for-service builtins, woken by pod events
 
   // The image pull step: options.image_puller when set, else image_cache.
   ImagePuller& puller() { return options.image_puller ? *options.image_puller : image_cache; }
@@ -87,6 +89,9 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   // changed or deleted: containers waiting in CreateContainerConfigError and failed mounts are
   // retried, and the configMap/secret/projected volumes showing it are rewritten.
   void ObjectChanged(const std::string& plural, const std::string& name);
+  // A pod selected by a Service this pod's wait-for-service builtin waits for became Ready
+  // (EndpointWaiters): every waiting builtin tries its lookup now instead of at its next try.
+  void EndpointReady();
   // The kubelet's periodic pass: emptyDir sizeLimit eviction, retries of failed mounts and of
   // env references.
   void Housekeeping();
@@ -120,6 +125,8 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   void RetryConfigErrors();
   void Launch(bool init, std::size_t i, const process::ProcessSpec& ps);
   void PollService(bool init, std::size_t i);
+  // Files this pod in ctx_.endpoint_waiters under the Service `host` names (when it exists).
+  void WaitForEndpoint(const std::string& host);
   void OnExit(bool init, std::size_t i, const process::ProcessExit& exit);
   void Restart(bool init, std::size_t i);
   void BeginTermination();

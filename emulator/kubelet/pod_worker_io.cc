@@ -8,6 +8,18 @@
 
 namespace pjemu::kubelet {
 
+void PodWorker::WaitForEndpoint(const std::string& host) {
+  auto parsed = ParseServiceHost(host, ns_);
+  if (!parsed) return;
+  const auto& [service, ns] = *parsed;
+  auto svc = ctx_.client.Get(api::Services(), ns, service);
+  if (!svc.ok()) return;  // not created yet: the next try looks again
+  const Json& spec = (*svc)["spec"];
+  if (spec.is_object() && spec.contains("selector")) {
+    ctx_.endpoint_waiters.Add(uid_, ns, spec["selector"]);
+  }
+}
+
 std::optional<ServiceTarget> PodWorker::Resolve(const std::string& host, bool need_ready) {
   auto parsed = ParseServiceHost(host, ns_);
   if (!parsed) return std::nullopt;
