@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,10 +53,27 @@ enum class PatchType {
 
 enum class Subresource { kNone, kStatus, kScale };
 
-struct WatchEvent {
+// One change as a watch delivers it. The object is immutable and shared: the store hands the
+// same snapshot to every watch that gets the change (and keeps it as the stored object), so a
+// write fanned out to N watchers costs N pointers, not N deep copies. Copying an event copies
+// the pointer.
+class WatchEvent {
+ public:
   enum class Type { kAdded, kModified, kDeleted, kBookmark, kError };
+  WatchEvent() : object_(std::make_shared<const Json>()) {}
+  WatchEvent(Type type, Json object)
+      : type(type), object_(std::make_shared<const Json>(std::move(object))) {}
+  // `object` must not be null.
+  WatchEvent(Type type, std::shared_ptr<const Json> object)
+      : type(type), object_(std::move(object)) {}
+
   Type type = Type::kAdded;
-  Json object;  // the full object (DELETED: its final state); ERROR: a v1 Status
+  // The full object (DELETED: its final state); ERROR: a v1 Status.
+  const Json& object() const { return *object_; }
+  const std::shared_ptr<const Json>& shared_object() const { return object_; }
+
+ private:
+  std::shared_ptr<const Json> object_;
 };
 // "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR".
 const char* WatchTypeName(WatchEvent::Type type);

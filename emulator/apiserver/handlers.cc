@@ -13,11 +13,31 @@ HttpResponse WithWarnings(HttpResponse response, const std::vector<std::string>&
   return response;
 }
 
-HttpResponse JsonResponse(int code, const Json& body, const std::vector<std::string>& warnings) {
+// A JSON body already serialized (CompactText).
+HttpResponse TextResponse(int code, std::string body) {
   HttpResponse response;
   response.status = code;
-  response.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
-  return WithWarnings(std::move(response), warnings);
+  response.body = std::move(body);
+  return response;
+}
+
+HttpResponse JsonResponse(int code, const Json& body, const std::vector<std::string>& warnings) {
+  return WithWarnings(TextResponse(code, CompactText(body)), warnings);
+}
+
+// The text of store::Store::List's <Kind>List (keys in nlohmann's sorted order), written around
+// the items' cached texts: a LIST serializes only objects that changed since they were last sent.
+std::string ListText(const api::ResourceType& type, const store::SharedList& list,
+                     ObjectTexts& texts) {
+  std::string body = "{\"apiVersion\":" + CompactText(type.ApiVersion()) + ",\"items\":[";
+  for (std::size_t i = 0; i < list.items.size(); ++i) {
+    if (i > 0) body += ',';
+    body += *texts.Text(list.items[i]);
+  }
+  body += "],\"kind\":" + CompactText(type.ListKind()) +
+          ",\"metadata\":{\"resourceVersion\":\"" + std::to_string(list.resource_version) +
+          "\"}}";
+  return body;
 }
 
 // The reply to a write: the object with `code`, or the store's error. Either way it carries the
@@ -119,25 +139,31 @@ api::Subresource SubresourceOf(const ApiPath& path) {
 
 Result<HttpResponse> Router::Get(const HttpRequest& request, const ApiPath& path,
                                  const Query&) const {
-  ASSIGN_OR_RETURN(Json object, store_.Get(*path.type, path.ns, path.name));
-  if (*path.type == api::PodDisruptionBudgets()) object = BudgetWithStatus(std::move(object));
-  if (WantsTable(request.Header("accept"))) {
-    return JsonResponse(200, ObjectToTable(*path.type, object, clock_.Now()), {});
+  ASSIGN_OR_RETURN(store::ObjectPtr stored, store_.GetShared(*path.type, path.ns, path.name));
+  const bool table = WantsTable(request.Header("accept"));
+  if (*path.type != api::PodDisruptionBudgets() && !table) {
+    return TextResponse(200, *texts_->Text(stored));  // as stored: serialized once per version
   }
+  Json object = *stored;
+  if (*path.type == api::PodDisruptionBudgets()) object = BudgetWithStatus(std::move(object));
+  if (table) return JsonResponse(200, ObjectToTable(*path.type, object, clock_.Now()), {});
   return JsonResponse(200, object, {});
 }
 
 Result<HttpResponse> Router::List(const HttpRequest& request, const ApiPath& path,
                                   const Query& query) const {
   ASSIGN_OR_RETURN(api::ListOptions options, ListOptionsFrom(query));
+  const bool table = WantsTable(request.Header("accept"));
+  if (*path.type != api::PodDisruptionBudgets() && !table) {
+    ASSIGN_OR_RETURN(store::SharedList shared, store_.ListShared(*path.type, path.ns, options));
+    return TextResponse(200, ListText(*path.type, shared, *texts_));
+  }
   ASSIGN_OR_RETURN(Json list, store_.List(*path.type, path.ns, options));
   if (!list.contains("items") || !list["items"].is_array()) list["items"] = Json::array();
   if (*path.type == api::PodDisruptionBudgets()) {
     for (Json& item : list["items"]) item = BudgetWithStatus(std::move(item));
   }
-  if (WantsTable(request.Header("accept"))) {
-    return JsonResponse(200, ListToTable(*path.type, list, clock_.Now()), {});
-  }
+  if (table) return JsonResponse(200, ListToTable(*path.type, list, clock_.Now()), {});
   return JsonResponse(200, list, {});
 }
 
@@ -197,11 +223,11 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
     Json status = watch.status().ToStatusJson();
     status.erase("details");
     response.stream = std::make_shared<WatchStream>(nullptr, type, table, clock_, timeout,
-                                                    prelude + WatchLine("ERROR", status));
+                                                    prelude + WatchLine("ERROR", status), texts_);
     return response;
   }
   response.stream = std::make_shared<WatchStream>(std::move(watch).value(), type, table, clock_,
-                                                  timeout, std::move(prelude));
+                                                  timeout, std::move(prelude), texts_);
   return response;
 }
 

@@ -20,6 +20,7 @@
 #include "emulator/api/logs.h"
 #include "emulator/apiserver/channel_protocol.h"
 #include "emulator/apiserver/http_types.h"
+#include "emulator/apiserver/object_texts.h"
 #include "emulator/apiserver/paths.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
@@ -96,6 +97,9 @@ class Router {
   api::PodLogs* logs_;
   RouterOptions options_;
   const Clock& clock_;
+  // The stored objects' texts for GET, LIST and watch lines, shared by every watch stream
+  // (they may outlive a request, not the server).
+  std::shared_ptr<ObjectTexts> texts_ = std::make_shared<ObjectTexts>();
   // Evictions decide and delete one at a time, so two cannot both spend the last disruption
   // (kube-apiserver serialises them through the budget's resourceVersion).
   mutable std::mutex evictions_;

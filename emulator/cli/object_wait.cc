@@ -85,7 +85,7 @@ Status WaitForObject(client::Client& client, const Target& target,
                             [&](const api::WatchEvent& event) {
                               if (result) return;
                               bool gone = event.type == api::WatchEvent::Type::kDeleted;
-                              if (done(gone ? nullptr : &event.object)) result = Status::Ok();
+                              if (done(gone ? nullptr : &event.object())) result = Status::Ok();
                             });
   if (Status started = informer.Start(); !started.ok()) return result ? *result : started;
   informer.Drain();

@@ -237,14 +237,14 @@ bool Informer::TakeStreamEvent(api::WatchEvent event) {
   ++stream_events_;
   std::weak_ptr<bool> token = token_;
   if (event.type == Type::kError) {
-    if (IsExpired(event.object)) {
+    if (IsExpired(event.object())) {
       Relist("resourceVersion " + last_rv_ + " expired");
     } else {
-      Fail(InformerStep::kStream, Status::FromStatusJson(event.object, 0));
+      Fail(InformerStep::kStream, Status::FromStatusJson(event.object(), 0));
     }
     return !token.expired();
   }
-  const std::string rv = Text(Meta(event.object), "resourceVersion");
+  const std::string rv = Text(Meta(event.object()), "resourceVersion");
   if (!rv.empty()) last_rv_ = rv;
   backoff_ = options_.initial_backoff;
   if (event.type == Type::kBookmark) return true;
@@ -259,7 +259,7 @@ bool Informer::Deliver(const api::WatchEvent& event) {
 }
 
 void Informer::Remember(const api::WatchEvent& event) {
-  const Json& meta = Meta(event.object);
+  const Json& meta = Meta(event.object());
   std::string key = KeyOf(meta);
   if (event.type == Type::kDeleted) {
     known_.erase(key);

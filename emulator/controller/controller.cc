@@ -45,7 +45,7 @@ void Controller::AddInformer(const api::ResourceType& type, const std::string& l
   // Level-based: every change (a relist's DELETED included) only names the job to reconcile.
   informers_.push_back(std::make_unique<client::Informer>(
       client_, loop_, type, std::move(options),
-      [enqueue = std::move(enqueue)](const api::WatchEvent& event) { enqueue(event.object); }));
+      [enqueue = std::move(enqueue)](const api::WatchEvent& event) { enqueue(event.object()); }));
 }
 
 void Controller::EnqueueJob(const Json& job) {

@@ -45,13 +45,13 @@ Kubelet::Kubelet(client::Client& client, EventLoop& loop, process::ProcessRunner
       options_(std::move(options)),
       pods_(client, loop, api::Pods(), PodsInformerOptions(options_.node_name),
             [this](const api::WatchEvent& event) {
-              HandlePod(api::WatchTypeName(event.type), event.object);
+              HandlePod(api::WatchTypeName(event.type), event.object());
             }),
       configmaps_(
           client, loop, api::ConfigMaps(), ObjectInformerOptions(options_.node_name, "configmaps"),
-          [this](const api::WatchEvent& event) { HandleObject("configmaps", event.object); }),
+          [this](const api::WatchEvent& event) { HandleObject("configmaps", event.object()); }),
       secrets_(client, loop, api::Secrets(), ObjectInformerOptions(options_.node_name, "secrets"),
-               [this](const api::WatchEvent& event) { HandleObject("secrets", event.object); }),
+               [this](const api::WatchEvent& event) { HandleObject("secrets", event.object()); }),
       real_processes_(dynamic_cast<process::SimulatedProcessRunner*>(&runner) == nullptr) {
   host_ip_ = "127.0.0." + std::to_string(options_.node_index + 1);
   if (!options_.network) options_.network = std::make_shared<ClusterNetwork>();

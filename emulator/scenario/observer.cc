@@ -24,9 +24,9 @@ void Observer::Drain(Time start, Time now) {
   DrainEvents();
   DrainJobs(start, now);
   while (auto ev = pods_->TryNext()) {
-    const Json& meta = ev->object["metadata"];
+    const Json& meta = ev->object()["metadata"];
     ob_->pod_uids[meta.value("name", "")].insert(meta.value("uid", ""));
-    ob_->last_pods[meta.value("name", "")] = ev->object;
+    ob_->last_pods[meta.value("name", "")] = ev->object();
     RecordPod(*ev, now - start);
   }
 }
@@ -36,22 +36,22 @@ void Observer::DrainEvents() {
     if (ev->type != api::WatchEvent::Type::kAdded && ev->type != api::WatchEvent::Type::kModified) {
       continue;
     }
-    const Json& meta = ev->object["metadata"];
+    const Json& meta = ev->object()["metadata"];
     auto& [reason, count] = ob_->events[meta.value("namespace", "") + "/" + meta.value("name", "")];
-    reason = ev->object.value("reason", "");
-    count = std::max(count, std::max(ev->object.value("count", 1), 1));
+    reason = ev->object().value("reason", "");
+    count = std::max(count, std::max(ev->object().value("count", 1), 1));
   }
 }
 
 void Observer::DrainJobs(Time start, Time now) {
   while (auto ev = jobs_->TryNext()) {
-    const Json& meta = ev->object["metadata"];
+    const Json& meta = ev->object()["metadata"];
     std::string key = meta.value("namespace", "") + "/" + meta.value("name", "");
-    ob_->last_jobs[key] = ev->object;
+    ob_->last_jobs[key] = ev->object();
     std::set<std::string>& on = true_[key];
     std::set<std::string> now_true;
     for (const Json& c :
-         ev->object.value("status", Json::object()).value("conditions", Json::array())) {
+         ev->object().value("status", Json::object()).value("conditions", Json::array())) {
       if (c.value("status", "") == "True") now_true.insert(c.value("type", ""));
     }
     for (const auto& t : now_true) {
@@ -69,7 +69,7 @@ void Observer::DrainJobs(Time start, Time now) {
 }
 
 void Observer::RecordPod(const api::WatchEvent& ev, Duration at) {
-  const Json& meta = ev.object["metadata"];
+  const Json& meta = ev.object()["metadata"];
   std::string key = meta.value("namespace", "") + "/" + meta.value("name", "");
   std::string uid = meta.value("uid", "");
   if (ev.type == api::WatchEvent::Type::kDeleted) {
@@ -77,7 +77,7 @@ void Observer::RecordPod(const api::WatchEvent& ev, Duration at) {
     phase_.erase(key);
     return;
   }
-  std::string phase = ev.object.value("status", Json::object()).value("phase", "Pending");
+  std::string phase = ev.object().value("status", Json::object()).value("phase", "Pending");
   auto& [seen_uid, seen_phase] = phase_[key];
   if (seen_uid == uid && seen_phase == phase) return;
   seen_uid = uid;

@@ -73,9 +73,9 @@ void Scheduler::Stop() {
 
 void Scheduler::OnPod(const api::WatchEvent& event) {
   if (event.type == api::WatchEvent::Type::kDeleted) {
-    Forget(Field(event.object, "metadata").value("uid", ""));
+    Forget(Field(event.object(), "metadata").value("uid", ""));
   } else {
-    Upsert(event.object);
+    Upsert(event.object());
   }
   if (!in_pass_) Trigger();  // a pass sees the events it drains itself
 }
@@ -86,11 +86,11 @@ void Scheduler::OnNode() {
 }
 
 void Scheduler::OnClaim(const api::WatchEvent& event) {
-  const std::string key = Key(event.object);
+  const std::string key = Key(event.object());
   if (event.type == api::WatchEvent::Type::kDeleted) {
     claim_cache_.erase(key);
   } else {
-    claim_cache_[key] = event.object;
+    claim_cache_[key] = event.object();
   }
   retry_unschedulable_ = true;
   if (!in_pass_) Trigger();

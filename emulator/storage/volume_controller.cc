@@ -39,9 +39,9 @@ client::InformerOptions Named(const std::string& name) {
 // Keeps `cache` equal to the informer's objects.
 void Apply(std::map<std::string, Json>& cache, const api::WatchEvent& event) {
   if (event.type == api::WatchEvent::Type::kDeleted) {
-    cache.erase(ObjectKey(event.object));
+    cache.erase(ObjectKey(event.object()));
   } else {
-    cache[ObjectKey(event.object)] = event.object;
+    cache[ObjectKey(event.object())] = event.object();
   }
 }
 
@@ -65,13 +65,13 @@ VolumeController::VolumeController(client::Client& client, EventLoop& loop,
       options_(std::move(options)),
       claim_informer_(client, loop, api::PersistentVolumeClaims(), Named("storage claims"),
                       [this](const api::WatchEvent& e) {
-                        if (e.type == api::WatchEvent::Type::kDeleted) said_.erase(Uid(e.object));
+                        if (e.type == api::WatchEvent::Type::kDeleted) said_.erase(Uid(e.object()));
                         Apply(claims_, e);
                         Trigger();
                       }),
       volume_informer_(client, loop, api::PersistentVolumes(), Named("storage volumes"),
                        [this](const api::WatchEvent& e) {
-                         if (e.type == api::WatchEvent::Type::kDeleted) said_.erase(Uid(e.object));
+                         if (e.type == api::WatchEvent::Type::kDeleted) said_.erase(Uid(e.object()));
                          Apply(volumes_, e);
                          Trigger();
                        }),
@@ -136,10 +136,10 @@ const Json* VolumeController::FindClass(const std::string& name) const {
 }
 
 void VolumeController::OnPod(const api::WatchEvent& event) {
-  const std::string uid = Uid(event.object);
+  const std::string uid = Uid(event.object());
   std::set<std::string> claims;
-  if (event.type != api::WatchEvent::Type::kDeleted && !api::IsPodTerminal(event.object))
-    claims = ClaimsOf(event.object);
+  if (event.type != api::WatchEvent::Type::kDeleted && !api::IsPodTerminal(event.object()))
+    claims = ClaimsOf(event.object());
   auto it = pod_claims_.find(uid);
   if (it == pod_claims_.end() && claims.empty()) return;  // no claim then or now
   if (it != pod_claims_.end() && it->second == claims) return;

@@ -284,11 +284,11 @@ Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json o
   return *Put(type, std::move(object), WatchEvent::Type::kAdded, nullptr);
 }
 
-Result<Json> Store::Impl::ListLocked(TypeRef type, std::string_view ns,
-                                     const api::ListOptions& options) const {
+Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::string_view ns,
+                                                         const api::ListOptions& options) const {
   ASSIGN_OR_RETURN(auto labels, api::LabelSelector::Parse(options.label_selector));
   ASSIGN_OR_RETURN(auto fields, api::FieldSelector::Parse(options.field_selector, *type));
-  Json items = Json::array();
+  std::vector<ObjectPtr> items;
   const bool one_ns = type->namespaced && !ns.empty();
   const Key ns_start{std::string(ns), ""};
   // An equality term narrows the candidates to the label index's smallest set (same order).
@@ -304,29 +304,39 @@ Result<Json> Store::Impl::ListLocked(TypeRef type, std::string_view ns,
     if (!with) with = &kNone;
     if (!candidates || with->size() < candidates->size()) candidates = with;
   }
-  if (auto t = objects.find(type->PluralGroup()); t != objects.end()) {
-    if (candidates) {
-      for (auto it = one_ns ? candidates->lower_bound(ns_start) : candidates->begin();
-           it != candidates->end() && (!one_ns || it->first == ns); ++it) {
-        auto obj = t->second.find(*it);
-        if (obj == t->second.end()) continue;
-        if (labels.Matches(*obj->second) && fields.Matches(*obj->second)) {
-          items.push_back(*obj->second);
-        }
-      }
-    } else {
-      for (auto it = one_ns ? t->second.lower_bound(ns_start) : t->second.begin();
-           it != t->second.end() && (!one_ns || it->first.first == ns); ++it) {
-        if (labels.Matches(*it->second) && fields.Matches(*it->second)) {
-          items.push_back(*it->second);
-        }
-      }
+  auto t = objects.find(type->PluralGroup());
+  if (t == objects.end()) return items;
+  auto keep = [&](const ObjectPtr& object) {
+    if (labels.Matches(*object) && fields.Matches(*object)) items.push_back(object);
+  };
+  if (candidates) {
+    for (auto it = one_ns ? candidates->lower_bound(ns_start) : candidates->begin();
+         it != candidates->end() && (!one_ns || it->first == ns); ++it) {
+      if (auto obj = t->second.find(*it); obj != t->second.end()) keep(obj->second);
+    }
+  } else {
+    for (auto it = one_ns ? t->second.lower_bound(ns_start) : t->second.begin();
+         it != t->second.end() && (!one_ns || it->first.first == ns); ++it) {
+      keep(it->second);
     }
   }
+  return items;
+}
+
+Json Store::Impl::ListJson(TypeRef type, std::uint64_t list_rv,
+                           const std::vector<ObjectPtr>& items) {
+  Json array = Json::array();
+  for (const ObjectPtr& item : items) array.push_back(*item);
   return Json{{"apiVersion", type->ApiVersion()},
               {"kind", type->ListKind()},
-              {"metadata", {{"resourceVersion", std::to_string(rv)}}},
-              {"items", std::move(items)}};
+              {"metadata", {{"resourceVersion", std::to_string(list_rv)}}},
+              {"items", std::move(array)}};
+}
+
+Result<Json> Store::Impl::ListLocked(TypeRef type, std::string_view ns,
+                                     const api::ListOptions& options) const {
+  ASSIGN_OR_RETURN(std::vector<ObjectPtr> items, SelectLocked(type, ns, options));
+  return ListJson(type, rv, items);
 }
 
 Result<std::shared_ptr<api::Watch>> Store::Impl::WatchLocked(TypeRef type, std::string_view ns,
@@ -383,20 +393,35 @@ Result<Json> Store::Create(const api::ResourceType& type, std::string_view ns, J
 
 Result<Json> Store::Get(const api::ResourceType& type, std::string_view ns,
                         std::string_view name) const {
+  ASSIGN_OR_RETURN(ObjectPtr object, GetShared(type, ns, name));
+  return *object;  // the copy is made outside the lock
+}
+
+Result<ObjectPtr> Store::GetShared(const api::ResourceType& type, std::string_view ns,
+                                   std::string_view name) const {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   std::lock_guard<std::mutex> lock(impl_->mu);
   ObjectPtr obj = impl_->Find(t, {t->namespaced ? std::string(ns) : "", std::string(name)});
   if (!obj) return NotFoundError(t->PluralGroup(), std::string(name));
-  return *obj;
+  return obj;
 }
 
 Result<Json> Store::List(const api::ResourceType& type, std::string_view ns,
                          const api::ListOptions& options) const {
+  ASSIGN_OR_RETURN(SharedList list, ListShared(type, ns, options));
+  return Impl::ListJson(Impl::Canonical(type), list.resource_version, list.items);
+}
+
+Result<SharedList> Store::ListShared(const api::ResourceType& type, std::string_view ns,
+                                     const api::ListOptions& options) const {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->ListLocked(t, ns, options);
+  SharedList list;
+  ASSIGN_OR_RETURN(list.items, impl_->SelectLocked(t, ns, options));
+  list.resource_version = impl_->rv;
+  return list;
 }
 
 Result<Json> Store::Update(const api::ResourceType& type, std::string_view ns, Json object,

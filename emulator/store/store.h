@@ -79,6 +79,16 @@ struct StoreOptions {
   const Snapshot* restore = nullptr;
 };
 
+// An immutable stored object: one resourceVersion of it, shared by the store, its watch events
+// and every reader holding it; never changed after it was stored.
+using ObjectPtr = std::shared_ptr<const Json>;
+
+// What ListShared returns: the snapshots a List would copy, and the list's resourceVersion.
+struct SharedList {
+  std::uint64_t resource_version = 0;
+  std::vector<ObjectPtr> items;
+};
+
 class Store {
  public:
   explicit Store(const Clock& clock, StoreOptions options = {});
@@ -92,6 +102,12 @@ class Store {
   Result<Json> Get(const api::ResourceType& type, std::string_view ns, std::string_view name) const;
   Result<Json> List(const api::ResourceType& type, std::string_view ns,
                     const api::ListOptions& options = {}) const;
+  // Get and List without copying: the stored snapshots themselves, for readers that only read
+  // or serialize them (the API server). Same errors as Get and List.
+  Result<ObjectPtr> GetShared(const api::ResourceType& type, std::string_view ns,
+                              std::string_view name) const;
+  Result<SharedList> ListShared(const api::ResourceType& type, std::string_view ns,
+                                const api::ListOptions& options = {}) const;
   Result<Json> Update(const api::ResourceType& type, std::string_view ns, Json object,
                       api::Subresource sub = api::Subresource::kNone,
                       const api::WriteOptions& options = {});

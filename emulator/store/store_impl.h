@@ -52,6 +52,11 @@ class Store::Impl {
   Result<Json> CreateLocked(TypeRef type, std::string_view ns, Json object,
                             const api::WriteOptions& options);
   Result<Json> ListLocked(TypeRef type, std::string_view ns, const api::ListOptions& options) const;
+  // The snapshots a list with `options` returns, in list order.
+  Result<std::vector<ObjectPtr>> SelectLocked(TypeRef type, std::string_view ns,
+                                              const api::ListOptions& options) const;
+  // The <Kind>List object of `items` at `list_rv` (copies them).
+  static Json ListJson(TypeRef type, std::uint64_t list_rv, const std::vector<ObjectPtr>& items);
   Result<std::shared_ptr<api::Watch>> WatchLocked(TypeRef type, std::string_view ns,
                                                   const api::WatchOptions& options);
   ObjectPtr Find(TypeRef type, const Key& key) const;

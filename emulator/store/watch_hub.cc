@@ -21,11 +21,16 @@ std::optional<WatchEvent> WatchStream::Next(Duration timeout) {
   if (queue_.empty() || stopped_) return std::nullopt;
   Queued q = std::move(queue_.front());
   queue_.pop_front();
-  lock.unlock();  // the copy is made outside the lock
-  return WatchEvent{q.type, *q.object};
+  return WatchEvent{q.type, std::move(q.object)};
 }
 
-std::optional<WatchEvent> WatchStream::TryNext() { return Next(Duration::zero()); }
+std::optional<WatchEvent> WatchStream::TryNext() {
+  std::lock_guard<std::mutex> lock(mu_);  // no wait: a zero timed wait is still a futex call
+  if (queue_.empty() || stopped_) return std::nullopt;
+  Queued q = std::move(queue_.front());
+  queue_.pop_front();
+  return WatchEvent{q.type, std::move(q.object)};
+}
 
 void WatchStream::SetNotify(std::function<void()> notify) {
   bool pending;
@@ -57,7 +62,7 @@ bool WatchStream::Done() {
 }
 
 bool WatchStream::Push(WatchEvent event, bool initial) {
-  return Push(event.type, std::make_shared<const Json>(std::move(event.object)), initial);
+  return Push(event.type, event.shared_object(), initial);
 }
 
 bool WatchStream::Push(WatchEvent::Type type, ObjectPtr object, bool initial) {
@@ -101,7 +106,7 @@ bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bo
   bool now = f.Matches(*e.object);
   bool before = e.old ? f.Matches(*e.old) : now;
   WatchEvent::Type type = e.event;
-  ObjectPtr object = e.object;  // shared: the consumer copies it when it takes the event
+  ObjectPtr object = e.object;  // shared with the store and every other watch
   switch (e.event) {
     case WatchEvent::Type::kModified:
       if (before && now) {

@@ -19,10 +19,10 @@
 #include "emulator/api/resources.h"
 #include "emulator/api/selector.h"
 #include "emulator/common/status.h"
+#include "emulator/store/store.h"
 
 namespace pjemu::store {
 
-using ObjectPtr = std::shared_ptr<const Json>;
 
 // What a watch is interested in.
 struct WatchFilter {
@@ -53,9 +53,9 @@ class WatchStream final : public api::Watch {
   // stream is ended instead (the consumer re-watches from its last RV). Returns false when the
   // stream is ended or stopped, so the hub drops it. `initial` events ignore the limit.
   bool Push(api::WatchEvent event, bool initial = false);
-  // The same with the stored object shared, not copied: the consumer's Next() makes its copy.
-  // A queued backlog then costs a pointer per event per watch instead of a deep copy (with every
-  // job submitted at once a pods watch can run thousands of events behind).
+  // The same with the stored object shared, not copied, also by the consumer's Next(): a
+  // queued backlog costs a pointer per event per watch instead of a deep copy (with every job
+  // submitted at once a pods watch can run thousands of events behind).
   bool Push(api::WatchEvent::Type type, ObjectPtr object, bool initial = false);
   // Ends the stream after the queued events.
   void End();

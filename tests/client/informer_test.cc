@@ -42,7 +42,7 @@ struct Mirror {
   std::vector<std::string> contradictions;
 
   void operator()(const api::WatchEvent& e) {
-    const std::string key = KeyOf(e.object);
+    const std::string key = KeyOf(e.object());
     const bool known = objects.count(key) > 0;
     const std::string line = std::string(api::WatchTypeName(e.type)) + " " + key;
     events.push_back(line);
@@ -50,7 +50,7 @@ struct Mirror {
     if (e.type == Type::kDeleted) {
       objects.erase(key);
     } else {
-      objects[key] = e.object["metadata"].value("resourceVersion", "");
+      objects[key] = e.object()["metadata"].value("resourceVersion", "");
     }
   }
 };
@@ -205,7 +205,7 @@ TEST_CASE("a relist's DELETED carries the last known identity", "[client][inform
   Json created = *f.local->Create(api::Pods(), "default", pod);
   std::vector<Json> deleted;
   Informer informer(f.flaky, f.loop, api::Pods(), f.options, [&](const api::WatchEvent& e) {
-    if (e.type == Type::kDeleted) deleted.push_back(e.object);
+    if (e.type == Type::kDeleted) deleted.push_back(e.object());
   });
   REQUIRE(informer.Start().ok());
   f.loop.RunUntilIdle();

@@ -94,8 +94,8 @@ TEST_CASE("a watch resumes across a restart from a recent RV, and 410 before the
   std::vector<std::string> seen;
   while (auto e = w->TryNext()) {
     seen.push_back(std::string(api::WatchTypeName(e->type)) + " " +
-                   e->object["metadata"]["name"].get<std::string>() + " " +
-                   e->object["metadata"]["resourceVersion"].get<std::string>());
+                   e->object()["metadata"]["name"].get<std::string>() + " " +
+                   e->object()["metadata"]["resourceVersion"].get<std::string>());
   }
   CHECK(seen == std::vector<std::string>{"ADDED b " + std::to_string(from + 1),
                                          "MODIFIED b " + std::to_string(from + 2),
@@ -104,7 +104,7 @@ TEST_CASE("a watch resumes across a restart from a recent RV, and 410 before the
   Must(p.store->Create(ConfigMaps(), "default", ConfigMap("c", "1")));
   auto e = w->TryNext();
   REQUIRE(e);
-  CHECK(e->object["metadata"]["name"] == "c");
+  CHECK(e->object()["metadata"]["name"] == "c");
   // The first RVs (the default namespaces) are out of the 6-change window.
   wo.resource_version = "1";
   CHECK(p.store->Watch(ConfigMaps(), "default", wo).status().code() == Code::kExpired);

@@ -157,7 +157,7 @@ TEST_CASE("node-down: NotReady after the grace period, pods evicted, node back o
   int taint_evictions = 0;
   while (auto ev = events->TryNext()) {
     taint_evictions += ev->type == api::WatchEvent::Type::kAdded &&
-                       ev->object.value("reason", "") == "TaintManagerEviction";
+                       ev->object().value("reason", "") == "TaintManagerEviction";
   }
   CHECK(taint_evictions == 1);
 

@@ -71,7 +71,7 @@ inline std::string Rv(const Json& object) {
 inline std::vector<std::string> Drain(api::Watch& w) {
   std::vector<std::string> out;
   while (auto e = w.TryNext()) {
-    std::string name = e->object["metadata"].value("name", "");
+    std::string name = e->object()["metadata"].value("name", "");
     out.push_back(std::string(api::WatchTypeName(e->type)) + (name.empty() ? "" : " " + name));
   }
   return out;

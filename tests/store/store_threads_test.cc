@@ -16,8 +16,8 @@ struct Reader {
   std::map<std::string, std::uint64_t> last_rv;
   void Take(const api::WatchEvent& e) {
     ++seen;
-    std::string name = e.object["metadata"]["name"];
-    std::uint64_t rv = std::stoull(Rv(e.object));
+    std::string name = e.object()["metadata"]["name"];
+    std::uint64_t rv = std::stoull(Rv(e.object()));
     if (rv <= last_rv[name]) ordered = false;
     last_rv[name] = rv;
   }

@@ -34,10 +34,10 @@ TEST_CASE("watch from a resourceVersion delivers every later change in order", "
   REQUIRE(e1);
   REQUIRE(e2);
   CHECK(e1->type == api::WatchEvent::Type::kAdded);
-  CHECK(Rv(e1->object) == Rv(c));
+  CHECK(Rv(e1->object()) == Rv(c));
   CHECK(e2->type == api::WatchEvent::Type::kDeleted);
-  CHECK(std::stoull(Rv(e2->object)) > std::stoull(Rv(c)));
-  CHECK(Rv(e2->object) == Rv(gone));
+  CHECK(std::stoull(Rv(e2->object())) > std::stoull(Rv(c)));
+  CHECK(Rv(e2->object()) == Rv(gone));
   CHECK_FALSE(w->TryNext());
   CHECK_FALSE(w->Done());
 }
@@ -94,8 +94,8 @@ TEST_CASE("label selectors on a watch turn transitions into ADDED and DELETED", 
   CHECK(events[1].type == api::WatchEvent::Type::kModified);
   CHECK(events[2].type == api::WatchEvent::Type::kDeleted);
   // The DELETED of a transition carries the last matching state at the event's RV.
-  CHECK(events[2].object["metadata"]["labels"]["role"] == "master");
-  CHECK(std::stoull(Rv(events[2].object)) > std::stoull(Rv(events[1].object)));
+  CHECK(events[2].object()["metadata"]["labels"]["role"] == "master");
+  CHECK(std::stoull(Rv(events[2].object())) > std::stoull(Rv(events[1].object())));
 }
 
 TEST_CASE("a watch sees DELETED even when the final write leaves its selector", "[store]") {
@@ -137,7 +137,7 @@ TEST_CASE("bookmarks go only to watches that asked for them, at the current RV",
   auto e = w->TryNext();
   REQUIRE(e);
   CHECK(e->type == api::WatchEvent::Type::kBookmark);
-  CHECK(e->object ==
+  CHECK(e->object() ==
         Json{{"kind", "PyTorchJob"},
              {"apiVersion", "kubeflow.org/v1"},
              {"metadata", {{"resourceVersion", std::to_string(f.store.ResourceVersion())}}}});
