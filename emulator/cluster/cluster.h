@@ -14,6 +14,7 @@
 // fault actions included, from the caller's thread only.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -79,6 +80,7 @@ class Cluster {
  private:
   class Parts;
   Status PrepareStateDir();
+  std::filesystem::path TempBase() const;
   void RemoveTempStateDir();
   Status StartActors();
   Status StartApiServer();

@@ -75,7 +75,8 @@ struct ClusterOptions {
   // --data-dir); "" = the trainer's own default (/usr/share/datasets/fashion-mnist).
   std::string dataset_dir;
   // Where pod logs and the trainer's metrics land (`--output-dir`); "" = a fresh temporary
-  // directory, removed by Stop() unless keep_state_dir.
+  // directory, removed by Stop() unless keep_state_dir ($TMPDIR, else for simulated processes
+  // /dev/shm when present, else the system's temporary directory).
   std::string state_dir;
   bool keep_state_dir = false;
   // Persisted state (`--data-dir`): the store in <data_dir>/pjemu.db (SQLite, every acknowledged
