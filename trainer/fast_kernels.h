@@ -11,11 +11,17 @@
 
 namespace pjemu::trainer::fast {
 
-// Conv 1->C k5 on 28x28 images: cols[(n*576 + oh*24 + ow)*25 + kh*5 + kw] = x[n][oh+kh][ow+kw].
+// Row order of both convolutions' outputs ("split"): rows (n, oh, ow) are stored as
+// (n, oh, ow % 2, ow / 2), i.e. [N, H, 2, W/2, C] channels last, so that the 2x2 pool that
+// follows reads each window row as two contiguous runs (BiasReluPool). The im2col functions
+// write their rows in this order and Col2ImConv2 reads it; any row order serves the GEMMs.
+
+// Conv 1->C k5 on 28x28 images: row (n, oh, ow) in split order, 25 columns kh*5 + kw,
+// cols[row][kh*5 + kw] = x[n][oh+kh][ow+kw].
 void Im2ColConv1(const float* x, int64_t n0, int64_t n1, float* cols);
 
-// Conv 20->50 k5 on a channels-last [N,12,12,20] input: row (n, oh, ow) of 500 columns in
-// (kh, kw, c) order (the weight is permuted to match, see PermuteConv2Weight).
+// Conv 20->50 k5 on a channels-last [N,12,12,20] input: row (n, oh, ow) in split order, 500
+// columns in (kh, kw, c) order (the weight is permuted to match, see PermuteConv2Weight).
 void Im2ColConv2(const float* in, int64_t n0, int64_t n1, float* cols);
 // The adjoint: din[N,12,12,20] = sum of the column gradients (din is zeroed over the range first).
 void Col2ImConv2(const float* dcols, int64_t n0, int64_t n1, float* din);
@@ -23,9 +29,10 @@ void Col2ImConv2(const float* dcols, int64_t n0, int64_t n1, float* din);
 void PermuteConv2Weight(const float* w, float* wp);
 void UnpermuteConv2Weight(const float* wp, float* w);
 
-// Geometry of a bias + relu + 2x2/2 max-pool over a channels-last conv output [N,H,W,C].
+// Geometry of a bias + relu + 2x2/2 max-pool over a conv output in split row order,
+// [N,H,2,W/2,C].
 struct PoolShape {
-  int64_t h, w, c;
+  int64_t h, w, c;  // (w / 2) * c <= 256
   // Where output (n, i, j, ch) goes: n*out_n + (i*(w/2)+j)*out_pixel + ch*out_channel.
   int64_t out_n, out_pixel, out_channel;
 };
@@ -34,7 +41,8 @@ struct PoolShape {
 // first-maximum order, 255 where relu cut the value.
 void BiasReluPool(const PoolShape& s, const float* y, const float* bias, int64_t n0, int64_t n1,
                   float* out, uint8_t* arg);
-// dy[N,H,W,C] from the gradient of `out` (same layout as out); adds the bias gradient to dbias[C].
+// dy (split order, as y) from the gradient of `out` (same layout as out); adds the bias
+// gradient to dbias[C].
 void BiasReluPoolBackward(const PoolShape& s, const float* dout, const uint8_t* arg, int64_t n0,
                           int64_t n1, float* dy, float* dbias);
 

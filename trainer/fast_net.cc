@@ -15,13 +15,22 @@ namespace pjemu::trainer {
 namespace {
 
 constexpr int64_t kPix1 = 24 * 24, kPix2 = 8 * 8;  // conv output pixels per sample
+// conv2 runs in blocks of this many samples, each on one thread: a block's im2col matrix and
+// input-gradient columns (kBlock*64 x 500 floats, 0.5 MB) stay in L2 between their producer
+// and consumer (README, Speed work 12).
+constexpr int64_t kBlock = 4;
+// Per-thread bias-gradient partials: conv2's 50 at 0, conv1's 20 at kPartialConv1.
+constexpr int64_t kPartialConv1 = 64, kPartialStride = 128;
 // conv1's output [N,24,24,20] -> pool [N,12,12,20] channels-last (conv2's input).
 constexpr fast::PoolShape kPool1{24, 24, 20, 12 * 12 * 20, 20, 1};
 // conv2's output [N,8,8,50] -> pool written as [N,50,4,4] = fc1's input in torch's flatten order.
 constexpr fast::PoolShape kPool2{8, 8, 50, 800, 1, 16};
 
 torch::Tensor Param(torch::nn::Module& m, const std::string& name) {
-  torch::Tensor* p = m.named_parameters().find(name);
+  // named_parameters() returns a new dict: keep it alive while `p` points into it (a temporary
+  // here was a use-after-free, found by ASan).
+  const auto params = m.named_parameters();
+  const torch::Tensor* p = params.find(name);
   TORCH_CHECK(p != nullptr, "FastNet: the model has no parameter ", name);
   return *p;
 }
@@ -33,6 +42,12 @@ torch::Tensor Grad(const torch::Tensor& p) {
 }
 
 float* F(const torch::Tensor& t) { return t.data_ptr<float>(); }
+
+// out = a @ b, or a^T @ b with transpose_a, through the BLAS. (oneDNN's dnnl_sgemm was ~1 ms a
+// step faster for these shapes but corrupted the heap in some runs: README, Speed work 8.)
+void MatMul(torch::Tensor out, const torch::Tensor& a, bool transpose_a, const torch::Tensor& b) {
+  at::mm_out(out, transpose_a ? a.t() : a, b);
+}
 
 }  // namespace
 
@@ -79,7 +94,7 @@ FastNet::FastNet(torch::nn::Module& model, int64_t max_batch)
   dp1_ = torch::empty({b, 12, 12, 20}, f32);
   dy1_ = torch::empty({b * kPix1, 20}, f32);
   partial_ = torch::empty({threads_, 500 * 800}, f32);  // the largest weight gradient
-  bias_partial_ = torch::empty({threads_, 64}, f32);
+  bias_partial_ = torch::empty({threads_, kPartialStride}, f32);
   arg1_ = torch::empty({b * 12 * 12 * 20}, torch::kUInt8);
   arg2_ = torch::empty({b * 4 * 4 * 50}, torch::kUInt8);
 }
@@ -117,7 +132,7 @@ void FastNet::Gemm(torch::Tensor out, const torch::Tensor& a, const torch::Tenso
 void FastNet::GemmAtB(torch::Tensor out, const torch::Tensor& a, const torch::Tensor& b) {
   const int64_t k = a.size(0);
   if (!split_gemms_ || k < 16 * threads_) {
-    at::mm_out(out, a.t(), b);
+    MatMul(out, a, true, b);
     return;
   }
   const int64_t m = out.size(0), n = out.size(1);
@@ -126,7 +141,7 @@ void FastNet::GemmAtB(torch::Tensor out, const torch::Tensor& a, const torch::Te
   std::vector<char> written(threads_, 0);
   ForChunks(k, [&](int64_t k0, int64_t k1, int t) {
     torch::Tensor dst = t == 0 ? out : partial_[t].narrow(0, 0, m * n).view({m, n});
-    at::mm_out(dst, a.narrow(0, k0, k1 - k0).t(), b.narrow(0, k0, k1 - k0));
+    MatMul(dst, a.narrow(0, k0, k1 - k0), true, b.narrow(0, k0, k1 - k0));
     written[t] = 1;
   });
   TORCH_CHECK(written[0], "FastNet: thread 0 ran no chunk");
@@ -138,12 +153,56 @@ void FastNet::GemmAtB(torch::Tensor out, const torch::Tensor& a, const torch::Te
   }
 }
 
-void FastNet::SumPartials(int64_t c, float* out) {
-  std::memset(out, 0, c * sizeof(float));
-  const float* p = F(bias_partial_);
-  for (int t = 0; t < threads_; ++t) {
-    for (int64_t i = 0; i < c; ++i) out[i] += p[t * 64 + i];
+void FastNet::ForSamples(int64_t n, const std::function<void(int64_t, int64_t, int)>& fn) {
+  if (split_gemms_) {
+    ForChunks(n, fn);
+  } else {
+    fn(0, n, 0);
   }
+}
+
+void FastNet::SumPartials(int64_t c, int64_t offset, float* out) {
+  std::memset(out, 0, c * sizeof(float));
+  const float* p = F(bias_partial_) + offset;
+  for (int t = 0; t < threads_; ++t) {
+    for (int64_t i = 0; i < c; ++i) out[i] += p[t * kPartialStride + i];
+  }
+}
+
+void FastNet::Conv2Forward(int64_t bs) {
+  uint8_t* arg1 = arg1_.data_ptr<uint8_t>();
+  uint8_t* arg2 = arg2_.data_ptr<uint8_t>();
+  ForSamples(bs, [&](int64_t n0, int64_t n1, int) {
+    fast::BiasReluPool(kPool1, F(y1_), F(b1_), n0, n1, F(p1_), arg1);
+    for (int64_t b0 = n0; b0 < n1; b0 += kBlock) {
+      const int64_t b1 = std::min(n1, b0 + kBlock);
+      fast::Im2ColConv2(F(p1_), b0, b1, F(cols2_));
+      torch::Tensor y2 = y2_.narrow(0, b0 * kPix2, (b1 - b0) * kPix2);
+      at::mm_out(y2, cols2_.narrow(0, b0 * kPix2, (b1 - b0) * kPix2), w2p_.t());
+      fast::BiasReluPool(kPool2, F(y2_), F(b2_), b0, b1, F(f_), arg2);
+    }
+  });
+}
+
+void FastNet::Conv2Backward(int64_t bs) {
+  const uint8_t* arg1 = arg1_.data_ptr<uint8_t>();
+  const uint8_t* arg2 = arg2_.data_ptr<uint8_t>();
+  bias_partial_.zero_();
+  ForSamples(bs, [&](int64_t n0, int64_t n1, int t) {
+    float* partial = F(bias_partial_) + t * kPartialStride;
+    for (int64_t b0 = n0; b0 < n1; b0 += kBlock) {
+      const int64_t b1 = std::min(n1, b0 + kBlock);
+      fast::BiasReluPoolBackward(kPool2, F(df_), arg2, b0, b1, F(dy2_), partial);
+      MatMul(dcols2_.narrow(0, b0 * kPix2, (b1 - b0) * kPix2),
+             dy2_.narrow(0, b0 * kPix2, (b1 - b0) * kPix2), false, w2p_);
+      fast::Col2ImConv2(F(dcols2_), b0, b1, F(dp1_));
+      fast::BiasReluPoolBackward(kPool1, F(dp1_), arg1, b0, b1, F(dy1_), partial + kPartialConv1);
+    }
+  });
+  SumPartials(50, 0, F(gb2_));
+  SumPartials(20, kPartialConv1, F(gb1_));
+  GemmAtB(gw2p_, dy2_.narrow(0, 0, bs * kPix2), cols2_.narrow(0, 0, bs * kPix2));
+  fast::UnpermuteConv2Weight(F(gw2p_), F(gw2_));
 }
 
 float FastNet::TrainStep(const torch::Tensor& x_in, const torch::Tensor& target_in) {
@@ -154,24 +213,15 @@ float FastNet::TrainStep(const torch::Tensor& x_in, const torch::Tensor& target_
   TORCH_CHECK(bs <= max_batch_ && x.numel() == bs * 28 * 28, "FastNet: bad batch");
   auto rows = [](const torch::Tensor& t, int64_t n) { return t.narrow(0, 0, n); };
   const torch::Tensor cols1 = rows(cols1_, bs * kPix1), y1 = rows(y1_, bs * kPix1);
-  const torch::Tensor cols2 = rows(cols2_, bs * kPix2), y2 = rows(y2_, bs * kPix2);
   const torch::Tensor f = rows(f_, bs), h = rows(h_, bs), z = rows(z_, bs), dz = rows(dz_, bs);
-  const torch::Tensor dh = rows(dh_, bs), df = rows(df_, bs), dy2 = rows(dy2_, bs * kPix2);
-  const torch::Tensor dcols2 = rows(dcols2_, bs * kPix2), dy1 = rows(dy1_, bs * kPix1);
+  const torch::Tensor dh = rows(dh_, bs), df = rows(df_, bs), dy1 = rows(dy1_, bs * kPix1);
   const float* xp = F(x);
 
-  // conv1 (im2col + GEMM), bias + relu + pool, conv2 the same, written channels-last.
+  // conv1 (im2col + GEMM); pool1, conv2 and pool2 in blocks of samples.
   ForChunks(bs, [&](int64_t n0, int64_t n1, int) { fast::Im2ColConv1(xp, n0, n1, F(cols1)); });
   Gemm(y1, cols1, w1_.view({20, 25}).t());
   fast::PermuteConv2Weight(F(w2_), F(w2p_));
-  ForChunks(bs, [&](int64_t n0, int64_t n1, int) {
-    fast::BiasReluPool(kPool1, F(y1), F(b1_), n0, n1, F(p1_), arg1_.data_ptr<uint8_t>());
-    fast::Im2ColConv2(F(p1_), n0, n1, F(cols2));
-  });
-  Gemm(y2, cols2, w2p_.t());
-  ForChunks(bs, [&](int64_t n0, int64_t n1, int) {
-    fast::BiasReluPool(kPool2, F(y2), F(b2_), n0, n1, F(f), arg2_.data_ptr<uint8_t>());
-  });
+  Conv2Forward(bs);
   // fc1 + relu, fc2, log-softmax + NLL.
   Gemm(h, f, fw1_.t(), &fb1_);
   float* hp = F(h);
@@ -188,22 +238,7 @@ float FastNet::TrainStep(const torch::Tensor& x_in, const torch::Tensor& target_
   GemmAtB(gfw1_, dh, f);
   at::sum_out(gfb1_, dh, 0);
   Gemm(df, dh, fw1_);
-  bias_partial_.zero_();
-  ForChunks(bs, [&](int64_t n0, int64_t n1, int t) {
-    fast::BiasReluPoolBackward(kPool2, F(df), arg2_.data_ptr<uint8_t>(), n0, n1, F(dy2),
-                               F(bias_partial_) + t * 64);
-  });
-  SumPartials(50, F(gb2_));
-  GemmAtB(gw2p_, dy2, cols2);
-  fast::UnpermuteConv2Weight(F(gw2p_), F(gw2_));
-  Gemm(dcols2, dy2, w2p_);
-  bias_partial_.zero_();
-  ForChunks(bs, [&](int64_t n0, int64_t n1, int t) {
-    fast::Col2ImConv2(F(dcols2), n0, n1, F(dp1_));
-    fast::BiasReluPoolBackward(kPool1, F(dp1_), arg1_.data_ptr<uint8_t>(), n0, n1, F(dy1),
-                               F(bias_partial_) + t * 64);
-  });
-  SumPartials(20, F(gb1_));
+  Conv2Backward(bs);
   GemmAtB(gw1_.view({20, 25}), dy1, cols1);
   return static_cast<float>(loss / static_cast<double>(bs));
 }

@@ -1,11 +1,14 @@
-// The fast training step (--kernels=fast): forward and backward of the reference convnet
-// (model.h) written out by hand over buffers allocated once. Both convolutions are im2col over
-// the whole batch in channels-last order plus one large GEMM each for forward, input gradient and
-// weight gradient (conv2: M=B*64, K=500, N=50); bias, relu and the 2x2 max-pool are one pass;
-// the fc layers are direct GEMMs; the loss is log-softmax + NLL in one pass. The GEMMs go to the
-// BLAS through ATen (at::mm_out), split over the intra-op threads by rows (or by the reduction
-// dimension for weight gradients) when the BLAS itself is held to one thread (threads.h: call
-// ApplyThreadPlan first; concurrent calls into a multi-threaded OpenBLAS race).
+// The fast training step (--kernels=fast, what --kernels=auto picks): forward and backward of
+// the reference convnet (model.h) written out by hand over buffers allocated once. Both
+// convolutions are im2col in channels-last order (rows in the split order of fast_kernels.h)
+// plus GEMMs for forward, input gradient and weight gradient: conv1 over the whole batch, conv2
+// block by block of 4 samples (M=256, K=500, N=50) with its pools, so each block's matrices stay
+// in L2, its weight gradient one GEMM over the batch; bias, relu and the 2x2 max-pool are one
+// pass; the fc layers are direct GEMMs; the loss is log-softmax + NLL in one pass. The GEMMs go
+// to the BLAS through ATen (at::mm_out / addmm_out). With T > 1
+// intra-op threads the work is split by samples or rows (or by the reduction dimension for
+// weight gradients) when the BLAS itself is held to one thread (threads.h: call ApplyThreadPlan
+// first; concurrent calls into a multi-threaded OpenBLAS race).
 // Same values as the reference kernels up to float summation order (tested against ATen).
 // Flow: train_loop.cc -> FastNet::TrainStep, then the gradient all-reduce and FlatSgd.
 // Thread safety: one thread calls it; it uses at::parallel_for inside.
@@ -36,8 +39,16 @@ class FastNet {
   void GemmAtB(torch::Tensor out, const torch::Tensor& a, const torch::Tensor& b);
   // fn(n0, n1, thread) over [0, n) in one chunk per thread.
   void ForChunks(int64_t n, const std::function<void(int64_t, int64_t, int)>& fn);
-  // Sums per-thread partial bias gradients [threads, c] into `out`.
-  void SumPartials(int64_t c, float* out);
+  // fn over the samples [0, n): in chunks over the threads when the GEMMs may be split (fn
+  // calls the BLAS), else in one call on this thread.
+  void ForSamples(int64_t n, const std::function<void(int64_t, int64_t, int)>& fn);
+  // Sums the per-thread partial bias gradients at `offset` of each thread's row into out[c].
+  void SumPartials(int64_t c, int64_t offset, float* out);
+  // pool1 -> conv2 (im2col + GEMM) -> pool2 into fc1's input, block by block of samples.
+  void Conv2Forward(int64_t bs);
+  // From fc1's input gradient: pool2's backward, conv2's input gradient (GEMM + col2im) and
+  // pool1's backward block by block, then conv2's weight and both bias gradients.
+  void Conv2Backward(int64_t bs);
 
   int threads_;
   bool split_gemms_;  // GEMMs split over threads_ (the BLAS is held to one thread)

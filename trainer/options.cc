@@ -62,7 +62,7 @@ Result<ParseOutcome> ParseOptions(const std::vector<std::string>& argv) {
                  "(default: 300)");
   app.add_option("--max-steps", o.max_steps, "stop training after N steps in total (0: no limit)");
   app.add_option("--kernels", o.kernels,
-                 "auto (default: fast with 2+ threads, else reference); fast: im2col + GEMM step; "
+                 "auto (default: fast); fast: im2col + GEMM step; "
                  "reference: torch's modules, loss lines equal the Python reference's")
       ->check(CLI::IsMember({"auto", "fast", "reference"}));
 

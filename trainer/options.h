@@ -31,7 +31,7 @@ struct Options {
   long max_steps = 0;                 // 0: no limit; else stop training after this many steps
   // fast: whole-batch im2col + GEMM kernels (fast_net.h); reference: torch's own modules, whose
   // loss lines equal the Python reference's digit for digit (same BLAS and threads); auto: fast
-  // with 2+ intra-op threads (3x less CPU there), reference with one (equally fast there).
+  // (faster at every thread count, README "Speed work" 7-12; kept as a name for scripts).
   std::string kernels = "auto";
 };
 

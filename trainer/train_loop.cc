@@ -58,10 +58,9 @@ class Run {
     torch::manual_seed(o_.seed);
     model_ = Net();
     sgd_ = std::make_unique<FlatSgd>(*model_, o_.lr, o_.momentum);
-    // auto: the fast step only pays with 2+ intra-op threads (trainer/README.md, Speed work 5).
-    if (o_.kernels == "fast" || (o_.kernels == "auto" && at::get_num_threads() > 1)) {
-      fast_ = std::make_unique<FastNet>(*model_, o_.batch_size);
-    }
+    // auto = fast: faster than torch's kernels at one thread per rank too since Speed work 7-12
+    // (trainer/README.md); --kernels=reference keeps the reference's exact loss lines.
+    if (o_.kernels != "reference") fast_ = std::make_unique<FastNet>(*model_, o_.batch_size);
     RETURN_IF_ERROR(SyncInitialState());
     if (!o_.checkpoint_dir.empty()) {
       comm_.SetOnTermWhileBlocked([this] { (void)SaveNow(); });

@@ -88,28 +88,55 @@ TEST_CASE("FastNet's second step sees the updated weights", "[trainer]") {
   CHECK(RelErr(fast_sgd.params(), ref_sgd.params()) < 1e-5);
 }
 
+// [N,H,W,C] <-> the kernels' split row order [N,H,2,W/2,C] (fast_kernels.h).
+torch::Tensor ToSplit(const torch::Tensor& y) {
+  const int64_t n = y.size(0), h = y.size(1), w = y.size(2), c = y.size(3);
+  return y.view({n, h, w / 2, 2, c}).permute({0, 1, 3, 2, 4}).contiguous();
+}
+torch::Tensor FromSplit(const torch::Tensor& y, int64_t w) {
+  const int64_t n = y.size(0), h = y.size(1), c = y.size(-1);
+  return y.view({n, h, 2, w / 2, c}).permute({0, 1, 3, 2, 4}).reshape({n, h, w, c});
+}
+
+// y [N,H,W,C] (natural order) through the kernels; out is compared in the shape's layout.
+void ComparePool(const fast::PoolShape& s, const torch::Tensor& y, const torch::Tensor& b,
+                 bool channels_last_out) {
+  const int64_t n = y.size(0), c = s.c, oh = s.h / 2, ow = s.w / 2;
+  torch::Tensor ys = ToSplit(y);
+  torch::Tensor out = torch::empty({n, c * oh * ow});
+  torch::Tensor arg = torch::empty({n * oh * ow * c}, torch::kUInt8);
+  fast::BiasReluPool(s, ys.data_ptr<float>(), b.data_ptr<float>(), 0, n, out.data_ptr<float>(),
+                     arg.data_ptr<uint8_t>());
+  torch::Tensor nchw = y.permute({0, 3, 1, 2}).contiguous().requires_grad_(true);
+  torch::Tensor want = torch::max_pool2d(torch::relu(nchw + b.view({1, c, 1, 1})), 2, 2);
+  torch::Tensor want_out = channels_last_out ? want.permute({0, 2, 3, 1}) : want;
+  REQUIRE(torch::equal(out, want_out.reshape({n, c * oh * ow})));
+
+  torch::Tensor g = torch::randn({n, c * oh * ow});
+  torch::Tensor dy = torch::empty_like(ys);
+  torch::Tensor db = torch::zeros({c});
+  fast::BiasReluPoolBackward(s, g.data_ptr<float>(), arg.data_ptr<uint8_t>(), 0, n,
+                             dy.data_ptr<float>(), db.data_ptr<float>());
+  torch::Tensor gw =
+      channels_last_out ? g.view({n, oh, ow, c}).permute({0, 3, 1, 2}) : g.view({n, c, oh, ow});
+  want.backward(gw);
+  CHECK(torch::equal(FromSplit(dy, s.w), nchw.grad().permute({0, 2, 3, 1})));
+  CHECK(RelErr(db, nchw.grad().sum({0, 2, 3})) < 1e-6);
+}
+
 TEST_CASE("BiasReluPool equals relu(y + b) then max_pool2d, ties included", "[trainer]") {
   torch::manual_seed(3);
   // Small integers: many ties and many windows cut by relu.
-  torch::Tensor y = torch::randint(-3, 4, {3, 8, 8, 50}).to(torch::kFloat32);  // [N,H,W,C]
-  torch::Tensor b = torch::randint(-1, 2, {50}).to(torch::kFloat32);
-  const fast::PoolShape s{8, 8, 50, 800, 1, 16};  // output as [N,50,4,4]
-  torch::Tensor out = torch::empty({3, 800});
-  torch::Tensor arg = torch::empty({3 * 16 * 50}, torch::kUInt8);
-  fast::BiasReluPool(s, y.data_ptr<float>(), b.data_ptr<float>(), 0, 3, out.data_ptr<float>(),
-                     arg.data_ptr<uint8_t>());
-  torch::Tensor nchw = y.permute({0, 3, 1, 2}).contiguous().requires_grad_(true);
-  torch::Tensor want = torch::max_pool2d(torch::relu(nchw + b.view({1, 50, 1, 1})), 2, 2);
-  REQUIRE(torch::equal(out, want.reshape({3, 800})));
-
-  torch::Tensor g = torch::randn({3, 800});
-  torch::Tensor dy = torch::empty({3, 8, 8, 50});
-  torch::Tensor db = torch::zeros({50});
-  fast::BiasReluPoolBackward(s, g.data_ptr<float>(), arg.data_ptr<uint8_t>(), 0, 3,
-                             dy.data_ptr<float>(), db.data_ptr<float>());
-  want.backward(g.view({3, 50, 4, 4}));
-  CHECK(torch::equal(dy, nchw.grad().permute({0, 2, 3, 1})));
-  CHECK(RelErr(db, nchw.grad().sum({0, 2, 3})) < 1e-6);
+  SECTION("conv2's shape, output as fc1's [N,50,4,4]") {
+    torch::Tensor y = torch::randint(-3, 4, {3, 8, 8, 50}).to(torch::kFloat32);
+    torch::Tensor b = torch::randint(-1, 2, {50}).to(torch::kFloat32);
+    ComparePool(fast::PoolShape{8, 8, 50, 800, 1, 16}, y, b, false);
+  }
+  SECTION("conv1's shape, output channels-last [N,12,12,20]") {
+    torch::Tensor y = torch::randint(-3, 4, {2, 24, 24, 20}).to(torch::kFloat32);
+    torch::Tensor b = torch::randint(-1, 2, {20}).to(torch::kFloat32);
+    ComparePool(fast::PoolShape{24, 24, 20, 12 * 12 * 20, 20, 1}, y, b, true);
+  }
 }
 
 }  // namespace
