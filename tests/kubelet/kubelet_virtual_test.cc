@@ -13,29 +13,53 @@
 namespace pjemu::kubelet {
 namespace {
 
+// One node on a FakeClock: a store, the scheduler and a kubelet over the simulated runner, whose
+// every process ends as `outcome` says. Started on construction.
+struct VirtualNode {
+  VirtualNode(const std::string& name, process::SimulatedOutcome outcome,
+              Duration service_poll_interval = 1s)
+      : client(client::MakeLocalClient(store)),
+        runner(loop, [outcome](const process::ProcessSpec&) { return outcome; }),
+        scheduler(*client, loop),
+        kubelet(*client, loop, runner, Options(name, service_poll_interval)) {
+    REQUIRE(kubelet.Start().ok());
+    REQUIRE(scheduler.Start().ok());
+  }
+  ~VirtualNode() {
+    kubelet.Stop();
+    scheduler.Stop();
+  }
+  static KubeletOptions Options(const std::string& name, Duration service_poll_interval) {
+    KubeletOptions opts;
+    opts.root_dir = std::string(PJEMU_BINARY_DIR) + "/test-kubelet-virtual-" + name + "-" +
+                    std::to_string(getpid());
+    opts.image_map_path = std::string(PJEMU_SOURCE_DIR) + "/fixtures/images.yaml";
+    opts.gpus = 0;
+    opts.cpu = "4";
+    opts.memory = "8Gi";
+    opts.service_poll_interval = service_poll_interval;
+    return opts;
+  }
+
+  FakeClock clock;
+  EventLoop loop{clock};
+  store::Store store{clock};
+  std::unique_ptr<client::Client> client;
+  process::SimulatedProcessRunner runner;
+  scheduler::Scheduler scheduler;
+  Kubelet kubelet;
+};
+
 TEST_CASE("virtual time: CrashLoopBackOff restarts after 0 s, 10 s, 20 s, 40 s",
           "[kubelet][virtual]") {
-  FakeClock clock;
-  EventLoop loop(clock);
-  store::Store store(clock);
-  auto client = client::MakeLocalClient(store);
-  process::SimulatedProcessRunner runner(loop, [](const process::ProcessSpec&) {
-    process::SimulatedOutcome o;
-    o.runtime = 1s;
-    o.exit_code = 1;
-    o.output = {"crashing"};
-    return o;
-  });
-  scheduler::Scheduler scheduler(*client, loop);
-  KubeletOptions opts;
-  opts.root_dir = std::string(PJEMU_BINARY_DIR) + "/test-kubelet-virtual-" + std::to_string(getpid());
-  opts.image_map_path = std::string(PJEMU_SOURCE_DIR) + "/fixtures/images.yaml";
-  opts.gpus = 0;
-  opts.cpu = "4";
-  opts.memory = "8Gi";
-  Kubelet kubelet(*client, loop, runner, opts);
-  REQUIRE(kubelet.Start().ok());
-  REQUIRE(scheduler.Start().ok());
+  process::SimulatedOutcome crash;
+  crash.runtime = 1s;
+  crash.exit_code = 1;
+  crash.output = {"crashing"};
+  VirtualNode node("backoff", crash);
+  FakeClock& clock = node.clock;
+  EventLoop& loop = node.loop;
+  client::Client* client = node.client.get();
   Json pod = {{"apiVersion", "v1"},
               {"kind", "Pod"},
               {"metadata", {{"name", "p"}}},
@@ -71,9 +95,7 @@ TEST_CASE("virtual time: CrashLoopBackOff restarts after 0 s, 10 s, 20 s, 40 s",
   at(74500ms);
   CHECK(status()["restartCount"] == 4);
   CHECK((*client->Get(api::Pods(), "default", "p"))["status"]["phase"] == "Running");
-  CHECK(runner.started().size() == 5);
-  kubelet.Stop();
-  scheduler.Stop();
+  CHECK(node.runner.started().size() == 5);
 }
 
 
@@ -82,27 +104,11 @@ TEST_CASE("virtual time: CrashLoopBackOff restarts after 0 s, 10 s, 20 s, 40 s",
 // master becomes Ready.
 TEST_CASE("virtual time: the operator's init container ends when the master becomes Ready",
           "[kubelet][virtual][network]") {
-  FakeClock clock;
-  EventLoop loop(clock);
-  store::Store store(clock);
-  auto client = client::MakeLocalClient(store);
-  process::SimulatedProcessRunner runner(loop, [](const process::ProcessSpec&) {
-    process::SimulatedOutcome o;
-    o.runtime = 60s;
-    return o;
-  });
-  scheduler::Scheduler scheduler(*client, loop);
-  KubeletOptions opts;
-  opts.root_dir =
-      std::string(PJEMU_BINARY_DIR) + "/test-kubelet-virtual-wake-" + std::to_string(getpid());
-  opts.image_map_path = std::string(PJEMU_SOURCE_DIR) + "/fixtures/images.yaml";
-  opts.gpus = 0;
-  opts.cpu = "4";
-  opts.memory = "8Gi";
-  opts.service_poll_interval = 1h;
-  Kubelet kubelet(*client, loop, runner, opts);
-  REQUIRE(kubelet.Start().ok());
-  REQUIRE(scheduler.Start().ok());
+  process::SimulatedOutcome long_run;
+  long_run.runtime = 60s;
+  VirtualNode node("wake", long_run, /*service_poll_interval=*/1h);
+  EventLoop& loop = node.loop;
+  client::Client* client = node.client.get();
   auto pod = [](const std::string& name) {
     return Json{{"apiVersion", "v1"},
                 {"kind", "Pod"},
@@ -141,8 +147,6 @@ TEST_CASE("virtual time: the operator's init container ends when the master beco
   REQUIRE(init_state().contains("terminated"));
   CHECK(init_state()["terminated"]["exitCode"] == 0);
   CHECK((*client->Get(api::Pods(), "default", "worker"))["status"]["phase"] == "Running");
-  kubelet.Stop();
-  scheduler.Stop();
 }
 
 }  // namespace
