@@ -6,6 +6,7 @@
 
 #include "emulator/api/disruption.h"
 #include "emulator/client/local_client.h"
+#include "tests/support/disruption_objects.h"
 
 namespace pjemu::client {
 namespace {
@@ -22,21 +23,10 @@ Json ReadyPod(const std::string& name) {
 }
 
 Status MakeReady(store::Store& store, const std::string& name) {
-  Json ready = {{"status",
-                 {{"phase", "Running"},
-                  {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
   return store
-      .Patch(api::Pods(), "default", name, PatchType::kMerge, ready, Subresource::kStatus, {})
+      .Patch(api::Pods(), "default", name, PatchType::kMerge, testing::RunningReadyStatus(),
+             Subresource::kStatus, {})
       .status();
-}
-
-Json MinAvailableOne() {
-  return {{"apiVersion", "policy/v1"},
-          {"kind", "PodDisruptionBudget"},
-          {"metadata", {{"name", "keep"}}},
-          {"spec",
-           {{"minAvailable", 1},
-            {"selector", {{"matchLabels", {{"training.kubeflow.org/job-name", "mnist"}}}}}}}};
 }
 
 TEST_CASE("LocalClient::Evict deletes, refuses with 429 under a budget, lets terminating go",
@@ -55,7 +45,7 @@ TEST_CASE("LocalClient::Evict deletes, refuses with 429 under a budget, lets ter
   }
   SECTION("a missing pod is 404") { CHECK(c->Evict("default", "nope").code() == Code::kNotFound); }
   SECTION("a budget allowing no disruption refuses with 429, then allows once met") {
-    REQUIRE(c->Create(api::PodDisruptionBudgets(), "default", MinAvailableOne()).ok());
+    REQUIRE(c->Create(api::PodDisruptionBudgets(), "default", testing::KeepOneMnistPod()).ok());
     Status refused = c->Evict("default", "p");
     CHECK(refused.code() == Code::kTooManyRequests);
     CHECK(refused.message() == api::kEvictionRefusedMessage);
@@ -67,7 +57,7 @@ TEST_CASE("LocalClient::Evict deletes, refuses with 429 under a budget, lets ter
     CHECK(c->Evict("default", "q").code() == Code::kTooManyRequests);
   }
   SECTION("a pod already terminating skips the budget") {
-    REQUIRE(c->Create(api::PodDisruptionBudgets(), "default", MinAvailableOne()).ok());
+    REQUIRE(c->Create(api::PodDisruptionBudgets(), "default", testing::KeepOneMnistPod()).ok());
     REQUIRE(c->Delete(api::Pods(), "default", "p").ok());  // graceful: still there, terminating
     CHECK(c->Evict("default", "p").ok());
   }

@@ -10,6 +10,7 @@
 #include "emulator/faults/injector.h"
 #include "emulator/process/simulated_process_runner.h"
 #include "emulator/store/store.h"
+#include "tests/support/disruption_objects.h"
 
 namespace pjemu::faults {
 namespace {
@@ -288,21 +289,9 @@ Json BoundPod(const std::string& name, const std::string& node, bool budgeted = 
 void CreateReady(client::Client& c, Json pod) {
   const std::string name = pod["metadata"]["name"];
   REQUIRE(c.Create(api::Pods(), "default", std::move(pod)).ok());
-  Json ready = {{"status",
-                 {{"phase", "Running"},
-                  {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
-  REQUIRE(c.Patch(api::Pods(), "default", name, api::PatchType::kMerge, ready,
-                  api::Subresource::kStatus)
+  REQUIRE(c.Patch(api::Pods(), "default", name, api::PatchType::kMerge,
+                  testing::RunningReadyStatus(), api::Subresource::kStatus)
               .ok());
-}
-
-Json KeepOne() {
-  return {{"apiVersion", "policy/v1"},
-          {"kind", "PodDisruptionBudget"},
-          {"metadata", {{"name", "keep"}}},
-          {"spec",
-           {{"minAvailable", 1},
-            {"selector", {{"matchLabels", {{"training.kubeflow.org/job-name", "mnist"}}}}}}}};
 }
 
 bool Terminating(client::Client& c, const std::string& name) {
@@ -314,7 +303,7 @@ TEST_CASE("Injector evict-pod goes through pods/eviction: a budget's 429 is the 
           "[faults][eviction]") {
   Fixture f;
   CreateReady(*f.local, BoundPod("p", "n1"));
-  REQUIRE(f.local->Create(api::PodDisruptionBudgets(), "default", KeepOne()).ok());
+  REQUIRE(f.local->Create(api::PodDisruptionBudgets(), "default", testing::KeepOneMnistPod()).ok());
   Injector inj(f.loop, *f.local);
   FaultSpec evict{"evict", {}, {}};
   evict.trigger.delay = 1s;
@@ -365,7 +354,7 @@ TEST_CASE("Injector drain cordons, evicts what needs it and retries 429s until i
   mirror["metadata"]["annotations"] = {{"kubernetes.io/config.mirror", "x"}};
   CreateReady(*f.local, mirror);
   CreateReady(*f.local, BoundPod("elsewhere", "n2", false));
-  REQUIRE(f.local->Create(api::PodDisruptionBudgets(), "default", KeepOne()).ok());
+  REQUIRE(f.local->Create(api::PodDisruptionBudgets(), "default", testing::KeepOneMnistPod()).ok());
 
   Injector inj(f.loop, *f.local);
   FaultSpec drain{"drain", {}, {}};
