@@ -33,6 +33,21 @@ std::string Trim(std::string_view s) {
   return std::string(s);
 }
 
+// The items of a comma-separated header value, trimmed, empty ones left out.
+std::vector<std::string> SplitList(std::string_view value) {
+  std::vector<std::string> out;
+  while (!value.empty()) {
+    std::size_t comma = value.find(',');
+    std::string item = Trim(value.substr(0, comma));
+    if (!item.empty()) out.push_back(std::move(item));
+    value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+  }
+  return out;
+}
+
+constexpr std::string_view kSpdyExecVersion = "v4.channel.k8s.io";
+constexpr std::string_view kSpdyPortForwardVersion = "portforward.k8s.io";
+
 std::string Lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -45,10 +60,7 @@ std::optional<NegotiatedProtocol> NegotiateProtocol(std::string_view offered, bo
     return NegotiatedProtocol{port_forward ? ChannelProtocol::kPortForward : ChannelProtocol::kV1,
                               ""};
   }
-  while (!offered.empty()) {
-    std::size_t comma = offered.find(',');
-    std::string name = Trim(offered.substr(0, comma));
-    offered = comma == std::string_view::npos ? std::string_view() : offered.substr(comma + 1);
+  for (const std::string& name : SplitList(offered)) {
     auto check = [&](const auto& table) -> std::optional<NegotiatedProtocol> {
       for (const Served& s : table) {
         if (name == s.name) return NegotiatedProtocol{s.protocol, name};
@@ -180,20 +192,53 @@ bool IsWebSocketUpgrade(const HttpRequest& request) {
          Lower(request.Header("connection")).find("upgrade") != std::string::npos;
 }
 
+bool IsSpdyUpgrade(const HttpRequest& request) {
+  return Lower(request.Header("upgrade")) == "spdy/3.1" &&
+         Lower(request.Header("connection")).find("upgrade") != std::string::npos;
+}
+
+std::optional<std::string> NegotiateSpdy(std::string_view offered, bool port_forward) {
+  std::string_view served = port_forward ? kSpdyPortForwardVersion : kSpdyExecVersion;
+  for (const std::string& name : SplitList(offered)) {
+    if (name == served) return name;
+  }
+  return std::nullopt;
+}
+
+HttpResponse SpdyRefusal(std::string_view offered, bool port_forward) {
+  HttpResponse response;
+  response.status = 403;
+  response.content_type = "text/plain; charset=utf-8";
+  std::string_view served = port_forward ? kSpdyPortForwardVersion : kSpdyExecVersion;
+  response.body = "unable to upgrade: unable to negotiate protocol: client supports [" +
+                  Join(SplitList(offered), " ") + "], server accepts [" + std::string(served) +
+                  "]\n";
+  return response;
+}
+
+std::vector<std::pair<std::string, std::string>> SpdyUpgradeHeaders(const std::string& version) {
+  return {
+      {"Connection", "Upgrade"}, {"Upgrade", "SPDY/3.1"}, {"X-Stream-Protocol-Version", version}};
+}
+
+bool OffersSpdyTunnel(std::string_view offered) {
+  for (const std::string& name : SplitList(offered)) {
+    if (name == kSpdyTunnelProtocol) return true;
+  }
+  return false;
+}
+
 HttpResponse UpgradeRefusal(const HttpRequest& request, bool port_forward) {
   std::string upgrade = request.Header("upgrade");
   std::string what = port_forward ? "port-forward" : "exec and attach";
+  std::string served = "WebSocket (" + ServedProtocols(port_forward) + ") and SPDY/3.1 (" +
+                       std::string(port_forward ? kSpdyPortForwardVersion : kSpdyExecVersion) + ")";
   std::string message;
-  if (Lower(upgrade).rfind("spdy", 0) == 0) {
-    message = "pjemu serves " + what + " over WebSocket (" + ServedProtocols(port_forward) + ")" +
-              (port_forward ? "; kubectl port-forward needs SPDY, use the Python client's "
-                              "kubernetes.stream.portforward"
-                            : "; kubectl 1.30 or newer speaks it") +
-              "; this client asked for " + upgrade + ", which pjemu does not serve";
-  } else if (IsWebSocketUpgrade(request)) {
-    message = "pjemu serves " + what + " over WebSocket with the subprotocols " +
-              ServedProtocols(port_forward) + "; this client offered \"" +
+  if (IsWebSocketUpgrade(request)) {
+    message = "pjemu serves " + what + " over " + served + "; this client offered \"" +
               request.Header("sec-websocket-protocol") + "\"";
+  } else if (!upgrade.empty()) {
+    message = "pjemu serves " + what + " over " + served + "; this client asked for " + upgrade;
   } else {
     message = "Upgrade request required";
   }

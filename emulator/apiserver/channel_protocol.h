@@ -7,8 +7,10 @@
 //   close signal, the message {255, n}: the client has no more data for channel n (stdin's EOF).
 //   portforward: two channels per requested port (data 2i, error 2i+1); the first message the
 //   server sends on each is the port, two bytes little-endian.
-// SPDY/3.1 (what kubectl before 1.30 uses for exec, and every kubectl for port-forward) is not
-// served: SpdyRefusal is the error such a client gets.
+// SPDY/3.1 (what kubectl before 1.30 uses for exec, and every kubectl for port-forward, from
+// 1.31 tunnelled in a WebSocket) carries the same channels as streams (spdy_connection.h); the
+// version is negotiated in X-Stream-Protocol-Version: v4.channel.k8s.io for exec and attach,
+// portforward.k8s.io for port-forward, as the kubelet serves them.
 // Thread safety: pure functions.
 #pragma once
 
@@ -90,10 +92,22 @@ std::string ExitStatusJson(int exit_code, const std::vector<std::string>& comman
 // A Failure Status on the error channel for a command that could not run (InternalError).
 std::string ErrorStatusJson(const std::string& message);
 
-// The answer to a request that asks for SPDY (`Upgrade: SPDY/3.1`) or no upgrade at all: a
-// 400 Status naming what is served, which kubectl shows as `Error from server (BadRequest):`.
+// The answer to a request that asks for no upgrade, or one pjemu does not serve: a 400 Status
+// naming what is served, which kubectl shows as `Error from server (BadRequest):`.
 HttpResponse UpgradeRefusal(const HttpRequest& request, bool port_forward);
 // True when the request asks to upgrade to a WebSocket.
 bool IsWebSocketUpgrade(const HttpRequest& request);
+// True when the request asks to upgrade to SPDY/3.1.
+bool IsSpdyUpgrade(const HttpRequest& request);
+// The SPDY protocol version served among the client's offers (X-Stream-Protocol-Version, a
+// comma-separated list in order of preference), or nullopt.
+std::optional<std::string> NegotiateSpdy(std::string_view offered, bool port_forward);
+// The kubelet's answer when no offered version is served: 403, plain text, naming both lists.
+HttpResponse SpdyRefusal(std::string_view offered, bool port_forward);
+// The 101 headers of an accepted SPDY upgrade with the negotiated version.
+std::vector<std::pair<std::string, std::string>> SpdyUpgradeHeaders(const std::string& version);
+// The WebSocket subprotocol in which kubectl 1.31+ tunnels port-forward's SPDY connection.
+inline constexpr std::string_view kSpdyTunnelProtocol = "SPDY/3.1+portforward.k8s.io";
+bool OffersSpdyTunnel(std::string_view offered);
 
 }  // namespace pjemu::apiserver

@@ -1,5 +1,7 @@
 // pods/exec, pods/attach and pods/portforward (router.h): the checks the real API server and
-// kubelet make before a connection is upgraded, then the upgrade (channel_protocol.h).
+// kubelet make before a connection is upgraded, then the upgrade, to a WebSocket
+// (channel_protocol.h) or to SPDY/3.1 (spdy_connection.h).
+#include <functional>
 #include <memory>
 
 #include "emulator/apiserver/attach_channel.h"
@@ -7,6 +9,7 @@
 #include "emulator/apiserver/exec_channel.h"
 #include "emulator/apiserver/port_forward.h"
 #include "emulator/apiserver/router.h"
+#include "emulator/apiserver/spdy_connection.h"
 #include "emulator/common/strings.h"
 
 namespace pjemu::apiserver {
@@ -43,6 +46,67 @@ HttpResponse PlainError(int code, const std::string& text) {
   return response;
 }
 
+HttpResponse WebSocketUpgrade(std::shared_ptr<ChannelHandler> handler, std::string subprotocol) {
+  HttpResponse response;
+  response.upgrade = std::move(handler);
+  response.subprotocol = std::move(subprotocol);
+  return response;
+}
+
+HttpResponse SpdyUpgrade(std::shared_ptr<ChannelHandler> handler, const std::string& version) {
+  HttpResponse response;
+  response.upgrade = std::move(handler);
+  response.upgrade_kind = HttpResponse::UpgradeKind::kRaw;
+  response.headers = SpdyUpgradeHeaders(version);
+  return response;
+}
+
+// exec and attach: `make` gives the handler for the channel protocol the client speaks.
+using ChannelFactory = std::function<std::shared_ptr<ChannelHandler>(ChannelProtocol)>;
+HttpResponse ExecUpgrade(const HttpRequest& request, const ExecOptions& options,
+                         const ChannelFactory& make) {
+  if (IsWebSocketUpgrade(request)) {
+    auto negotiated = NegotiateProtocol(request.Header("sec-websocket-protocol"), false);
+    if (!negotiated) return UpgradeRefusal(request, false);
+    return WebSocketUpgrade(make(negotiated->protocol), negotiated->name);
+  }
+  if (!IsSpdyUpgrade(request)) return UpgradeRefusal(request, false);
+  std::string offered = request.Header("x-stream-protocol-version");
+  auto version = NegotiateSpdy(offered, false);
+  if (!version) return SpdyRefusal(offered, false);
+  // v5's close signal is how the SPDY connection passes on the end of stdin.
+  return SpdyUpgrade(SpdyConnection::ForExec(make(ChannelProtocol::kV5), options), *version);
+}
+
+// port-forward: a WebSocket names its ports in the query; SPDY (direct, or tunnelled in a
+// WebSocket) names one in each pair of streams.
+Result<HttpResponse> PortForwardUpgrade(const HttpRequest& request, const Query& query,
+                                        const std::string& pod, const std::string& uid) {
+  static constexpr const char* kHost = "127.0.0.1";
+  auto one_port = [pod, uid](std::uint16_t port) -> std::shared_ptr<ChannelHandler> {
+    return std::make_shared<PortForwardChannel>(pod, uid, kHost, std::vector<std::uint16_t>{port},
+                                                ChannelProtocol::kPortForward, false);
+  };
+  if (IsWebSocketUpgrade(request)) {
+    std::string offered = request.Header("sec-websocket-protocol");
+    if (OffersSpdyTunnel(offered)) {
+      return WebSocketUpgrade(SpdyConnection::ForPortForward(one_port),
+                              std::string(kSpdyTunnelProtocol));
+    }
+    auto negotiated = NegotiateProtocol(offered, true);
+    if (!negotiated) return UpgradeRefusal(request, true);
+    ASSIGN_OR_RETURN(std::vector<std::uint16_t> ports, ParsePorts(query));
+    return WebSocketUpgrade(std::make_shared<PortForwardChannel>(pod, uid, kHost, std::move(ports),
+                                                                 negotiated->protocol),
+                            negotiated->name);
+  }
+  if (!IsSpdyUpgrade(request)) return UpgradeRefusal(request, true);
+  std::string offered = request.Header("x-stream-protocol-version");
+  auto version = NegotiateSpdy(offered, true);
+  if (!version) return SpdyRefusal(offered, true);
+  return SpdyUpgrade(SpdyConnection::ForPortForward(one_port), *version);
+}
+
 }  // namespace
 
 Result<HttpResponse> Router::Connect(const HttpRequest& request, const ApiPath& path,
@@ -62,17 +126,7 @@ Result<HttpResponse> Router::Connect(const HttpRequest& request, const ApiPath& 
       return BadRequestError("unable to forward port because pod is not running. Current status=" +
                              phase);
     }
-    // SPDY clients name their ports in stream headers, not the query: the protocol first.
-    if (!IsWebSocketUpgrade(request)) return UpgradeRefusal(request, true);
-    auto negotiated = NegotiateProtocol(request.Header("sec-websocket-protocol"), true);
-    if (!negotiated) return UpgradeRefusal(request, true);
-    ASSIGN_OR_RETURN(std::vector<std::uint16_t> ports, ParsePorts(query));
-    HttpResponse response;
-    response.upgrade =
-        std::make_shared<PortForwardChannel>(path.name, pod["metadata"].value("uid", ""),
-                                             "127.0.0.1", std::move(ports), negotiated->protocol);
-    response.subprotocol = negotiated->name;
-    return response;
+    return PortForwardUpgrade(request, query, path.name, pod["metadata"].value("uid", ""));
   }
   bool attach = path.subresource == "attach";
   ASSIGN_OR_RETURN(ExecOptions options, ParseExecOptions(query, attach));
@@ -85,14 +139,10 @@ Result<HttpResponse> Router::Connect(const HttpRequest& request, const ApiPath& 
     if (s.code() == Code::kInternal) return PlainError(500, s.message());
     return s;
   }
-  if (!IsWebSocketUpgrade(request)) return UpgradeRefusal(request, false);
-  auto negotiated = NegotiateProtocol(request.Header("sec-websocket-protocol"), false);
-  if (!negotiated) return UpgradeRefusal(request, false);
-  HttpResponse response;
-  response.upgrade = std::make_shared<ExecChannel>(*options_.exec, std::move(exec),
-                                                   std::move(options), negotiated->protocol);
-  response.subprotocol = negotiated->name;
-  return response;
+  api::PodExec& runner = *options_.exec;
+  return ExecUpgrade(request, options, [&](ChannelProtocol protocol) {
+    return std::make_shared<ExecChannel>(runner, exec, options, protocol);
+  });
 }
 
 Result<HttpResponse> Router::Attach(const HttpRequest& request, const std::string& ns,
@@ -103,14 +153,9 @@ Result<HttpResponse> Router::Attach(const HttpRequest& request, const std::strin
   auto file = logs_->Find(log);
   if (!file.ok()) return file.status();
   if (!file->running) return PlainError(500, "container not found (\"" + container + "\")");
-  if (!IsWebSocketUpgrade(request)) return UpgradeRefusal(request, false);
-  auto negotiated = NegotiateProtocol(request.Header("sec-websocket-protocol"), false);
-  if (!negotiated) return UpgradeRefusal(request, false);
-  HttpResponse response;
-  response.upgrade = std::make_shared<AttachChannel>(*logs_, std::move(log), std::move(options),
-                                                     negotiated->protocol);
-  response.subprotocol = negotiated->name;
-  return response;
+  return ExecUpgrade(request, options, [&](ChannelProtocol protocol) {
+    return std::make_shared<AttachChannel>(*logs_, log, options, protocol);
+  });
 }
 
 }  // namespace pjemu::apiserver

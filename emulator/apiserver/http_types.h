@@ -1,7 +1,7 @@
 // HttpRequest / HttpResponse: the socket-free request and response the router works on. The
 // session (session.cc) fills an HttpRequest from Beast and writes the HttpResponse back; a
 // response with a `stream` is sent with chunked encoding (watches, log follows), one with an
-// `upgrade` becomes a WebSocket (exec, attach, portforward).
+// `upgrade` becomes a WebSocket or a SPDY connection (exec, attach, portforward).
 // Thread safety: plain values; a StreamSource is used by one session at a time.
 #pragma once
 
@@ -49,14 +49,18 @@ class StreamSource {
 
 // Where an upgraded connection's handler sends (safe from any thread). Messages are queued and
 // written in order; Close ends the connection once the queue is written (a normal closure).
+// Send waits while the queue is full (a slow client slows the producer); Post never waits, for
+// the few small messages a handler sends from the session's own strand (which drains the queue).
 class ChannelSink {
  public:
   virtual ~ChannelSink() = default;
   virtual void Send(std::string message, bool binary) = 0;
+  virtual void Post(std::string message, bool binary) { Send(std::move(message), binary); }
   virtual void Close() = 0;
 };
 
-// The server side of a connection upgraded to a WebSocket (pods/exec, attach, portforward).
+// The server side of a connection upgraded to a WebSocket or to SPDY (pods/exec, attach,
+// portforward); over SPDY (UpgradeKind::kRaw) each message is a piece of the raw byte stream.
 // The session calls Start once after the handshake, OnMessage for each message the client
 // sends (on the session's strand; it must not block), and Stop when the connection ends
 // (client gone, Close written, server stopping); after Stop the sink drops what it is given.
@@ -74,9 +78,13 @@ struct HttpResponse {
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers (Warning, ...)
   std::shared_ptr<StreamSource> stream;  // set: body is ignored, the stream is sent chunked
-  // Set: the request is a WebSocket upgrade the router accepted; the session answers 101 with
-  // `subprotocol` as Sec-WebSocket-Protocol and hands the connection to the handler.
+  // Set: the request is an upgrade the router accepted, and the session hands the connection to
+  // the handler. kWebSocket: the session answers the handshake with `subprotocol` as
+  // Sec-WebSocket-Protocol. kRaw (SPDY/3.1): it answers 101 with `headers` and passes the
+  // connection's bytes both ways.
+  enum class UpgradeKind { kWebSocket, kRaw };
   std::shared_ptr<ChannelHandler> upgrade;
+  UpgradeKind upgrade_kind = UpgradeKind::kWebSocket;
   std::string subprotocol;
 };
 

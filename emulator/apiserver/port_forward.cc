@@ -6,12 +6,21 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <thread>
 
 namespace pjemu::apiserver {
 namespace {
+
+// errno's text as Go spells it (lower case: "connection refused"), since the kubelet's message
+// is a Go error.
+std::string GoErrno(int error) {
+  std::string text = std::strerror(error);
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return text;
+}
 
 // A connected TCP socket to host:port, or -1 with *error set.
 int Dial(const std::string& host, std::uint16_t port, std::string* error) {
@@ -24,11 +33,11 @@ int Dial(const std::string& host, std::uint16_t port, std::string* error) {
   }
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    *error = std::strerror(errno);
+    *error = GoErrno(errno);
     return -1;
   }
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    *error = "dial tcp " + host + ":" + std::to_string(port) + ": connect: " + std::strerror(errno);
+    *error = "dial tcp " + host + ":" + std::to_string(port) + ": connect: " + GoErrno(errno);
     close(fd);
     return -1;
   }
@@ -38,8 +47,13 @@ int Dial(const std::string& host, std::uint16_t port, std::string* error) {
 }  // namespace
 
 PortForwardChannel::PortForwardChannel(std::string pod, std::string uid, std::string host,
-                                       std::vector<std::uint16_t> ports, ChannelProtocol protocol)
-    : pod_(std::move(pod)), uid_(std::move(uid)), host_(std::move(host)), protocol_(protocol) {
+                                       std::vector<std::uint16_t> ports, ChannelProtocol protocol,
+                                       bool port_prefix)
+    : pod_(std::move(pod)),
+      uid_(std::move(uid)),
+      host_(std::move(host)),
+      protocol_(protocol),
+      port_prefix_(port_prefix) {
   for (std::uint16_t p : ports) ports_.push_back(Port{p, -1, nullptr});
 }
 
@@ -58,7 +72,7 @@ void PortForwardChannel::Send(std::uint8_t channel, std::string_view data) {
 
 void PortForwardChannel::Start(std::shared_ptr<ChannelSink> sink) {
   sink_ = std::move(sink);
-  for (std::size_t i = 0; i < ports_.size(); ++i) {
+  for (std::size_t i = 0; port_prefix_ && i < ports_.size(); ++i) {
     Send(static_cast<std::uint8_t>(2 * i), PortPrefix(ports_[i].number));
     Send(static_cast<std::uint8_t>(2 * i + 1), PortPrefix(ports_[i].number));
   }
@@ -86,9 +100,14 @@ void PortForwardChannel::Start(std::shared_ptr<ChannelSink> sink) {
 
 void PortForwardChannel::OnMessage(std::string message, bool) {
   auto m = DecodeChannel(protocol_, message);
-  if (!m || m->channel % 2 != 0 || m->channel / 2 >= ports_.size()) return;
-  Port& p = ports_[m->channel / 2];
-  if (p.writer) p.writer->Write(std::move(m->data));
+  if (!m) return;
+  bool close = m->channel == kCloseSignal && !m->data.empty();
+  std::uint8_t channel = close ? static_cast<std::uint8_t>(m->data[0]) : m->channel;
+  if (channel % 2 != 0 || channel / 2 >= ports_.size()) return;
+  Port& p = ports_[channel / 2];
+  if (!p.writer) return;
+  if (close) return p.writer->Close();
+  p.writer->Write(std::move(m->data));
 }
 
 void PortForwardChannel::Stop() {

@@ -5,7 +5,9 @@
 // so the port is connected on `host` (127.0.0.1, as the kubelet dials localhost inside the
 // pod's namespace). A connection that fails sends `error forwarding port P to pod NAME, uid
 // UID: ...` on the error channel; when every port's connection has ended, the WebSocket is
-// closed. Stop (the client left) closes the connections.
+// closed. Stop (the client left) closes the connections. Over SPDY (spdy_connection.h) a
+// channel serves one port, without the port prefixes, and the close signal {255, 2i} (the
+// client's data stream ended) shuts the connection's writing half.
 // Thread safety: Start, OnMessage and Stop on the session's strand; one reading thread per
 // port holds a reference to the channel.
 #pragma once
@@ -27,7 +29,8 @@ class PortForwardChannel final : public ChannelHandler,
                                  public std::enable_shared_from_this<PortForwardChannel> {
  public:
   PortForwardChannel(std::string pod, std::string uid, std::string host,
-                     std::vector<std::uint16_t> ports, ChannelProtocol protocol);
+                     std::vector<std::uint16_t> ports, ChannelProtocol protocol,
+                     bool port_prefix = true);
   ~PortForwardChannel() override;
   void Start(std::shared_ptr<ChannelSink> sink) override;
   void OnMessage(std::string message, bool binary) override;
@@ -47,6 +50,7 @@ class PortForwardChannel final : public ChannelHandler,
   std::string uid_;
   std::string host_;
   ChannelProtocol protocol_;
+  bool port_prefix_;
   std::shared_ptr<ChannelSink> sink_;
   std::vector<Port> ports_;  // fixed after Start
   std::atomic<std::size_t> open_{0};

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "emulator/apiserver/session.h"
+#include "emulator/apiserver/session_raw.h"
 #include "emulator/apiserver/session_ws.h"
 
 namespace pjemu::apiserver::session_impl {
@@ -124,7 +125,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     for (const auto& field : message) {
       std::string name(field.name_string());
       for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      request.headers.emplace(std::move(name), std::string(field.value()));
+      // A repeated header is one list, its values joined in order (RFC 9110, 5.3): SPDY
+      // clients offer each protocol version on a line of its own.
+      auto [it, added] = request.headers.emplace(std::move(name), std::string(field.value()));
+      if (!added) it->second += ", " + std::string(field.value());
     }
     request.body = std::move(message.body());
     HttpResponse response = shared_->router.Route(request);
@@ -135,10 +139,16 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     Send(std::move(response), message.keep_alive(), message.version(), head);
   }
 
-  // The router accepted a WebSocket upgrade: a WsSession takes the connection over.
+  // The router accepted an upgrade: a WsSession or a RawSession takes the connection over.
   void Upgrade(HttpResponse response, http::request<http::string_body> message) {
     handed_off_ = true;
     closed_ = true;  // nothing of this session touches the stream any more
+    if (response.upgrade_kind == HttpResponse::UpgradeKind::kRaw) {
+      std::string early = beast::buffers_to_string(buffer_.data());
+      auto raw = std::make_shared<RawSession<Stream>>(std::move(stream_), shared_,
+                                                      std::move(response), std::move(early));
+      return raw->Run(message.version());
+    }
     auto ws = std::make_shared<WsSession<Stream>>(std::move(stream_), shared_, std::move(response));
     ws->Run(std::move(message));
   }

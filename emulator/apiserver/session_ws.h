@@ -24,7 +24,7 @@ namespace net = boost::asio;
 
 // What a handler sends, queued for the session. Send blocks while more than kMaxQueued bytes
 // wait (a client that reads slowly slows the producer down) until the session takes them or
-// the connection ends; after that, what it is given is dropped.
+// the connection ends; Post queues without waiting; after the end, what it is given is dropped.
 class Outbox final : public ChannelSink {
  public:
   static constexpr std::size_t kMaxQueued = 1 << 20;
@@ -33,6 +33,15 @@ class Outbox final : public ChannelSink {
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [this] { return dead_ || queued_ < kMaxQueued; });
+      if (dead_ || closing_) return;
+      queued_ += message.size();
+      queue_.emplace_back(std::move(message), binary);
+    }
+    waker_->Wake();
+  }
+  void Post(std::string message, bool binary) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
       if (dead_ || closing_) return;
       queued_ += message.size();
       queue_.emplace_back(std::move(message), binary);

@@ -1,7 +1,8 @@
 // Given the channel protocols of pods/exec and pods/portforward (what kubectl 1.30+ and the
 // Python client speak over WebSocket), the server should negotiate the subprotocol, frame each
-// channel, parse the query, report the exit as the kubelet does, refuse SPDY with a message
-// naming what it serves, and copy a process's output and stdin over the channels.
+// channel, parse the query, report the exit as the kubelet does, upgrade SPDY clients (kubectl
+// before 1.30, and every kubectl's port-forward) with the version negotiated as the kubelet
+// does, and copy a process's output and stdin over the channels.
 #include "emulator/apiserver/exec_channel.h"
 
 #include <fcntl.h>
@@ -19,6 +20,7 @@ namespace pjemu::apiserver {
 namespace {
 
 using testing::PodJson;
+using testing::RecordingSink;
 
 Query QueryOf(const std::string& raw) { return ParseQuery(raw).value(); }
 
@@ -86,29 +88,6 @@ class FakeExec : public api::PodExec {
   Status check;
   Status start_error;
   api::ExecRequest last;
-};
-
-class RecordingSink : public ChannelSink {
- public:
-  void Send(std::string message, bool binary) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    messages.emplace_back(std::move(message), binary);
-  }
-  void Close() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    closed = true;
-    cv_.notify_all();
-  }
-  bool WaitClosed() {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, std::chrono::seconds(5), [this] { return closed; });
-  }
-  std::vector<std::pair<std::string, bool>> messages;
-  bool closed = false;
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
 };
 
 TEST_CASE("the first offered subprotocol the server speaks wins", "[exec]") {
@@ -254,14 +233,25 @@ TEST_CASE("exec is checked, then upgraded to the negotiated protocol", "[exec]")
     CHECK(r500.body == "container not found (\"pytorch\")\n");
     CHECK_FALSE(r500.upgrade);
   }
-  SECTION("SPDY (kubectl before 1.30) gets a 400 naming what is served") {
-    auto spdy = f.Do(kExec, {{"connection", "Upgrade"}, {"upgrade", "SPDY/3.1"}});
-    CHECK(spdy.status == 400);
-    std::string message = Json::parse(spdy.body)["message"];
-    CHECK(message.find("over WebSocket (v5.channel.k8s.io") != std::string::npos);
-    CHECK(message.find("kubectl 1.30 or newer") != std::string::npos);
-    CHECK(message.find("SPDY/3.1") != std::string::npos);
-    CHECK_FALSE(spdy.upgrade);
+  SECTION("SPDY (kubectl before 1.30): v4.channel.k8s.io negotiated, or the kubelet's 403") {
+    auto spdy = f.Do(kExec, {{"connection", "Upgrade"},
+                             {"upgrade", "SPDY/3.1"},
+                             {"x-stream-protocol-version",
+                              "v4.channel.k8s.io, v3.channel.k8s.io, channel.k8s.io"}});
+    REQUIRE(spdy.upgrade);
+    CHECK(spdy.upgrade_kind == HttpResponse::UpgradeKind::kRaw);
+    using Header = std::pair<std::string, std::string>;
+    CHECK(spdy.headers == std::vector<Header>{{"Connection", "Upgrade"},
+                                              {"Upgrade", "SPDY/3.1"},
+                                              {"X-Stream-Protocol-Version", "v4.channel.k8s.io"}});
+    auto old = f.Do(kExec, {{"connection", "Upgrade"},
+                            {"upgrade", "SPDY/3.1"},
+                            {"x-stream-protocol-version", "v2.channel.k8s.io, channel.k8s.io"}});
+    CHECK(old.status == 403);
+    CHECK(old.body ==
+          "unable to upgrade: unable to negotiate protocol: client supports [v2.channel.k8s.io "
+          "channel.k8s.io], server accepts [v4.channel.k8s.io]\n");
+    CHECK_FALSE(old.upgrade);
   }
   SECTION("no upgrade at all, or no protocol in common") {
     CHECK(Json::parse(f.Do(kExec, {}).body)["message"] == "Upgrade request required");
@@ -270,18 +260,29 @@ TEST_CASE("exec is checked, then upgraded to the negotiated protocol", "[exec]")
                               {"sec-websocket-protocol", "v9.channel.k8s.io"}});
     CHECK(other.status == 400);
   }
-  SECTION("port-forward over WebSocket; SPDY refused") {
-    auto pf = f.Do("/api/v1/namespaces/default/pods/p/portforward?ports=8080",
-                   {{"connection", "Upgrade"},
-                    {"upgrade", "websocket"},
-                    {"sec-websocket-protocol", "v4.channel.k8s.io"}});
+  SECTION("port-forward over WebSocket, SPDY, or SPDY tunnelled in a WebSocket") {
+    const std::string path = "/api/v1/namespaces/default/pods/p/portforward";
+    auto pf = f.Do(path + "?ports=8080", {{"connection", "Upgrade"},
+                                          {"upgrade", "websocket"},
+                                          {"sec-websocket-protocol", "v4.channel.k8s.io"}});
     REQUIRE(pf.upgrade);
     CHECK(pf.subprotocol == "v4.channel.k8s.io");
-    auto spdy = f.Do("/api/v1/namespaces/default/pods/p/portforward?ports=8080",
-                     {{"connection", "Upgrade"}, {"upgrade", "SPDY/3.1"}});
-    CHECK(spdy.status == 400);
-    CHECK(Json::parse(spdy.body)["message"].get<std::string>().find("kubectl port-forward") !=
-          std::string::npos);
+    auto spdy = f.Do(path, {{"connection", "Upgrade"},
+                            {"upgrade", "SPDY/3.1"},
+                            {"x-stream-protocol-version", "portforward.k8s.io"}});
+    REQUIRE(spdy.upgrade);
+    CHECK(spdy.upgrade_kind == HttpResponse::UpgradeKind::kRaw);
+    auto tunnel = f.Do(path, {{"connection", "Upgrade"},
+                              {"upgrade", "websocket"},
+                              {"sec-websocket-protocol", "SPDY/3.1+portforward.k8s.io"}});
+    REQUIRE(tunnel.upgrade);
+    CHECK(tunnel.upgrade_kind == HttpResponse::UpgradeKind::kWebSocket);
+    CHECK(tunnel.subprotocol == "SPDY/3.1+portforward.k8s.io");
+    auto http2 = f.Do(path, {{"connection", "Upgrade"}, {"upgrade", "h2c"}});
+    CHECK(http2.status == 400);
+    CHECK(Json::parse(http2.body)["message"] ==
+          "pjemu serves port-forward over WebSocket (v4.channel.k8s.io, v4.base64.channel.k8s.io, "
+          "portforward.k8s.io) and SPDY/3.1 (portforward.k8s.io); this client asked for h2c");
     auto pending = f.Do("/api/v1/namespaces/default/pods/unbound/portforward?ports=1", {});
     CHECK(pending.status == 400);
   }

@@ -2,12 +2,16 @@
 // written by the test, and a Router, with helpers to send requests and build objects.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "emulator/api/logs.h"
 #include "emulator/apiserver/router.h"
@@ -122,5 +126,29 @@ class RouterFixture {
 inline const std::string kTableAccept =
     "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;"
     "g=meta.k8s.io,application/json";
+
+// The messages a channel handler sends, in order, and whether it closed.
+class RecordingSink : public ChannelSink {
+ public:
+  void Send(std::string message, bool binary) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    messages.emplace_back(std::move(message), binary);
+  }
+  void Close() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed = true;
+    cv_.notify_all();
+  }
+  bool WaitClosed() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(5), [this] { return closed; });
+  }
+  std::vector<std::pair<std::string, bool>> messages;
+  bool closed = false;
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+};
 
 }  // namespace pjemu::apiserver::testing

@@ -20,6 +20,7 @@ int FuzzSelector(const std::uint8_t* data, std::size_t size);   // label and fie
 int FuzzQuantity(const std::uint8_t* data, std::size_t size);   // resource quantities
 int FuzzPatch(const std::uint8_t* data, std::size_t size);      // merge/JSON patch in the store
 int FuzzRouter(const std::uint8_t* data, std::size_t size);     // HTTP request router and paths
+int FuzzSpdy(const std::uint8_t* data, std::size_t size);       // SPDY/3.1 exec and port-forward
 
 struct FuzzTarget {
   const char* name;  // "manifest": corpus tests/fuzz/corpus/manifest, binary fuzz_manifest
@@ -28,6 +29,7 @@ struct FuzzTarget {
 inline constexpr FuzzTarget kFuzzTargets[] = {
     {"manifest", FuzzManifest}, {"json_codec", FuzzJsonCodec}, {"selector", FuzzSelector},
     {"quantity", FuzzQuantity}, {"patch", FuzzPatch},          {"router", FuzzRouter},
+    {"spdy", FuzzSpdy},
 };
 
 inline std::string_view AsText(const std::uint8_t* data, std::size_t size) {
