@@ -20,8 +20,9 @@ class ApiServer::Impl {
 
   Status Start() {
     if (started_) return Status(Code::kInternal, "apiserver: already started");
-    RouterOptions router_options{options_.token, options_.git_version, options_.clock,
-                                 options_.mounts, options_.exec};
+    RouterOptions router_options{options_.token, options_.git_version,
+                                 options_.clock, options_.mounts,
+                                 options_.exec,  options_.limits.min_request_timeout};
     shared_ = std::make_shared<ServerShared>(store_, logs_, router_options, options_.limits);
     if (options_.tls || !options_.token.empty()) {
       TlsMaterial ca;

@@ -10,12 +10,9 @@
 // HTTP/2 (TLS selects no ALPN protocol, so clients speak HTTP/1.1); `limit`/`continue` are
 // ignored (one page); server-side apply is an upsert with merge-patch semantics (no
 // managedFields); fieldValidation checks the schema levels listed in field_validation.h;
-// without `timeoutSeconds` a watch stays open until the client leaves (the real server closes
-// it after 30-60 minutes); a PodDisruptionBudget's status is computed from the store when it is
-// read or an eviction is decided (no disruption controller), so watch events carry it as stored;
-// pods/exec, attach and portforward are served over WebSocket only (no SPDY: kubectl before
-// 1.30 cannot exec, and kubectl port-forward, which needs SPDY framing, gets a clear 400);
-// attach follows the container's log file.
+// a PodDisruptionBudget's status is computed from the store when it is read or an eviction is
+// decided (no disruption controller), so watch events carry it as stored; attach follows the
+// container's log file.
 #pragma once
 
 #include <cstddef>
@@ -48,13 +45,16 @@ struct ApiServerLimits {
   Duration write_stall_timeout = std::chrono::seconds(60);  // a stream the client stops reading
   std::size_t max_connections = 10000;  // further connections are closed at accept
   std::size_t max_watches = 8000;       // further watches get 429 TooManyRequests
+  // --min-request-timeout: a watch without timeoutSeconds ends after this times a random factor
+  // in [1, 2), as kube-apiserver spreads its watches' reconnections.
+  Duration min_request_timeout = std::chrono::seconds(1800);
 };
 
 struct ApiServerOptions {
   std::string address = "127.0.0.1";
-  std::uint16_t port = 0;               // 0 = an ephemeral port (see port())
-  std::string token;                    // "" = no authentication; else Bearer token, and TLS is on
-  bool tls = false;                     // serve https: a certificate signed by the CA below
+  std::uint16_t port = 0;  // 0 = an ephemeral port (see port())
+  std::string token;       // "" = no authentication; else Bearer token, and TLS is on
+  bool tls = false;        // serve https: a certificate signed by the CA below
   // Where the CA lives (ca.crt, ca.key; made at the first start): `serve --data-dir D` keeps it
   // in D/pki so a restart keeps kubeconfigs valid. "" = a fresh CA in memory.
   std::string pki_dir;
@@ -62,7 +62,7 @@ struct ApiServerOptions {
   const Clock* clock = nullptr;         // Table ages and log sinceSeconds; nullptr = real time
   int threads = 1;                      // io threads
   ApiServerLimits limits;
-  std::vector<Mount> mounts;            // extra handlers under path prefixes (the console's /ui/)
+  std::vector<Mount> mounts;  // extra handlers under path prefixes (the console's /ui/)
   // pods/exec runs commands here (the kubelet; not owned, must outlive the server); nullptr:
   // exec gets 400.
   api::PodExec* exec = nullptr;

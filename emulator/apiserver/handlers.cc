@@ -34,9 +34,8 @@ std::string ListText(const api::ResourceType& type, const store::SharedList& lis
     if (i > 0) body += ',';
     body += *texts.Text(list.items[i]);
   }
-  body += "],\"kind\":" + CompactText(type.ListKind()) +
-          ",\"metadata\":{\"resourceVersion\":\"" + std::to_string(list.resource_version) +
-          "\"}}";
+  body += "],\"kind\":" + CompactText(type.ListKind()) + ",\"metadata\":{\"resourceVersion\":\"" +
+          std::to_string(list.resource_version) + "\"}}";
   return body;
 }
 
@@ -167,6 +166,12 @@ Result<HttpResponse> Router::List(const HttpRequest& request, const ApiPath& pat
   return JsonResponse(200, list, {});
 }
 
+Duration Router::WatchLifetime() const {
+  std::lock_guard<std::mutex> lock(random_mu_);
+  double factor = 1.0 + std::uniform_real_distribution<double>(0.0, 1.0)(random_);
+  return std::chrono::duration_cast<Duration>(options_.min_request_timeout * factor);
+}
+
 Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& path,
                                    const Query& query) const {
   api::WatchOptions options;
@@ -179,6 +184,7 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
   ASSIGN_OR_RETURN(std::optional<long long> timeout_seconds, query.GetInt("timeoutSeconds"));
   std::optional<Duration> timeout;
   if (timeout_seconds && *timeout_seconds > 0) timeout = std::chrono::seconds(*timeout_seconds);
+  if (!timeout && options_.min_request_timeout > Duration::zero()) timeout = WatchLifetime();
   bool table = WantsTable(request.Header("accept"));
   const api::ResourceType& type = *path.type;
 

@@ -48,7 +48,8 @@ Router::Router(store::Store& store, api::PodLogs* logs, RouterOptions options)
     : store_(store),
       logs_(logs),
       options_(std::move(options)),
-      clock_(options_.clock ? *options_.clock : DefaultClock()) {}
+      clock_(options_.clock ? *options_.clock : DefaultClock()),
+      random_(options_.seed != 0 ? options_.seed : std::random_device{}()) {}
 
 bool Router::Authorized(const HttpRequest& request, const std::string& path) const {
   if (options_.token.empty()) return true;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct RouterOptions {
   const Clock* clock = nullptr;         // Table ages and sinceSeconds; nullptr = real time
   std::vector<Mount> mounts;            // served before authentication (see Mount)
   api::PodExec* exec = nullptr;         // pods/exec (not owned); nullptr = 400
+  // A watch without timeoutSeconds ends after this times a random factor in [1, 2) (0 = never).
+  Duration min_request_timeout = std::chrono::seconds(1800);
+  std::uint64_t seed = 0;  // of that factor; 0 = from std::random_device
 };
 
 // A v1 Status response for a failure (code and reason from the Status).
@@ -103,6 +107,10 @@ class Router {
   // Evictions decide and delete one at a time, so two cannot both spend the last disruption
   // (kube-apiserver serialises them through the budget's resourceVersion).
   mutable std::mutex evictions_;
+  // The lifetime of a watch without timeoutSeconds: min_request_timeout times [1, 2).
+  Duration WatchLifetime() const;
+  mutable std::mutex random_mu_;
+  mutable std::mt19937_64 random_;  // GUARDED_BY(random_mu_)
 };
 
 }  // namespace pjemu::apiserver

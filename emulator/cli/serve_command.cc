@@ -13,9 +13,9 @@
 
 #include "emulator/cli/cli.h"
 #include "emulator/cli/commands.h"
+#include "emulator/cli/install_paths.h"
 #include "emulator/cli/remote.h"
 #include "emulator/cli/signals.h"
-#include "emulator/cli/install_paths.h"
 #include "emulator/cluster/cluster.h"
 
 namespace pjemu::cli {
@@ -44,7 +44,7 @@ int RunServe(ServeFlags flags) {
     cluster.Stop();
     std::cerr << "error: cannot start the cluster: " << s.message() << "\n";
     return static_cast<int>(s.code() == Code::kInvalid ? ExitCode::kInvalidInput
-                                                        : ExitCode::kFailed);
+                                                       : ExitCode::kFailed);
   }
   std::error_code ec;
   std::filesystem::path kc(kubeconfig);
@@ -58,8 +58,8 @@ int RunServe(ServeFlags flags) {
       return static_cast<int>(ExitCode::kFailed);
     }
   }
-  std::filesystem::permissions(kubeconfig, std::filesystem::perms::owner_read |
-                                               std::filesystem::perms::owner_write, ec);
+  std::filesystem::permissions(
+      kubeconfig, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write, ec);
   std::string scheme = flags.cluster.insecure_http ? "http" : "https";
   std::cout << fmt::format("pjemu: serving the Kubernetes API on {}://{}:{}\n", scheme,
                            flags.cluster.address, cluster.api_port())
@@ -82,11 +82,13 @@ int RunServe(ServeFlags flags) {
 
 void SetupServe(CLI::App& command, int& exit_code) {
   auto flags = std::make_shared<ServeFlags>();
-  command.add_option("--port", flags->cluster.port,
-                     "API server port (ClusterOptions::port; 0 = a free one)")
+  command
+      .add_option("--port", flags->cluster.port,
+                  "API server port (ClusterOptions::port; 0 = a free one)")
       ->capture_default_str();
-  command.add_option("--address", flags->cluster.address,
-                     "address to listen on (ClusterOptions::address)")
+  command
+      .add_option("--address", flags->cluster.address,
+                  "address to listen on (ClusterOptions::address)")
       ->capture_default_str();
   command.add_option("--kubeconfig", flags->kubeconfig,
                      "write the kubeconfig here (default ~/.pjemu/kubeconfig)");
@@ -95,9 +97,16 @@ void SetupServe(CLI::App& command, int& exit_code) {
   command.add_flag("--insecure-http", flags->cluster.insecure_http,
                    "serve plain HTTP instead of HTTPS (ClusterOptions::insecure_http; not with "
                    "--token)");
+  command
+      .add_option("--min-request-timeout", flags->cluster.min_request_timeout_seconds,
+                  "end a watch without timeoutSeconds after this many seconds times a random "
+                  "factor in [1, 2), as kube-apiserver does")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   command.add_option("--gpus", flags->cluster.gpus, "GPUs of the node (ClusterOptions::gpus)");
-  command.add_option("--dataset-dir", flags->cluster.dataset_dir,
-                     "FashionMNIST directory for mapped trainer images (ClusterOptions::dataset_dir)");
+  command.add_option(
+      "--dataset-dir", flags->cluster.dataset_dir,
+      "FashionMNIST directory for mapped trainer images (ClusterOptions::dataset_dir)");
   command.add_option("--image-map", flags->cluster.image_map,
                      "your image map, layered over the built-in one (ClusterOptions::image_map)");
   AddSandboxOption(command, flags->cluster);

@@ -299,6 +299,7 @@ Status Cluster::StartApiServer() {
   ao.port = static_cast<std::uint16_t>(options_.port);
   ao.token = options_.token;
   ao.tls = !options_.insecure_http;
+  ao.limits.min_request_timeout = std::chrono::seconds(options_.min_request_timeout_seconds);
   if (!options_.data_dir.empty()) ao.pki_dir = options_.data_dir + "/pki";
   ao.clock = p->clock.get();
   ui::ConsoleOptions co;

@@ -95,7 +95,10 @@ struct ClusterOptions {
   // a certificate signed by a CA made at the first start (kept in <data_dir>/pki with
   // --data-dir), and the kubeconfig carries the CA.
   bool insecure_http = false;
-  std::uint64_t seed = 1;             // uids, generateName suffixes
+  // `--min-request-timeout`: the API server ends a watch without timeoutSeconds after this
+  // many seconds times a random factor in [1, 2), as kube-apiserver does (its default: 1800).
+  int min_request_timeout_seconds = 1800;
+  std::uint64_t seed = 1;  // uids, generateName suffixes
 
   ClientWrapper wrap_client;
   RunnerWrapper wrap_runner;

@@ -6,24 +6,33 @@ namespace pjemu::scenario {
 
 std::string Since(Time start, Time now) { return "+" + FormatAge(now - start); }
 
-Observer::Observer(client::Client& client, Observed* ob, std::vector<std::string>* timeline,
-                   Timeline* events, const std::string& ns)
+Observer::Observer(client::Client& client, EventLoop& loop, Observed* ob,
+                   std::vector<std::string>* timeline, Timeline* events, const std::string& ns)
     : ob_(ob), timeline_(timeline), events_(events) {
-  jobs_ = *client.Watch(api::PyTorchJobs(), ns);
-  pods_ = *client.Watch(api::Pods(), ns);
-  events_watch_ = *client.Watch(api::Events(), ns);
+  const std::pair<const api::ResourceType*, std::deque<api::WatchEvent>*> followed[] = {
+      {&api::PyTorchJobs(), &jobs_}, {&api::Pods(), &pods_}, {&api::Events(), &events_watch_}};
+  for (const auto& [type, queue] : followed) {
+    client::InformerOptions options;
+    options.name = "scenario " + type->plural;
+    options.ns = ns;
+    auto informer = std::make_unique<client::Informer>(
+        client, loop, *type, std::move(options),
+        [queue = queue](const api::WatchEvent& ev) { queue->push_back(ev); });
+    if (Status s = informer->Start(); !s.ok() && status_.ok()) status_ = s;
+    informers_.push_back(std::move(informer));
+  }
 }
 
 Observer::~Observer() {
-  jobs_->Stop();
-  pods_->Stop();
-  events_watch_->Stop();
+  for (auto& informer : informers_) informer->Stop();
 }
 
 void Observer::Drain(Time start, Time now) {
+  for (auto& informer : informers_) informer->Drain();
   DrainEvents();
   DrainJobs(start, now);
-  while (auto ev = pods_->TryNext()) {
+  for (; !pods_.empty(); pods_.pop_front()) {
+    const api::WatchEvent* ev = &pods_.front();
     const Json& meta = ev->object()["metadata"];
     ob_->pod_uids[meta.value("name", "")].insert(meta.value("uid", ""));
     ob_->last_pods[meta.value("name", "")] = ev->object();
@@ -32,7 +41,8 @@ void Observer::Drain(Time start, Time now) {
 }
 
 void Observer::DrainEvents() {
-  while (auto ev = events_watch_->TryNext()) {
+  for (; !events_watch_.empty(); events_watch_.pop_front()) {
+    const api::WatchEvent* ev = &events_watch_.front();
     if (ev->type != api::WatchEvent::Type::kAdded && ev->type != api::WatchEvent::Type::kModified) {
       continue;
     }
@@ -44,7 +54,8 @@ void Observer::DrainEvents() {
 }
 
 void Observer::DrainJobs(Time start, Time now) {
-  while (auto ev = jobs_->TryNext()) {
+  for (; !jobs_.empty(); jobs_.pop_front()) {
+    const api::WatchEvent* ev = &jobs_.front();
     const Json& meta = ev->object()["metadata"];
     std::string key = meta.value("namespace", "") + "/" + meta.value("name", "");
     ob_->last_jobs[key] = ev->object();

@@ -132,7 +132,8 @@ Status RemoteRun::Start() {
 
 RunReport RemoteRun::Play(std::vector<Json> jobs) {
   Observed& ob = report_.observed;
-  observer_ = std::make_unique<Observer>(scope_, &ob, &report_.timeline, &report_.events, ns_);
+  observer_ =
+      std::make_unique<Observer>(scope_, loop_, &ob, &report_.timeline, &report_.events, ns_);
   start_ = loop_.Now();
   report_.timeline.push_back("+0s namespace " + ns_);
   injector_->Arm();
@@ -149,6 +150,9 @@ RunReport RemoteRun::Play(std::vector<Json> jobs) {
   CollectPods();
   report_.failures = CheckExpectations(sc_, ob, scope_);
   if (!objects.ok()) report_.failures.insert(report_.failures.begin(), objects.ToString());
+  if (const Status& watched = observer_->status(); !watched.ok()) {
+    report_.failures.insert(report_.failures.begin(), "observe: " + watched.ToString());
+  }
   ob.stopped = true;  // what is left running was read from the containers' states
   for (auto& f : CheckProcessesLeft(sc_, ob)) report_.failures.push_back(f);
   observer_.reset();
@@ -209,8 +213,8 @@ void RemoteRun::CollectPods() {
       ob.metrics[name] = metrics;
       internal::RecordLoss(ns_ + "/" + name, metrics, &report_.events);
     }
-    for (const Json& cs : pod.value("status", Json::object()).value("containerStatuses",
-                                                                     Json::array())) {
+    for (const Json& cs :
+         pod.value("status", Json::object()).value("containerStatuses", Json::array())) {
       if (cs.value("state", Json::object()).contains("running")) ++ob.running_at_end;
     }
   }

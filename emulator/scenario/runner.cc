@@ -150,7 +150,6 @@ process::SimulationScript MakeScript(std::vector<ProcessRule> rules) {
   };
 }
 
-
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) return "";
@@ -322,8 +321,8 @@ Status ScenarioRun::Start() {
 
 RunReport ScenarioRun::Play(std::vector<Json> jobs) {
   Observed& ob = report_.observed;
-  observer_ =
-      std::make_unique<Observer>(cluster_.client(), &ob, &report_.timeline, &report_.events);
+  observer_ = std::make_unique<Observer>(cluster_.client(), cluster_.loop(), &ob, &report_.timeline,
+                                         &report_.events);
   start_ = cluster_.loop().Now();
   // Armed before the submissions, so that an `at: 0s` fault runs before anything the
   // submissions set off (all of it happens at the same instant).
@@ -343,6 +342,9 @@ RunReport ScenarioRun::Play(std::vector<Json> jobs) {
   CollectPodFiles(cluster_, &ob, &report_.events);
   report_.failures = CheckExpectations(sc_, ob, cluster_.client());
   if (!objects.ok()) report_.failures.insert(report_.failures.begin(), objects.ToString());
+  if (const Status& watched = observer_->status(); !watched.ok()) {
+    report_.failures.insert(report_.failures.begin(), "observe: " + watched.ToString());
+  }
   StopAndCheckSurvivors(decorators_.procs != nullptr ? decorators_.procs->started()
                                                      : std::vector<process::Pid>{});
   for (auto& f : CheckProcessesLeft(sc_, ob)) report_.failures.push_back(f);

@@ -1,6 +1,7 @@
 // Watches and pod logs through the Router: NDJSON lines, Table events, 410 for expired versions,
 // the watch-list protocol, timeoutSeconds, and the log options read from CRI files.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "tests/apiserver/router_fixture.h"
 
@@ -205,6 +206,48 @@ TEST_CASE("a log follow ends when the pod is deleted", "[apiserver]") {
   REQUIRE(f.Do("DELETE", kPods + "/p?gracePeriodSeconds=0").status == 200);
   out.clear();
   CHECK_FALSE(follow.stream->Poll(&out));
+}
+
+}  // namespace
+}  // namespace pjemu::apiserver
+
+namespace pjemu::apiserver {
+namespace {
+
+TEST_CASE("a watch without timeoutSeconds ends after min-request-timeout times [1, 2)",
+          "[apiserver][watch]") {
+  FakeClock clock;
+  store::Store store(clock);
+  RouterOptions options{"", "v1.30.0", &clock, {}};
+  options.min_request_timeout = std::chrono::seconds(10);
+  options.seed = 7;
+  Router router(store, nullptr, options);
+  auto watch = [&](const std::string& query) {
+    HttpRequest request{"GET", "/api/v1/pods?watch=true" + query, {}, ""};
+    HttpResponse response = router.Route(request);
+    REQUIRE(response.stream);
+    auto timeout = response.stream->Timeout();
+    response.stream->Stop();
+    return timeout;
+  };
+  std::set<Duration::rep> seen;
+  for (int i = 0; i < 20; ++i) {
+    auto timeout = watch("");
+    REQUIRE(timeout);
+    CHECK(*timeout >= std::chrono::seconds(10));
+    CHECK(*timeout < std::chrono::seconds(20));
+    seen.insert(timeout->count());
+  }
+  CHECK(seen.size() > 10);  // spread, not one value
+  CHECK(*watch("&timeoutSeconds=5") == std::chrono::seconds(5));
+
+  options.min_request_timeout = Duration::zero();
+  Router forever(store, nullptr, options);
+  HttpRequest request{"GET", "/api/v1/pods?watch=true", {}, ""};
+  HttpResponse response = forever.Route(request);
+  REQUIRE(response.stream);
+  CHECK_FALSE(response.stream->Timeout());
+  response.stream->Stop();
 }
 
 }  // namespace

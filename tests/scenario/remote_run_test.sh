@@ -4,6 +4,8 @@
 # either PASS or, when it needs what only the emulator can do, be skipped with its reason (the
 # "skipped: REASON" line and JUnit <skipped message="REASON"/>); with --all-skipped every FILE
 # must be skipped. Afterwards no scenario namespace is left on the cluster.
+# PJEMU_TEST_SERVE_ARGS: more flags for serve (e.g. --min-request-timeout 1: its watches end
+# every 1-2 s, as a real API server's do after 30-60 minutes, and the run must not notice).
 # Usage: remote_run_test.sh PJEMU [--all-skipped] FILE...   (from the repository root)
 set -uo pipefail
 PJEMU=$1
@@ -12,8 +14,9 @@ all_skipped=0
 if [ "${1:-}" = --all-skipped ]; then all_skipped=1; shift; fi
 . "$(dirname "$0")/../support/serve_kubectl.sh"
 
+# shellcheck disable=SC2086  # PJEMU_TEST_SERVE_ARGS is a list of words
 start_serve --token "t-$RANDOM$RANDOM" --data-dir "$work/data" \
-  --image-map tests/e2e/fast-trainer-images.yaml
+  --image-map tests/e2e/fast-trainer-images.yaml ${PJEMU_TEST_SERVE_ARGS:-}
 grep -q "serving the Kubernetes API on https://" "$work/serve.log" || { cat "$work/serve.log"; exit 1; }
 
 "$PJEMU" scenario run --kubeconfig "$work/kubeconfig" --junit "$work/junit.xml" \
