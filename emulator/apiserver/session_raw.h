@@ -21,9 +21,10 @@ class RawSession : public std::enable_shared_from_this<RawSession<Stream>> {
              std::string early)
       : stream_(std::move(stream)),
         shared_(std::move(shared)),
-        handler_(std::move(response.upgrade)),
         headers_(std::move(response.headers)),
-        early_(std::move(early)) {}
+        early_(std::move(early)) {
+    parts_.handler = std::move(response.upgrade);
+  }
 
   ~RawSession() {
     Finish();
@@ -44,34 +45,29 @@ class RawSession : public std::enable_shared_from_this<RawSession<Stream>> {
  private:
   void OnSwitched(beast::error_code ec) {
     if (ec) return Finish();
-    std::weak_ptr<RawSession> weak = this->shared_from_this();
-    auto executor = stream_.get_executor();
-    waker_ = shared_->NewWaker([weak, executor] {
-      net::post(executor, [weak] {
-        if (auto self = weak.lock()) self->DoWrite();
-      });
-    });
-    outbox_ = std::make_shared<Outbox>(waker_);
-    handler_->Start(outbox_);
-    if (!early_.empty()) handler_->OnMessage(std::move(early_), true);
+    parts_.Begin(*shared_, PostWrite(this->weak_from_this(), stream_.get_executor()));
+    if (!early_.empty()) parts_.handler->OnMessage(std::move(early_), true);
     DoRead();
   }
 
   void DoRead() {
-    stream_.async_read_some(net::buffer(in_),
-                            [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
-                              if (ec) return self->Finish();
-                              if (!self->finished_) {
-                                self->handler_->OnMessage(std::string(self->in_.data(), n), true);
-                              }
-                              self->DoRead();
-                            });
+    stream_.async_read_some(
+        net::buffer(in_), [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
+          if (ec) return self->Finish();
+          if (!self->finished_) {
+            self->parts_.handler->OnMessage(std::string(self->in_.data(), n), true);
+          }
+          self->DoRead();
+        });
   }
+
+  template <class Self, class Executor>
+  friend std::function<void()> PostWrite(std::weak_ptr<Self>, Executor);
 
   void DoWrite() {
     if (finished_ || writing_) return;
     bool close = false;
-    auto next = outbox_->Take(&close);
+    auto next = parts_.outbox->Take(&close);
     if (!next) {
       if (close) Finish();
       return;
@@ -89,25 +85,14 @@ class RawSession : public std::enable_shared_from_this<RawSession<Stream>> {
   void Finish() {
     if (finished_) return;
     finished_ = true;
-    if (outbox_) outbox_->Kill();
-    if (handler_) handler_->Stop();
-    if (waker_) {
-      waker_->Disable();
-      shared_->ReleaseWaker(waker_);
-      waker_.reset();
-    }
-    beast::error_code ec;
-    beast::get_lowest_layer(stream_).socket().shutdown(net::ip::tcp::socket::shutdown_both, ec);
-    beast::get_lowest_layer(stream_).close();
+    parts_.End(*shared_, stream_);
   }
 
   Stream stream_;
   std::shared_ptr<ServerShared> shared_;
-  std::shared_ptr<ChannelHandler> handler_;
   std::vector<std::pair<std::string, std::string>> headers_;
   std::string early_;
-  std::shared_ptr<Outbox> outbox_;
-  std::shared_ptr<Waker> waker_;
+  UpgradeParts parts_;
   std::array<char, 32 * 1024> in_{};
   std::string out_;
   bool writing_ = false;

@@ -85,6 +85,44 @@ class Outbox final : public ChannelSink {
   bool dead_ = false;                               // GUARDED_BY(mu_)
 };
 
+// What every upgraded connection (WsSession, RawSession) holds: its handler, the Outbox the
+// handler sends through, and the Waker that posts the session's writes. Begin starts the
+// handler; End stops it, drops what is queued and lets the Waker go, then closes the socket.
+struct UpgradeParts {
+  std::shared_ptr<ChannelHandler> handler;
+  std::shared_ptr<Outbox> outbox;
+  std::shared_ptr<Waker> waker;
+
+  void Begin(ServerShared& shared, std::function<void()> post_write) {
+    waker = shared.NewWaker(std::move(post_write));
+    outbox = std::make_shared<Outbox>(waker);
+    handler->Start(outbox);
+  }
+  template <class Stream>
+  void End(ServerShared& shared, Stream& stream) {
+    if (outbox) outbox->Kill();
+    if (handler) handler->Stop();
+    if (waker) {
+      waker->Disable();
+      shared.ReleaseWaker(waker);
+      waker.reset();
+    }
+    beast::error_code ec;
+    beast::get_lowest_layer(stream).socket().shutdown(net::ip::tcp::socket::shutdown_both, ec);
+    beast::get_lowest_layer(stream).close();
+  }
+};
+
+// A function that posts `Self::DoWrite` onto `executor` while the session lives.
+template <class Self, class Executor>
+std::function<void()> PostWrite(std::weak_ptr<Self> weak, Executor executor) {
+  return [weak, executor] {
+    net::post(executor, [weak] {
+      if (auto self = weak.lock()) self->DoWrite();
+    });
+  };
+}
+
 template <class Stream>
 class WsSession : public std::enable_shared_from_this<WsSession<Stream>> {
  public:
@@ -92,8 +130,9 @@ class WsSession : public std::enable_shared_from_this<WsSession<Stream>> {
   WsSession(Stream stream, std::shared_ptr<ServerShared> shared, HttpResponse response)
       : ws_(std::move(stream)),
         shared_(std::move(shared)),
-        handler_(std::move(response.upgrade)),
-        subprotocol_(std::move(response.subprotocol)) {}
+        subprotocol_(std::move(response.subprotocol)) {
+    parts_.handler = std::move(response.upgrade);
+  }
 
   ~WsSession() {
     Finish();
@@ -115,15 +154,7 @@ class WsSession : public std::enable_shared_from_this<WsSession<Stream>> {
  private:
   void OnAccept(beast::error_code ec) {
     if (ec) return Finish();
-    std::weak_ptr<WsSession> weak = this->shared_from_this();
-    auto executor = ws_.get_executor();
-    waker_ = shared_->NewWaker([weak, executor] {
-      net::post(executor, [weak] {
-        if (auto self = weak.lock()) self->DoWrite();
-      });
-    });
-    outbox_ = std::make_shared<Outbox>(waker_);
-    handler_->Start(outbox_);
+    parts_.Begin(*shared_, PostWrite(this->weak_from_this(), ws_.get_executor()));
     DoRead();
   }
 
@@ -132,15 +163,20 @@ class WsSession : public std::enable_shared_from_this<WsSession<Stream>> {
       if (ec) return self->Finish();
       std::string message = beast::buffers_to_string(self->in_.data());
       self->in_.consume(self->in_.size());
-      if (!self->finished_) self->handler_->OnMessage(std::move(message), self->ws_.got_binary());
+      if (!self->finished_) {
+        self->parts_.handler->OnMessage(std::move(message), self->ws_.got_binary());
+      }
       self->DoRead();
     });
   }
 
+  template <class Self, class Executor>
+  friend std::function<void()> PostWrite(std::weak_ptr<Self>, Executor);
+
   void DoWrite() {
     if (finished_ || writing_ || closing_) return;
     bool close = false;
-    auto next = outbox_->Take(&close);
+    auto next = parts_.outbox->Take(&close);
     if (!next) {
       if (close) DoClose();
       return;
@@ -165,24 +201,13 @@ class WsSession : public std::enable_shared_from_this<WsSession<Stream>> {
   void Finish() {
     if (finished_) return;
     finished_ = true;
-    if (outbox_) outbox_->Kill();
-    if (handler_) handler_->Stop();
-    if (waker_) {
-      waker_->Disable();
-      shared_->ReleaseWaker(waker_);
-      waker_.reset();
-    }
-    beast::error_code ec;
-    beast::get_lowest_layer(ws_).socket().shutdown(net::ip::tcp::socket::shutdown_both, ec);
-    beast::get_lowest_layer(ws_).close();
+    parts_.End(*shared_, ws_);
   }
 
   websocket::stream<Stream> ws_;
   std::shared_ptr<ServerShared> shared_;
-  std::shared_ptr<ChannelHandler> handler_;
   std::string subprotocol_;
-  std::shared_ptr<Outbox> outbox_;
-  std::shared_ptr<Waker> waker_;
+  UpgradeParts parts_;
   beast::flat_buffer in_;
   std::string out_;
   bool writing_ = false;
