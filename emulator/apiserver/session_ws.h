@@ -4,10 +4,15 @@
 // its Outbox, in order; the handler's Close ends the connection with a normal closure once the
 // Outbox is written. The client leaving, a failed write or ApiServer::Stop (its Waker is
 // disabled) ends it too, and the handler is stopped. Keep-alive pings and a 30 s handshake
-// limit are Beast's suggested server settings. Everything runs on the connection's strand;
-// the Outbox is the only part other threads touch.
+// limit are Beast's suggested server settings. The handler starts kWsStartDelay after the
+// handshake: on a cluster the API server first connects to the kubelet, which takes at least
+// that, and kubectl 1.30-1.32 drop output that arrives before their client has made its streams
+// ("Unknown stream id 1, discarding message"), so a command that writes at once would lose its
+// output under load. Everything runs on the connection's strand; the Outbox is the only part
+// other threads touch.
 #pragma once
 
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
 #include <condition_variable>
@@ -123,6 +128,8 @@ std::function<void()> PostWrite(std::weak_ptr<Self> weak, Executor executor) {
   };
 }
 
+inline constexpr auto kWsStartDelay = std::chrono::milliseconds(50);
+
 template <class Stream>
 class WsSession : public std::enable_shared_from_this<WsSession<Stream>> {
  public:
@@ -130,7 +137,8 @@ class WsSession : public std::enable_shared_from_this<WsSession<Stream>> {
   WsSession(Stream stream, std::shared_ptr<ServerShared> shared, HttpResponse response)
       : ws_(std::move(stream)),
         shared_(std::move(shared)),
-        subprotocol_(std::move(response.subprotocol)) {
+        subprotocol_(std::move(response.subprotocol)),
+        start_timer_(ws_.get_executor()) {
     parts_.handler = std::move(response.upgrade);
   }
 
@@ -154,8 +162,13 @@ class WsSession : public std::enable_shared_from_this<WsSession<Stream>> {
  private:
   void OnAccept(beast::error_code ec) {
     if (ec) return Finish();
-    parts_.Begin(*shared_, PostWrite(this->weak_from_this(), ws_.get_executor()));
-    DoRead();
+    start_timer_.expires_after(kWsStartDelay);
+    start_timer_.async_wait([self = this->shared_from_this()](beast::error_code) {
+      if (self->finished_) return;
+      self->parts_.Begin(*self->shared_,
+                         PostWrite(self->weak_from_this(), self->ws_.get_executor()));
+      self->DoRead();
+    });
   }
 
   void DoRead() {
@@ -207,6 +220,7 @@ class WsSession : public std::enable_shared_from_this<WsSession<Stream>> {
   websocket::stream<Stream> ws_;
   std::shared_ptr<ServerShared> shared_;
   std::string subprotocol_;
+  net::steady_timer start_timer_;
   UpgradeParts parts_;
   beast::flat_buffer in_;
   std::string out_;
