@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/api/resource_quantity.h"
 
 namespace pjemu::api {
@@ -60,10 +61,10 @@ ResourceList ContainerLimits(const Json& container) {
 }
 
 std::string PodQosClass(const Json& pod) {
-  const Json spec = pod.value("spec", Json::object());
+  const Json& spec = ObjectOr(Field(pod, "spec"));  // read in place: every status write asks
   bool any = false, guaranteed = true;
   for (const char* field : {"initContainers", "containers"}) {
-    for (const Json& c : spec.value(field, Json::array())) {
+    for (const Json& c : ArrayOr(Field(spec, field))) {
       Json res = c.value("resources", Json::object());
       auto limits = ParseResourceList(res.value("limits", Json::object()));
       auto requests = ParseResourceList(res.value("requests", Json::object()));

@@ -1,8 +1,8 @@
 // Informer: one resource type kept in sync through a Client, client-go's reflector in small. It
 // lists, then watches from the list's resourceVersion, and hands every change to a handler on
 // the EventLoop thread: ADDED for each listed item (in list order), then the stream's events.
-// It remembers the last resourceVersion seen and the identity of every object it delivered, so
-// its consumer is never left behind:
+// It remembers the last resourceVersion seen and the last snapshot of every object it delivered
+// (a shared pointer, as client-go's cache keeps the objects), so its consumer is never left behind:
 //  - a stream that ends cleanly is re-watched from the last resourceVersion at once (one that
 //    ends again at once, with no event, counts as an error);
 //  - 410 Expired (Watch answering kExpired, or an ERROR event with code 410 or reason Expired)
@@ -108,11 +108,6 @@ class Informer {
   Duration backoff() const { return backoff_; }
 
  private:
-  // What a DELETED needs when its object vanished while nothing was watching.
-  struct Known {
-    std::string name, ns, uid, rv;
-    Json owner_references;
-  };
 
   Result<std::size_t> List();  // queues the list's reconciling events; the item count
   Status OpenWatch();
@@ -130,7 +125,8 @@ class Informer {
   bool TakeStreamEvent(api::WatchEvent event);
   bool Deliver(const api::WatchEvent& event);
   void Remember(const api::WatchEvent& event);
-  api::WatchEvent Tombstone(const Known& known) const;
+  // The DELETED for a delivered object that vanished while nothing was watching.
+  api::WatchEvent Tombstone(const Json& known) const;
   void CloseWatch();
 
   Client& client_;
@@ -144,7 +140,9 @@ class Informer {
   bool draining_ = false;
   std::shared_ptr<api::Watch> watch_;
   std::deque<api::WatchEvent> pending_;  // the last list's events not yet delivered
-  std::map<std::string, Known> known_;   // by namespace/name
+  // The last delivered snapshot of each object, by namespace/name: the event's own (shared with
+  // the store and the other watchers when the Client is local), so remembering costs a pointer.
+  std::map<std::string, std::shared_ptr<const Json>> known_;
   std::string last_rv_;
   std::int64_t stream_events_ = 0;  // taken from the current stream
   Duration backoff_;

@@ -45,7 +45,7 @@ Kubelet::Kubelet(client::Client& client, EventLoop& loop, process::ProcessRunner
       options_(std::move(options)),
       pods_(client, loop, api::Pods(), PodsInformerOptions(options_.node_name),
             [this](const api::WatchEvent& event) {
-              HandlePod(api::WatchTypeName(event.type), event.object());
+              HandlePod(api::WatchTypeName(event.type), event.shared_object());
             }),
       configmaps_(
           client, loop, api::ConfigMaps(), ObjectInformerOptions(options_.node_name, "configmaps"),
@@ -155,7 +155,8 @@ Status Kubelet::EvictPod(const std::string& ns, const std::string& name,
   return NotFoundError("pods", name);
 }
 
-void Kubelet::HandlePod(const std::string& type, const Json& pod) {
+void Kubelet::HandlePod(const std::string& type, const std::shared_ptr<const Json>& snapshot) {
+  const Json& pod = *snapshot;
   const Json& meta = pod["metadata"];
   std::string uid = meta.value("uid", "");
   auto it = workers_.find(uid);
@@ -173,10 +174,10 @@ void Kubelet::HandlePod(const std::string& type, const Json& pod) {
     // A pod that finished before this kubelet started (or on its previous run) stays as is;
     // its logs are still served.
     if (api::IsPodTerminal(pod)) return RememberFinishedPodLogs(*ctx_, pod);
-    it = workers_.emplace(uid, std::make_shared<PodWorker>(*ctx_, pod)).first;
+    it = workers_.emplace(uid, std::make_shared<PodWorker>(*ctx_, snapshot)).first;
   }
   auto worker = it->second;  // Update may re-enter through the store's watch notify
-  worker->Update(pod);
+  worker->Update(snapshot);
 }
 
 void Kubelet::WakeEndpointWaiters(const Json& pod) {

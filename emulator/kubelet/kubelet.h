@@ -112,7 +112,8 @@ class Kubelet final : public api::PodLogs, public api::PodExec {
  private:
   // What Exec runs: the container's process, environment, working directory and namespaces.
   Result<process::ContainerExecSpec> ExecSpec(const api::ExecRequest& request);
-  void HandlePod(const std::string& type, const Json& pod);
+  // `snapshot` is the informer's pod, kept (not copied) by the pod's worker.
+  void HandlePod(const std::string& type, const std::shared_ptr<const Json>& snapshot);
   // A Ready pod (of any node) wakes the wait-for-service builtins whose Service selects it.
   void WakeEndpointWaiters(const Json& pod);
   // A ConfigMap or Secret (plural) changed: the workers of its namespace retry what waited for

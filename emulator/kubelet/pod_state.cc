@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/api/pod_resources.h"
 
 namespace pjemu::kubelet {
@@ -120,9 +121,10 @@ std::string ComputePhase(const PodState& state, const std::string& restart_polic
 }
 
 Json ComputePodStatus(const Json& pod, const PodState& state, Time now) {
-  const Json old = pod.value("status", Json::object());
-  const Json old_conditions = old.value("conditions", Json::array());
-  std::string policy = pod.value("spec", Json::object()).value("restartPolicy", "Always");
+  // Read in place: a status is computed for every write, and copying the spec is most of it.
+  const Json& old = api::ObjectOr(api::Field(pod, "status"));
+  const Json& old_conditions = api::ArrayOr(api::Field(old, "conditions"));
+  std::string policy = api::ObjectOr(api::Field(pod, "spec")).value("restartPolicy", "Always");
   std::string phase = ComputePhase(state, policy);
   bool terminal = phase == "Succeeded" || phase == "Failed";
 
@@ -151,7 +153,8 @@ Json ComputePodStatus(const Json& pod, const PodState& state, Time now) {
     }
   }
 
-  Json status = {{"phase", phase}, {"conditions", conditions}, {"qosClass", api::PodQosClass(pod)}};
+  Json status = {
+      {"phase", phase}, {"conditions", std::move(conditions)}, {"qosClass", api::PodQosClass(pod)}};
   if (!state.host_ip.empty()) {
     status["hostIP"] = state.host_ip;
     status["hostIPs"] = Json::array({{{"ip", state.host_ip}}});
@@ -166,7 +169,7 @@ Json ComputePodStatus(const Json& pod, const PodState& state, Time now) {
   if (!state.init.empty()) {
     Json inits = Json::array();
     for (const auto& c : state.init) inits.push_back(ContainerStatusJson(c));
-    status["initContainerStatuses"] = inits;
+    status["initContainerStatuses"] = std::move(inits);
   }
   std::vector<const ContainerState*> sorted;
   for (const auto& c : state.main) sorted.push_back(&c);
@@ -174,7 +177,7 @@ Json ComputePodStatus(const Json& pod, const PodState& state, Time now) {
             [](const ContainerState* a, const ContainerState* b) { return a->name < b->name; });
   Json mains = Json::array();
   for (const auto* c : sorted) mains.push_back(ContainerStatusJson(*c));
-  status["containerStatuses"] = mains;
+  status["containerStatuses"] = std::move(mains);
   return status;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/api/pod_resources.h"
 #include "emulator/kubelet/container_env.h"
 #include "emulator/kubelet/pod_reboot.h"
@@ -36,13 +37,14 @@ EventLoop::TimerId PodWorker::After(Duration d, Fn fn) {
   });
 }
 
-PodWorker::PodWorker(WorkerContext& ctx, const Json& pod) : ctx_(ctx), pod_(pod) {
-  const Json& meta = pod_["metadata"];
+PodWorker::PodWorker(WorkerContext& ctx, std::shared_ptr<const Json> pod)
+    : ctx_(ctx), pod_(std::move(pod)) {
+  const Json& meta = (*pod_)["metadata"];
   uid_ = meta.value("uid", "");
   ns_ = meta.value("namespace", "default");
   name_ = meta.value("name", "");
-  dirs_ = VolumeDirsOf(ctx_.options.root_dir, pod_);
-  const Json spec = pod_.value("spec", Json::object());
+  dirs_ = VolumeDirsOf(ctx_.options.root_dir, *pod_);
+  const Json spec = pod_->value("spec", Json::object());
   for (const char* field : {"initContainers", "containers"}) {
     for (const Json& c : spec.value(field, Json::array())) {
       ContainerState s;
@@ -69,17 +71,24 @@ PodWorker::~PodWorker() {
 }
 
 const Json& PodWorker::Spec(bool init, std::size_t i) const {
-  return pod_["spec"][init ? "initContainers" : "containers"][i];
+  return (*pod_)["spec"][init ? "initContainers" : "containers"][i];
 }
 
-void PodWorker::Update(const Json& pod) {
-  pod_ = pod;
+void PodWorker::Update(std::shared_ptr<const Json> pod) {
+  pod_ = std::move(pod);
+  if (written_ && written_ != pod_) {
+    const Json& rv = api::FieldAt(*pod_, {"metadata", "resourceVersion"});
+    // The same version: keep the shared snapshot, free the write's answer.
+    if (rv.is_string() && rv == api::FieldAt(*written_, {"metadata", "resourceVersion"})) {
+      written_ = pod_;
+    }
+  }
   if (!admitted_) {
     // A pod this kubelet did not start but whose status says it ran: the node rebooted.
-    RecoverAfterReboot(pod_, state_, ctx_.loop.Now());
+    RecoverAfterReboot(*pod_, state_, ctx_.loop.Now());
     Admit();
   }
-  if (pod_["metadata"].contains("deletionTimestamp") && !terminating_) {
+  if ((*pod_)["metadata"].contains("deletionTimestamp") && !terminating_) {
     BeginTermination();
     return;
   }
@@ -92,7 +101,7 @@ void PodWorker::Admit() {
   state_.pod_ip = ctx_.network->PodIp(uid_);
   state_.start_time = ctx_.loop.Now();
   // Device plugin: the first free GPUs, as many as the pod's limit asks for.
-  auto requests = api::PodRequests(pod_);
+  auto requests = api::PodRequests(*pod_);
   std::int64_t want = requests.ok() ? (*requests)["nvidia.com/gpu"] : 0;
   for (std::size_t d = 0; d < ctx_.gpu_owner.size() && want > 0; ++d) {
     if (ctx_.gpu_owner[d].empty()) {
@@ -187,11 +196,11 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
     Event("Warning", reason == "ErrImagePull" || reason == "InvalidImageName" ? "Failed" : reason,
           "Error: " + message);
   };
-  auto env_or = ContainerEnv(pod_, spec, field, Objects());
+  auto env_or = ContainerEnv(*pod_, spec, field, Objects());
   if (!env_or.ok()) return fail_waiting("CreateContainerConfigError", env_or.status().message());
   EnvList env = *env_or;
   if (spec.contains("envFrom")) {
-    for (const std::string& w : EnvFromWarnings(pod_, spec, Objects())) {
+    for (const std::string& w : EnvFromWarnings(*pod_, spec, Objects())) {
       Event("Warning", kInvalidEnvNamesReason, w);
     }
   }
@@ -381,7 +390,7 @@ void PodWorker::OnExit(bool init, std::size_t i, const process::ProcessExit& exi
     if (!AnyRunning()) FinishEviction();
     return;
   }
-  std::string policy = pod_["spec"].value("restartPolicy", "Always");
+  std::string policy = (*pod_)["spec"].value("restartPolicy", "Always");
   // Init containers are retried on failure unless the policy is Never; success moves on.
   bool restart =
       init ? exit.exit_code != 0 && policy != "Never" : ShouldRestart(policy, exit.exit_code);
@@ -423,7 +432,7 @@ void PodWorker::Restart(bool init, std::size_t i) {
 
 void PodWorker::FinishIfTerminal() {
   if (!state_.terminal_phase.empty() || AnyRunning()) return;
-  std::string phase = ComputePhase(state_, pod_["spec"].value("restartPolicy", "Always"));
+  std::string phase = ComputePhase(state_, (*pod_)["spec"].value("restartPolicy", "Always"));
   if (phase != "Succeeded" && phase != "Failed") return;
   for (auto* list : {&state_.init, &state_.main}) {
     for (auto& c : *list) {
@@ -465,8 +474,9 @@ void PodWorker::FinishEviction() {
   state_.terminal_reason = "Evicted";
   state_.terminal_message = eviction_message_;
   // DisruptionTarget is not the kubelet's to compute: it goes into the stored status, which
-  // ComputePodStatus keeps.
-  Json& status = pod_["status"];
+  // ComputePodStatus keeps (on a copy: the snapshot is immutable).
+  Json pod = *pod_;
+  Json& status = pod["status"];
   if (!status.is_object()) status = Json::object();
   Json conds = Json::array();
   for (const Json& c : status.value("conditions", Json::array())) {
@@ -479,6 +489,7 @@ void PodWorker::FinishEviction() {
                    {"lastTransitionTime", FormatTime(ctx_.loop.Now())},
                    {"lastProbeTime", nullptr}});
   status["conditions"] = conds;
+  pod_ = std::make_shared<const Json>(std::move(pod));
   ReleaseResources();
   WriteStatus();
 }
@@ -492,9 +503,9 @@ void PodWorker::ReleaseResources() {
 
 void PodWorker::BeginTermination() {
   terminating_ = true;
-  const Json& meta = pod_["metadata"];
+  const Json& meta = (*pod_)["metadata"];
   std::int64_t grace = meta.value("deletionGracePeriodSeconds",
-                                  pod_["spec"].value("terminationGracePeriodSeconds", 30));
+                                  (*pod_)["spec"].value("terminationGracePeriodSeconds", 30));
   for (auto* list : {&state_.init, &state_.main}) {
     for (auto& c : *list) {
       if (c.timer) ctx_.loop.Cancel(c.timer), c.timer = 0;
@@ -552,7 +563,7 @@ void PodWorker::Deleted() {
   ReleaseResources();
   ctx_.network->ReleasePodIp(uid_);
   // The pod's volumes and container filesystems go with it; hostPath and PV directories stay.
-  if (!pod_["spec"].value("volumes", Json::array()).empty() || ctx_.sandbox) {
+  if (!(*pod_)["spec"].value("volumes", Json::array()).empty() || ctx_.sandbox) {
     TearDownVolumes(dirs_);
     std::error_code ec;
     std::filesystem::remove_all(dirs_.pod + "/containers", ec);

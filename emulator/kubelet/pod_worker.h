@@ -73,11 +73,13 @@ struct WorkerContext {
 
 class PodWorker : public std::enable_shared_from_this<PodWorker> {
  public:
-  PodWorker(WorkerContext& ctx, const Json& pod);
+  // `pod` is the informer's immutable snapshot (shared with the store and the other
+  // watchers); the worker keeps it, not a copy. Must not be null.
+  PodWorker(WorkerContext& ctx, std::shared_ptr<const Json> pod);
   ~PodWorker();
 
-  // A newer version of the pod (ADDED/MODIFIED).
-  void Update(const Json& pod);
+  // A newer version of the pod (ADDED/MODIFIED), as the snapshot the constructor takes.
+  void Update(std::shared_ptr<const Json> pod);
   // The pod is gone from the store: SIGKILL whatever runs, release resources.
   void Deleted();
   // SIGKILL everything (kubelet Stop); no status is written.
@@ -96,7 +98,7 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   // env references.
   void Housekeeping();
   const std::string& uid() const { return uid_; }
-  const Json& pod() const { return pod_; }
+  const Json& pod() const { return *pod_; }
   const std::string& ns() const { return ns_; }
   const std::string& name() const { return name_; }
 
@@ -149,7 +151,9 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   EventLoop::TimerId After(Duration d, Fn fn);
 
   WorkerContext& ctx_;
-  Json pod_;
+  // The pod as last seen: the informer's snapshot, or between a status write and the watch
+  // event that brings the same version, the write's answer (the next write's resourceVersion).
+  std::shared_ptr<const Json> pod_;
   std::string uid_, ns_, name_;
   PodState state_;
   bool admitted_ = false;
@@ -159,7 +163,10 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   bool evicting_ = false;
   std::string eviction_message_;
   EventLoop::TimerId kill_timer_ = 0;
-  Json last_status_;
+  // The pod as this worker's last successful status write left it (its .status is what was
+  // written; null before the first write): a status equal to it is not written again. The
+  // write's answer until the informer delivers that version, then the shared snapshot (Update).
+  std::shared_ptr<const Json> written_;
   std::vector<int> gpus_;
   PodVolumeDirs dirs_;
   std::map<std::string, PodVolume> volumes_;  // set up, by name

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "emulator/api/event.h"
+#include "emulator/api/json_fields.h"
 #include "emulator/kubelet/pod_worker.h"
 
 namespace pjemu::kubelet {
@@ -37,19 +38,21 @@ std::optional<ServiceTarget> PodWorker::Resolve(const std::string& host, bool ne
   opts.label_selector = label_selector;
   auto pods = ctx_.client.List(api::Pods(), ns, opts);
   if (!pods.ok()) return std::nullopt;
-  std::vector<Json> items = pods->value("items", Json::array());
-  std::sort(items.begin(), items.end(), [](const Json& a, const Json& b) {
-    return a["metadata"].value("name", "") < b["metadata"].value("name", "");
+  // Read in place (no copy of the pods): by name, the first with an IP (and Ready) wins.
+  std::vector<const Json*> items;
+  for (const Json& p : api::ArrayOr(api::Field(*pods, "items"))) items.push_back(&p);
+  std::sort(items.begin(), items.end(), [](const Json* a, const Json* b) {
+    return (*a)["metadata"].value("name", "") < (*b)["metadata"].value("name", "");
   });
   ServiceTarget target;
-  for (const Json& p : items) {
-    if (p["metadata"].contains("deletionTimestamp")) continue;
-    Json status = p.value("status", Json::object());
+  for (const Json* p : items) {
+    if ((*p)["metadata"].contains("deletionTimestamp")) continue;
+    const Json& status = api::ObjectOr(api::Field(*p, "status"));
     std::string ip = status.value("podIP", "");
     if (ip.empty()) continue;
     if (need_ready) {
       bool ready = false;
-      for (const Json& c : status.value("conditions", Json::array())) {
+      for (const Json& c : api::ArrayOr(api::Field(status, "conditions"))) {
         if (c.value("type", "") == "Ready" && c.value("status", "") == "True") ready = true;
       }
       if (!ready) continue;
@@ -76,14 +79,18 @@ void PodWorker::WriteStatus() {
   if (deleted_) return;
   Time now = ctx_.loop.Now();
   for (int attempt = 0; attempt < 5; ++attempt) {
-    Json status = ComputePodStatus(pod_, state_, now);
-    if (attempt == 0 && status == last_status_) return;
-    Json object = pod_;
+    Json status = ComputePodStatus(*pod_, state_, now);
+    if (attempt == 0 && written_ && status == api::Field(*written_, "status")) return;
+    Json object = Json::object();  // the pod with the new status; the old one is not copied
+    for (const auto& [key, value] : pod_->items()) {
+      if (key != "status") object[key] = value;
+    }
     object["status"] = status;
-    auto written = ctx_.client.Update(api::Pods(), ns_, object, api::Subresource::kStatus);
+    auto written =
+        ctx_.client.Update(api::Pods(), ns_, std::move(object), api::Subresource::kStatus);
     if (written.ok()) {
-      pod_ = *written;
-      last_status_ = status;
+      // A private copy until the informer delivers the stored snapshot of this version.
+      pod_ = written_ = std::make_shared<const Json>(std::move(*written));
       return;
     }
     const Code code = written.status().code();
@@ -99,7 +106,7 @@ void PodWorker::WriteStatus() {
     }
     auto current = ctx_.client.Get(api::Pods(), ns_, name_);
     if (!current.ok() || (*current)["metadata"].value("uid", "") != uid_) return;
-    pod_ = *current;
+    pod_ = std::make_shared<const Json>(std::move(*current));
   }
 }
 

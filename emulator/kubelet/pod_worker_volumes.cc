@@ -26,10 +26,10 @@ ObjectLookup PodWorker::Objects() {
 
 bool PodWorker::SetUpVolumes() {
   ObjectLookup objects = Objects();
-  for (const Json& volume : pod_["spec"].value("volumes", Json::array())) {
+  for (const Json& volume : (*pod_)["spec"].value("volumes", Json::array())) {
     std::string name = volume.value("name", "");
     if (volumes_.count(name)) continue;
-    auto v = SetUpVolume(pod_, volume, dirs_, objects);
+    auto v = SetUpVolume(*pod_, volume, dirs_, objects);
     if (!v.ok()) {
       if (v.status().message() != mount_error_) {
         mount_error_ = v.status().message();
@@ -64,7 +64,7 @@ std::string PodWorker::EtcHostsText() {
   std::sort(services.begin(), services.end(), [](const HostsService& a, const HostsService& b) {
     return std::tie(a.ns, a.name) < std::tie(b.ns, b.name);
   });
-  return EtcHosts(pod_, state_.pod_ip, services);
+  return EtcHosts(*pod_, state_.pod_ip, services);
 }
 
 Result<ContainerMounts> PodWorker::MountsOf(const Json& spec, const std::string& field,
@@ -76,7 +76,7 @@ Result<ContainerMounts> PodWorker::MountsOf(const Json& spec, const std::string&
   in.etc_hosts = dirs_.pod + "/etc-hosts";
   in.image_files = plan.files;
   in.image_working_dir = plan.working_dir;
-  in.hostname = PodHostname(pod_);
+  in.hostname = PodHostname(*pod_);
   for (const auto& [name, value] : ctx_.options.image_vars) {
     std::error_code ec;
     if (std::filesystem::path(value).is_absolute() && std::filesystem::exists(value, ec)) {
@@ -116,9 +116,9 @@ void PodWorker::ObjectChanged(const std::string& plural, const std::string& name
   if (volumes_ready_) {
     // The kubelet's atomic writer: a changed ConfigMap/Secret reaches the mounted files.
     ObjectLookup objects = Objects();
-    for (const Json& volume : pod_["spec"].value("volumes", Json::array())) {
+    for (const Json& volume : (*pod_)["spec"].value("volumes", Json::array())) {
       if (!VolumeReferences(volume, plural, name)) continue;
-      (void)SetUpVolume(pod_, volume, dirs_, objects);  // a deleted object keeps the old files
+      (void)SetUpVolume(*pod_, volume, dirs_, objects);  // a deleted object keeps the old files
     }
   }
   RetryConfigErrors();

@@ -75,7 +75,7 @@ void Scheduler::OnPod(const api::WatchEvent& event) {
   if (event.type == api::WatchEvent::Type::kDeleted) {
     Forget(Field(event.object(), "metadata").value("uid", ""));
   } else {
-    Upsert(event.object());
+    Upsert(event.shared_object());
   }
   if (!in_pass_) Trigger();  // a pass sees the events it drains itself
 }
@@ -147,7 +147,8 @@ void Scheduler::Count(const CachedPod& entry, int sign) {
   used["pods"] += sign;
 }
 
-void Scheduler::Upsert(const Json& pod) {
+void Scheduler::Upsert(std::shared_ptr<const Json> snapshot) {
+  const Json& pod = *snapshot;
   const Json& meta = pod["metadata"];
   const std::string uid = meta.value("uid", "");
   auto it = pods_by_uid_.find(uid);
@@ -164,7 +165,7 @@ void Scheduler::Upsert(const Json& pod) {
     it = pods_by_uid_.emplace(uid, CachedPod{}).first;
   }
   CachedPod& entry = it->second;
-  entry.pod = pod;
+  entry.pod = std::move(snapshot);  // `pod` stays valid: the snapshot is only moved
   const Json& spec = Field(pod, "spec");
   entry.node = spec.is_object() ? spec.value("nodeName", "") : "";
   entry.order = meta.value("creationTimestamp", "") + '\n' + Key(pod);
@@ -229,7 +230,7 @@ void Scheduler::ScheduleAll() {
       unschedulable = true;
       continue;
     }
-    const Json& pod = entry.pod;
+    const Json& pod = *entry.pod;
     std::string message;
     std::optional<std::size_t> chosen;
     std::vector<ClaimView> claims = ClaimsOf(pod);

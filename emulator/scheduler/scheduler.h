@@ -54,7 +54,9 @@ class Scheduler {
   // requests summed per node, and the pods waiting for a node in FIFO order, so that a pass
   // costs O(pending), not a List and a re-parse of every pod.
   struct CachedPod {
-    Json pod;
+    // The informer's snapshot itself (immutable, shared with the store and the other watchers):
+    // a cached pod costs a pointer, not a copy.
+    std::shared_ptr<const Json> pod;
     std::string node;      // spec.nodeName
     bool counted = false;  // bound, non-terminal: its requests are in used_[node]
     api::ResourceList requests;
@@ -77,7 +79,7 @@ class Scheduler {
   // Asks for the pod's unbound WaitForFirstConsumer claims to be provisioned on `node`; true
   // while any claim of the pod is unbound (the pod waits).
   bool AwaitVolumes(const Json& pod, const std::vector<ClaimView>& claims, const std::string& node);
-  void Upsert(const Json& pod);
+  void Upsert(std::shared_ptr<const Json> snapshot);
   void Forget(const std::string& uid);
   void Count(const CachedPod& entry, int sign);
   Status Bind(const Json& pod, const std::string& node);

@@ -1,6 +1,7 @@
 // Update (PUT) and Patch: both end in ApplyUpdate, which holds kube-apiserver's update rules.
 #include <algorithm>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/store/object_meta.h"
 #include "emulator/store/store_impl.h"
 
@@ -119,12 +120,13 @@ Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Js
     if (!type->has_status) {
       return Status(Code::kNotFound, "the server could not find the requested resource");
     }
-    next = old;  // a status write takes only .status
-    if (incoming.contains("status")) {
-      next["status"] = std::move(incoming["status"]);
-    } else {
-      next.erase("status");
+    // A status write takes only .status: the rest is the old object's (its old status is not
+    // copied, only to be replaced).
+    next = Json::object();
+    for (const auto& [key, value] : old.items()) {
+      if (key != "status") next[key] = value;
     }
+    if (incoming.contains("status")) next["status"] = std::move(incoming["status"]);
   } else {
     next = std::move(incoming);
     if (type->has_status) {  // a main-resource write never touches .status
@@ -168,7 +170,16 @@ Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Js
     RETURN_IF_ERROR(Admit(type, next, &old, options));
   }
   MutableMeta(next)["resourceVersion"] = MetaString(old, "resourceVersion");
-  if (next == old || options.dry_run) return next;  // a no-op write keeps the RV, as etcd does
+  // A no-op write keeps the RV, as etcd does. A status write differs from the old object in its
+  // status only, so only that is compared (not the whole pod again).
+  bool same;
+  if (sub == Subresource::kStatus) {
+    same = next.contains("status") == old.contains("status") &&
+           api::Field(next, "status") == api::Field(old, "status");
+  } else {
+    same = next == old;
+  }
+  if (same || options.dry_run) return next;
   if (ShouldRemove(next)) {
     // The last finalizer went: the write is the deletion (one DELETED event, as the real server).
     return Remove(type, {MetaString(old, "namespace"), name}, std::move(next));
