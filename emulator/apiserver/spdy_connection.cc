@@ -149,6 +149,9 @@ void SpdyConnection::OnSynStream(const spdy::Frame& frame) {
     return out_->Emit(FrameWriter::RstStream(id, spdy::kRstProtocolError));
   }
   last_stream_ = id;
+  if (streams_.size() >= kMaxStreams) {
+    return out_->Emit(FrameWriter::RstStream(id, spdy::kRstRefusedStream));
+  }
   out_->Emit(writer_.SynReply(id, {}, false));
   std::string type = spdy::HeaderValue(frame.headers, "streamtype");
   if (exec_) {

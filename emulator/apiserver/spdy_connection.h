@@ -14,8 +14,9 @@
 //   `requestid` header and naming their `port`; each pair gets a handler of its own (a
 //   single-port PortForwardChannel without port prefixes) on channels 0 (data) and 1 (error);
 //   the data stream's FIN is a close signal for channel 0; its Close ends the pair's streams.
-// PINGs are answered; RST_STREAM stops what the stream fed; a protocol error, or a frame over
-// 1 MiB, ends the connection.
+// PINGs are answered; RST_STREAM stops what the stream fed; a stream beyond kMaxStreams open
+// at once is refused (RST_STREAM REFUSED_STREAM); a protocol error, or a frame over 1 MiB, ends
+// the connection.
 // Thread safety: Start, OnMessage and Stop on the session's strand (as every ChannelHandler);
 // the handlers' own threads send through stream sinks that only write data frames (stateless)
 // to the session's Outbox. What the strand itself sends (replies, pings, a handler's Start)
@@ -75,6 +76,8 @@ class SpdyConnection final : public ChannelHandler,
 
   // The bytes a frame may have at most.
   static constexpr std::size_t kMaxFrameBytes = 1 << 20;
+  // The streams open at once (a forwarded connection holds two, and a socket and a thread).
+  static constexpr std::size_t kMaxStreams = 1024;
 
  private:
   struct Stream {

@@ -237,6 +237,19 @@ TEST_CASE("each forwarded connection is a pair of streams with a handler for its
     client.Send(FrameWriter::RstStream(7, spdy::kRstCancel));
     CHECK(handlers[1]->stopped);
   }
+  SECTION("streams beyond the limit are refused") {
+    // The ended pair above is let go when the next stream opens: the limit is all new streams.
+    std::uint32_t id = 5;
+    for (std::size_t i = 0; i <= SpdyConnection::kMaxStreams; ++i, id += 2) {
+      client.Open(id,
+                  {{"streamtype", "error"}, {"port", "1"}, {"requestid", std::to_string(i + 1)}});
+    }
+    std::vector<Frame> answers = client.Received();
+    REQUIRE(answers.size() == SpdyConnection::kMaxStreams + 1);
+    CHECK(answers[answers.size() - 2].type == FrameType::kSynReply);
+    CHECK(answers.back().type == FrameType::kRstStream);
+    CHECK(answers.back().status == spdy::kRstRefusedStream);
+  }
   SECTION("a protocol error ends the connection with GOAWAY") {
     std::string ping = FrameWriter::Ping(1);
     ping[1] = 2;
