@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "emulator/api/job_conditions.h"
+
 namespace pjemu::scenario {
 
 std::string Since(Time start, Time now) { return "+" + FormatAge(now - start); }
@@ -38,6 +40,17 @@ void Observer::Drain(Time start, Time now) {
     ob_->last_pods[meta.value("name", "")] = ev->object();
     RecordPod(*ev, now - start);
   }
+}
+
+bool Observer::SawFinished(const std::vector<std::string>& job_keys) const {
+  for (const std::string& key : job_keys) {
+    auto it = ob_->last_jobs.find(key);
+    if (it == ob_->last_jobs.end() ||
+        !api::IsFinished(it->second.value("status", Json::object()))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 void Observer::DrainEvents() {

@@ -41,6 +41,8 @@ class Observer {
 
   // Records everything the watches delivered since the last call; now is the cluster's time.
   void Drain(Time start, Time now);
+  // True when the last state seen of every job ("ns/name") has finished (Succeeded or Failed).
+  bool SawFinished(const std::vector<std::string>& job_keys) const;
 
  private:
   void DrainEvents();

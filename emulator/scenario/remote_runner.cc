@@ -75,6 +75,10 @@ class RemoteRun {
   void Submit(std::vector<Json>& jobs);
   bool AllEnded();
   void RunUntil(Time end, bool stop_when_ended);
+  // AllEnded reads the jobs afresh, so the watches may be behind it (a re-opened one most of
+  // all): drains until they have delivered every job's end too, or `end`.
+  void CatchUp(Time end);
+  static constexpr Duration kCatchUp = 2s;
   void RecordFaults();
   void CollectPods();
   // Deletes the namespace with everything in it (once).
@@ -142,6 +146,7 @@ RunReport RemoteRun::Play(std::vector<Json> jobs) {
   const Time deadline = start_ + sc_.options.timeout;
   RunUntil(deadline, /*stop_when_ended=*/true);
   ob.finished = AllEnded();
+  CatchUp(std::min(deadline, loop_.Now() + kCatchUp));
   ob.duration = loop_.Now() - start_;
   RunUntil(std::min(deadline, loop_.Now() + sc_.options.settle), false);
   observer_->Drain(start_, loop_.Now());
@@ -188,6 +193,13 @@ void RemoteRun::RunUntil(Time end, bool stop_when_ended) {
   while (loop_.Now() < end && !(stop_when_ended && AllEnded()) &&
          !(seams_.interrupted && seams_.interrupted())) {
     loop_.RunUntil([] { return false; }, std::min<Duration>(200ms, end - loop_.Now()));
+    observer_->Drain(start_, loop_.Now());
+  }
+}
+
+void RemoteRun::CatchUp(Time end) {
+  while (loop_.Now() < end && !observer_->SawFinished(accepted_)) {
+    loop_.RunUntil([] { return false; }, std::min<Duration>(50ms, end - loop_.Now()));
     observer_->Drain(start_, loop_.Now());
   }
 }
