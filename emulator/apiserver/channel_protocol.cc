@@ -130,6 +130,14 @@ Result<ExecOptions> ParseExecOptions(const Query& query, bool attach) {
   return o;
 }
 
+std::optional<std::uint16_t> ParsePort(std::string_view text) {
+  bool digits = !text.empty() && text.size() <= 5 &&
+                std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  int port = digits ? std::stoi(std::string(text)) : 0;
+  if (port < 1 || port > 65535) return std::nullopt;
+  return static_cast<std::uint16_t>(port);
+}
+
 Result<std::vector<std::uint16_t>> ParsePorts(const Query& query) {
   std::vector<std::uint16_t> ports;
   for (const std::string& value : query.GetAll("ports")) {
@@ -137,14 +145,9 @@ Result<std::vector<std::uint16_t>> ParsePorts(const Query& query) {
     while (true) {
       std::size_t comma = rest.find(',');
       std::string text = Trim(rest.substr(0, comma));
-      bool digits =
-          !text.empty() && text.size() <= 5 &&
-          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-      int port = digits ? std::stoi(text) : 0;
-      if (port < 1 || port > 65535) {
-        return BadRequestError("ports: invalid port \"" + text + "\": must be 1-65535");
-      }
-      ports.push_back(static_cast<std::uint16_t>(port));
+      std::optional<std::uint16_t> port = ParsePort(text);
+      if (!port) return BadRequestError("ports: invalid port \"" + text + "\": must be 1-65535");
+      ports.push_back(*port);
       if (comma == std::string_view::npos) break;
       rest = rest.substr(comma + 1);
     }

@@ -80,6 +80,8 @@ struct ExecOptions {
 // stdin/stdout/stderr.
 Result<ExecOptions> ParseExecOptions(const Query& query, bool attach);
 
+// One port number (decimal digits, 1-65535); nullopt otherwise.
+std::optional<std::uint16_t> ParsePort(std::string_view text);
 // pods/portforward's `ports` (repeated and/or comma-separated): 1-65535 each, at least one.
 Result<std::vector<std::uint16_t>> ParsePorts(const Query& query);
 // The two little-endian bytes of a port (the first message on each of its channels).

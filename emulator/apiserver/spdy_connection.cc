@@ -18,10 +18,10 @@ std::optional<std::uint8_t> ExecChannelOf(const std::string& type) {
   return std::nullopt;
 }
 
+// A channel message as the handlers read it (they speak binary v5 channels here).
 std::string OnChannel(std::uint8_t channel, std::string_view data) {
-  std::string out(1, static_cast<char>(channel));
-  out.append(data);
-  return out;
+  bool text = false;
+  return EncodeChannel(ChannelProtocol::kV5, channel, data, &text);
 }
 
 std::string CloseSignal(std::uint8_t channel) {
@@ -203,19 +203,16 @@ void SpdyConnection::AddPortStream(std::uint32_t id, const spdy::Headers& header
 }
 
 void SpdyConnection::StartPair(Pair& pair) {
-  const std::string& text = pair.port;
-  bool digits = !text.empty() && text.size() <= 5 &&
-                std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  int port = digits ? std::stoi(text) : 0;
+  std::optional<std::uint16_t> port = ParsePort(pair.port);
   auto sink = std::make_shared<SpdyStreamSink>(
       out_, std::vector<std::uint32_t>{pair.data_stream, pair.error_stream}, 0);
   pair.sink = sink;
-  if (port < 1 || port > 65535) {
-    sink->Send(OnChannel(1, "invalid port \"" + text + "\": must be 1-65535"), true);
+  if (!port) {
+    sink->Send(OnChannel(1, "invalid port \"" + pair.port + "\": must be 1-65535"), true);
     sink->Close();
     return;
   }
-  pair.handler = make_port_(static_cast<std::uint16_t>(port));
+  pair.handler = make_port_(*port);
   pair.handler->Start(sink);
 }
 
