@@ -10,6 +10,9 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -19,6 +22,7 @@
 #include <thread>
 
 #include "trainer/exit_codes.h"
+#include "trainer/ring_allreduce.h"
 #include "trainer/termination.h"
 
 namespace pjemu::trainer {
@@ -51,9 +55,11 @@ class SingleComm : public Comm {
 template <typename Pg>
 class PgComm : public Comm {
  public:
+  // `ring`, when set, carries the all-reduces of one contiguous float32 CPU tensor (the
+  // gradients) instead of the process group.
   PgComm(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<Pg> pg, int rank, int world,
-         std::chrono::milliseconds timeout)
-      : store_(std::move(store)), pg_(std::move(pg)), timeout_(timeout) {
+         std::chrono::milliseconds timeout, std::unique_ptr<RingAllReduce> ring = nullptr)
+      : store_(std::move(store)), pg_(std::move(pg)), ring_(std::move(ring)), timeout_(timeout) {
     rank_ = rank;
     world_size_ = world;
     watchdog_ = std::thread([this] { Watch(); });
@@ -64,6 +70,14 @@ class PgComm : public Comm {
   }
 
   Status AllReduceSum(std::vector<torch::Tensor>& t) override {
+    if (ring_ != nullptr && t.size() == 1 && t[0].device().is_cpu() &&
+        t[0].scalar_type() == torch::kFloat32 && t[0].is_contiguous()) {
+      blocked_since_.store(Now());
+      Status s = ring_->SumInPlace(t[0].data_ptr<float>(), t[0].numel());
+      blocked_since_.store(0);
+      if (!s.ok()) return Status(s.code(), "all-reduce with peers failed: " + s.message());
+      return s;
+    }
     return Run("all-reduce", [&] { pg_->allreduce(t)->wait(); });
   }
   Status Broadcast(std::vector<torch::Tensor>& t) override {
@@ -124,6 +138,7 @@ class PgComm : public Comm {
 
   c10::intrusive_ptr<c10d::Store> store_;
   c10::intrusive_ptr<Pg> pg_;
+  std::unique_ptr<RingAllReduce> ring_;
   std::chrono::milliseconds timeout_;
   std::atomic<int64_t> blocked_since_{0};
   std::atomic<bool> stop_{false};
@@ -134,6 +149,48 @@ class PgComm : public Comm {
 std::string FirstLine(const std::exception& e) {
   std::string msg = e.what();
   return msg.substr(0, msg.find('\n'));
+}
+
+// The IPv4 address of a network interface (GLOO_SOCKET_IFNAME, or lo).
+Result<std::string> InterfaceAddress(const std::string& ifname) {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return InternalError("getifaddrs failed");
+  std::string found;
+  for (ifaddrs* i = list; i != nullptr && found.empty(); i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET || ifname != i->ifa_name) {
+      continue;
+    }
+    char ip[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, ip, sizeof ip);
+    found = ip;
+  }
+  freeifaddrs(list);
+  if (found.empty()) {
+    return Status(Code::kInvalid, "GLOO_SOCKET_IFNAME=" + ifname + ": no IPv4 interface by that name");
+  }
+  return found;
+}
+
+// The ring's rendezvous through the job's store (blocking get with the store's timeout).
+RingRendezvous StoreRendezvous(c10d::Store& store) {
+  RingRendezvous r;
+  r.set = [&store](const std::string& key, const std::string& value) -> Status {
+    try {
+      store.set(key, std::vector<uint8_t>(value.begin(), value.end()));
+    } catch (const std::exception& e) {
+      return Status(Code::kUnavailable, "rendezvous store: set " + key + ": " + FirstLine(e));
+    }
+    return Status::Ok();
+  };
+  r.get = [&store](const std::string& key) -> Result<std::string> {
+    try {
+      const std::vector<uint8_t> v = store.get(key);
+      return std::string(v.begin(), v.end());
+    } catch (const std::exception& e) {
+      return Status(Code::kUnavailable, "rendezvous store: get " + key + ": " + FirstLine(e));
+    }
+  };
+  return r;
 }
 
 }  // namespace
@@ -207,13 +264,18 @@ Result<std::unique_ptr<Comm>> ConnectComm(const DistEnv& env, const std::string&
     }
 #endif
     auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
-    const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
-    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(
-        ifname != nullptr && *ifname != '\0' ? ifname : "lo"));
+    const char* ifname_env = std::getenv("GLOO_SOCKET_IFNAME");
+    const std::string ifname =
+        ifname_env != nullptr && *ifname_env != '\0' ? ifname_env : std::string("lo");
+    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
     opts->threads = 1;
     auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, env.rank, env.world_size, opts);
-    return std::unique_ptr<Comm>(
-        new PgComm<c10d::ProcessGroupGloo>(store, pg, env.rank, env.world_size, timeout));
+    // The gradients' ring listens where gloo does: the same interface's address.
+    ASSIGN_OR_RETURN(std::string host, InterfaceAddress(ifname));
+    ASSIGN_OR_RETURN(auto ring, RingAllReduce::Connect(env.rank, env.world_size, host,
+                                                       StoreRendezvous(*store), timeout));
+    return std::unique_ptr<Comm>(new PgComm<c10d::ProcessGroupGloo>(
+        store, pg, env.rank, env.world_size, timeout, std::move(ring)));
   } catch (const std::exception& e) {
     return Status(Code::kUnavailable, "process group rendezvous at " + where + ": " + FirstLine(e));
   }
