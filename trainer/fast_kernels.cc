@@ -52,7 +52,7 @@ PJEMU_KERNEL void Im2ColConv1(const float* x, int64_t n0, int64_t n1, float* col
 PJEMU_KERNEL void Im2ColConv2(const float* in, int64_t n0, int64_t n1, float* cols) {
   for (int64_t n = n0; n < n1; ++n) {
     const float* img = in + n * kIn2 * kIn2 * kC1;
-    float* row = cols + n * kOut2 * kOut2 * kRow2;
+    float* row = cols + (n - n0) * kOut2 * kOut2 * kRow2;
     for (int64_t oh = 0; oh < kOut2; ++oh) {
       for (int64_t ow : SplitColumns<kOut2>()) {
         for (int64_t kh = 0; kh < kK; ++kh) {
@@ -68,7 +68,7 @@ PJEMU_KERNEL void Col2ImConv2(const float* dcols, int64_t n0, int64_t n1, float*
   std::memset(din + n0 * kIn2 * kIn2 * kC1, 0, (n1 - n0) * kIn2 * kIn2 * kC1 * sizeof(float));
   for (int64_t n = n0; n < n1; ++n) {
     float* img = din + n * kIn2 * kIn2 * kC1;
-    const float* row = dcols + n * kOut2 * kOut2 * kRow2;
+    const float* row = dcols + (n - n0) * kOut2 * kOut2 * kRow2;
     for (int64_t oh = 0; oh < kOut2; ++oh) {
       for (int64_t ow : SplitColumns<kOut2>()) {
         for (int64_t kh = 0; kh < kK; ++kh) {

@@ -20,10 +20,12 @@ namespace pjemu::trainer::fast {
 // cols[row][kh*5 + kw] = x[n][oh+kh][ow+kw].
 void Im2ColConv1(const float* x, int64_t n0, int64_t n1, float* cols);
 
-// Conv 20->50 k5 on a channels-last [N,12,12,20] input: row (n, oh, ow) in split order, 500
-// columns in (kh, kw, c) order (the weight is permuted to match, see PermuteConv2Weight).
+// Conv 20->50 k5 on a channels-last [N,12,12,20] input, samples [n0, n1): `cols` holds their
+// rows only, row (n - n0, oh, ow) in split order, 500 columns in (kh, kw, c) order (the weight
+// is permuted to match, see PermuteConv2Weight).
 void Im2ColConv2(const float* in, int64_t n0, int64_t n1, float* cols);
-// The adjoint: din[N,12,12,20] = sum of the column gradients (din is zeroed over the range first).
+// The adjoint: din[N,12,12,20] over samples [n0, n1) = sum of the column gradients (rows as
+// Im2ColConv2's; din is zeroed over the range first).
 void Col2ImConv2(const float* dcols, int64_t n0, int64_t n1, float* din);
 // [50,20,5,5] (torch's order) <-> [50,5,5,20] (the columns' order).
 void PermuteConv2Weight(const float* w, float* wp);

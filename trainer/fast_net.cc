@@ -81,7 +81,7 @@ FastNet::Engine::Engine(const Tensors& params, const Tensors& grads, int64_t max
   cols1_ = torch::empty({b * kPix1, 25}, f32);
   y1_ = torch::empty({b * kPix1, 20}, f32);
   p1_ = torch::empty({b, 12, 12, 20}, f32);
-  cols2_ = torch::empty({b * kPix2, 500}, f32);
+  cols2_ = torch::empty({kBlock * kPix2, 500}, f32);  // one block's
   w2p_ = torch::empty({50, 500}, f32);
   y2_ = torch::empty({b * kPix2, 50}, f32);
   f_ = torch::empty({b, 800}, f32);
@@ -92,7 +92,7 @@ FastNet::Engine::Engine(const Tensors& params, const Tensors& grads, int64_t max
   df_ = torch::empty({b, 800}, f32);
   dy2_ = torch::empty({b * kPix2, 50}, f32);
   gw2p_ = torch::empty({50, 500}, f32);
-  dcols2_ = torch::empty({b * kPix2, 500}, f32);
+  dcols2_ = torch::empty({kBlock * kPix2, 500}, f32);
   dp1_ = torch::empty({b, 12, 12, 20}, f32);
   dy1_ = torch::empty({b * kPix1, 20}, f32);
   arg1_ = torch::empty({b * 12 * 12 * 20}, torch::kUInt8);
@@ -107,7 +107,7 @@ void FastNet::Engine::Conv2Forward(int64_t n) {
     const int64_t b1 = std::min(n, b0 + kBlock);
     fast::Im2ColConv2(F(p1_), b0, b1, F(cols2_));
     torch::Tensor y2 = y2_.narrow(0, b0 * kPix2, (b1 - b0) * kPix2);
-    at::mm_out(y2, cols2_.narrow(0, b0 * kPix2, (b1 - b0) * kPix2), w2p_.t());
+    at::mm_out(y2, cols2_.narrow(0, 0, (b1 - b0) * kPix2), w2p_.t());
     fast::BiasReluPool(kPool2, F(y2_), F(p_.b2), b0, b1, F(f_), arg2);
   }
 }
@@ -118,14 +118,22 @@ void FastNet::Engine::Conv2Backward(int64_t n) {
   g_.b2.zero_();  // the pool backward passes add the bias gradients into them
   g_.b1.zero_();
   for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
-    const int64_t b1 = std::min(n, b0 + kBlock);
+    const int64_t b1 = std::min(n, b0 + kBlock), rows = (b1 - b0) * kPix2;
     fast::BiasReluPoolBackward(kPool2, F(df_), arg2, b0, b1, F(dy2_), F(g_.b2));
-    MatMul(dcols2_.narrow(0, b0 * kPix2, (b1 - b0) * kPix2),
-           dy2_.narrow(0, b0 * kPix2, (b1 - b0) * kPix2), false, w2p_);
+    const torch::Tensor dy2 = dy2_.narrow(0, b0 * kPix2, rows);
+    MatMul(dcols2_.narrow(0, 0, rows), dy2, false, w2p_);
     fast::Col2ImConv2(F(dcols2_), b0, b1, F(dp1_));
     fast::BiasReluPoolBackward(kPool1, F(dp1_), arg1, b0, b1, F(dy1_), F(g_.b1));
+    // The weight gradient block by block from the block's columns, made again: a hot 0.5 MB
+    // block costs less than writing and reading back the share's whole 8 MB matrix.
+    fast::Im2ColConv2(F(p1_), b0, b1, F(cols2_));
+    const torch::Tensor cols = cols2_.narrow(0, 0, rows);
+    if (b0 == 0) {
+      MatMul(gw2p_, dy2, true, cols);
+    } else {
+      gw2p_.addmm_(dy2.t(), cols);
+    }
   }
-  MatMul(gw2p_, dy2_.narrow(0, 0, n * kPix2), true, cols2_.narrow(0, 0, n * kPix2));
   fast::UnpermuteConv2Weight(F(gw2p_), F(g_.w2));
 }
 
