@@ -36,7 +36,7 @@ constexpr std::array<int64_t, W> SplitColumns() {
 PJEMU_KERNEL void Im2ColConv1(const float* x, int64_t n0, int64_t n1, float* cols) {
   for (int64_t n = n0; n < n1; ++n) {
     const float* img = x + n * kIn1 * kIn1;
-    float* row = cols + n * kOut1 * kOut1 * kK * kK;
+    float* row = cols + (n - n0) * kOut1 * kOut1 * kK * kK;
     for (int64_t oh = 0; oh < kOut1; ++oh) {
       for (int64_t ow : SplitColumns<kOut1>()) {
         for (int64_t kh = 0; kh < kK; ++kh) {

@@ -16,8 +16,8 @@ namespace pjemu::trainer::fast {
 // follows reads each window row as two contiguous runs (BiasReluPool). The im2col functions
 // write their rows in this order and Col2ImConv2 reads it; any row order serves the GEMMs.
 
-// Conv 1->C k5 on 28x28 images: row (n, oh, ow) in split order, 25 columns kh*5 + kw,
-// cols[row][kh*5 + kw] = x[n][oh+kh][ow+kw].
+// Conv 1->C k5 on 28x28 images, samples [n0, n1): row (n - n0, oh, ow) in split order, 25
+// columns kh*5 + kw, cols[row][kh*5 + kw] = x[n][oh+kh][ow+kw].
 void Im2ColConv1(const float* x, int64_t n0, int64_t n1, float* cols);
 
 // Conv 20->50 k5 on a channels-last [N,12,12,20] input, samples [n0, n1): `cols` holds their

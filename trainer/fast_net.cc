@@ -60,11 +60,12 @@ class FastNet::Engine {
   double Step(const float* x, const int64_t* target, int64_t n, int64_t batch);
 
  private:
-  // pool1 -> conv2 (im2col + GEMM) -> pool2 into fc1's input, block by block of samples.
-  void Conv2Forward(int64_t n);
-  // From fc1's input gradient: pool2's backward, conv2's input gradient (GEMM + col2im) and
-  // pool1's backward block by block, then conv2's weight and both bias gradients.
-  void Conv2Backward(int64_t n);
+  // conv1 (im2col + GEMM) -> pool1 -> conv2 (im2col + GEMM) -> pool2 into fc1's input, block
+  // by block of samples.
+  void ConvForward(const float* x, int64_t n);
+  // From fc1's input gradient, block by block: pool2's backward, conv2's input gradient (GEMM +
+  // col2im), pool1's backward, both convolutions' weight gradients; and the bias gradients.
+  void ConvBackward(const float* x, int64_t n);
 
   Tensors p_, g_;
   int64_t max_n_;
@@ -78,7 +79,7 @@ FastNet::Engine::Engine(const Tensors& params, const Tensors& grads, int64_t max
     : p_(params), g_(grads), max_n_(max_n) {
   const auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
   const int64_t b = max_n;
-  cols1_ = torch::empty({b * kPix1, 25}, f32);
+  cols1_ = torch::empty({kBlock * kPix1, 25}, f32);  // one block's
   y1_ = torch::empty({b * kPix1, 20}, f32);
   p1_ = torch::empty({b, 12, 12, 20}, f32);
   cols2_ = torch::empty({kBlock * kPix2, 500}, f32);  // one block's
@@ -99,12 +100,16 @@ FastNet::Engine::Engine(const Tensors& params, const Tensors& grads, int64_t max
   arg2_ = torch::empty({b * 4 * 4 * 50}, torch::kUInt8);
 }
 
-void FastNet::Engine::Conv2Forward(int64_t n) {
+void FastNet::Engine::ConvForward(const float* x, int64_t n) {
   uint8_t* arg1 = arg1_.data_ptr<uint8_t>();
   uint8_t* arg2 = arg2_.data_ptr<uint8_t>();
-  fast::BiasReluPool(kPool1, F(y1_), F(p_.b1), 0, n, F(p1_), arg1);
+  const torch::Tensor w1 = p_.w1.view({20, 25}).t();
   for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
     const int64_t b1 = std::min(n, b0 + kBlock);
+    fast::Im2ColConv1(x, b0, b1, F(cols1_));
+    torch::Tensor y1 = y1_.narrow(0, b0 * kPix1, (b1 - b0) * kPix1);
+    at::mm_out(y1, cols1_.narrow(0, 0, (b1 - b0) * kPix1), w1);
+    fast::BiasReluPool(kPool1, F(y1_), F(p_.b1), b0, b1, F(p1_), arg1);
     fast::Im2ColConv2(F(p1_), b0, b1, F(cols2_));
     torch::Tensor y2 = y2_.narrow(0, b0 * kPix2, (b1 - b0) * kPix2);
     at::mm_out(y2, cols2_.narrow(0, 0, (b1 - b0) * kPix2), w2p_.t());
@@ -112,26 +117,32 @@ void FastNet::Engine::Conv2Forward(int64_t n) {
   }
 }
 
-void FastNet::Engine::Conv2Backward(int64_t n) {
+void FastNet::Engine::ConvBackward(const float* x, int64_t n) {
   const uint8_t* arg1 = arg1_.data_ptr<uint8_t>();
   const uint8_t* arg2 = arg2_.data_ptr<uint8_t>();
   g_.b2.zero_();  // the pool backward passes add the bias gradients into them
   g_.b1.zero_();
+  torch::Tensor gw1 = g_.w1.view({20, 25});
   for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
-    const int64_t b1 = std::min(n, b0 + kBlock), rows = (b1 - b0) * kPix2;
+    const int64_t b1 = std::min(n, b0 + kBlock), rows2 = (b1 - b0) * kPix2,
+                  rows1 = (b1 - b0) * kPix1;
     fast::BiasReluPoolBackward(kPool2, F(df_), arg2, b0, b1, F(dy2_), F(g_.b2));
-    const torch::Tensor dy2 = dy2_.narrow(0, b0 * kPix2, rows);
-    MatMul(dcols2_.narrow(0, 0, rows), dy2, false, w2p_);
+    const torch::Tensor dy2 = dy2_.narrow(0, b0 * kPix2, rows2);
+    MatMul(dcols2_.narrow(0, 0, rows2), dy2, false, w2p_);
     fast::Col2ImConv2(F(dcols2_), b0, b1, F(dp1_));
     fast::BiasReluPoolBackward(kPool1, F(dp1_), arg1, b0, b1, F(dy1_), F(g_.b1));
-    // The weight gradient block by block from the block's columns, made again: a hot 0.5 MB
-    // block costs less than writing and reading back the share's whole 8 MB matrix.
+    // Both weight gradients block by block from the block's columns, made again: a hot block
+    // costs less than writing and reading back the share's whole matrices (8 MB for conv2).
     fast::Im2ColConv2(F(p1_), b0, b1, F(cols2_));
-    const torch::Tensor cols = cols2_.narrow(0, 0, rows);
+    fast::Im2ColConv1(x, b0, b1, F(cols1_));
+    const torch::Tensor cols2 = cols2_.narrow(0, 0, rows2), cols1 = cols1_.narrow(0, 0, rows1);
+    const torch::Tensor dy1 = dy1_.narrow(0, b0 * kPix1, rows1);
     if (b0 == 0) {
-      MatMul(gw2p_, dy2, true, cols);
+      MatMul(gw2p_, dy2, true, cols2);
+      MatMul(gw1, dy1, true, cols1);
     } else {
-      gw2p_.addmm_(dy2.t(), cols);
+      gw2p_.addmm_(dy2.t(), cols2);
+      gw1.addmm_(dy1.t(), cols1);
     }
   }
   fast::UnpermuteConv2Weight(F(gw2p_), F(g_.w2));
@@ -141,15 +152,12 @@ double FastNet::Engine::Step(const float* x, const int64_t* target, int64_t n, i
   TORCH_CHECK(n >= 1 && n <= max_n_, "FastNet: bad share of the batch");
   torch::NoGradGuard no_grad;  // grad mode is per thread: this may be an OpenMP worker
   auto rows = [](const torch::Tensor& t, int64_t k) { return t.narrow(0, 0, k); };
-  torch::Tensor cols1 = rows(cols1_, n * kPix1), y1 = rows(y1_, n * kPix1);
   torch::Tensor f = rows(f_, n), h = rows(h_, n), z = rows(z_, n), dz = rows(dz_, n);
-  torch::Tensor dh = rows(dh_, n), df = rows(df_, n), dy1 = rows(dy1_, n * kPix1);
+  torch::Tensor dh = rows(dh_, n), df = rows(df_, n);
 
-  // conv1 (im2col + GEMM); pool1, conv2 and pool2 in blocks of samples.
-  fast::Im2ColConv1(x, 0, n, F(cols1));
-  at::mm_out(y1, cols1, p_.w1.view({20, 25}).t());
+  // conv1, pool1, conv2 and pool2 in blocks of samples.
   fast::PermuteConv2Weight(F(p_.w2), F(w2p_));
-  Conv2Forward(n);
+  ConvForward(x, n);
   // fc1 + relu, fc2, log-softmax + NLL.
   at::addmm_out(h, p_.fb1, f, p_.fw1.t());
   float* hp = F(h);
@@ -166,8 +174,7 @@ double FastNet::Engine::Step(const float* x, const int64_t* target, int64_t n, i
   MatMul(g_.fw1, dh, true, f);
   at::sum_out(g_.fb1, dh, 0);
   at::mm_out(df, dh, p_.fw1);
-  Conv2Backward(n);
-  MatMul(g_.w1.view({20, 25}), dy1, true, cols1);
+  ConvBackward(x, n);
   return loss;
 }
 
