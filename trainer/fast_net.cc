@@ -15,9 +15,9 @@ namespace pjemu::trainer {
 namespace {
 
 constexpr int64_t kPix1 = 24 * 24, kPix2 = 8 * 8;  // conv output pixels per sample
-// conv2 runs in blocks of this many samples: a block's im2col matrix and
-// input-gradient columns (kBlock*64 x 500 floats, 0.5 MB) stay in L2 between their producer
-// and consumer (README, Speed work 12).
+// Both convolutions run in blocks of this many samples: a block's im2col matrix and column
+// gradients (conv2: kBlock*64 x 500 floats, 0.5 MB) stay in L2 between their producer and
+// consumer (README, Speed work 12 and 16; blocks of 2 and 8 measured slower).
 constexpr int64_t kBlock = 4;
 // conv1's output [N,24,24,20] -> pool [N,12,12,20] channels-last (conv2's input).
 constexpr fast::PoolShape kPool1{24, 24, 20, 12 * 12 * 20, 20, 1};

@@ -1,11 +1,12 @@
 // The fast training step (--kernels=fast, what --kernels=auto picks): forward and backward of
 // the reference convnet (model.h) written out by hand over buffers allocated once. Both
 // convolutions are im2col in channels-last order (rows in the split order of fast_kernels.h)
-// plus GEMMs for forward, input gradient and weight gradient: conv1 over the share of the batch,
-// conv2 block by block of 4 samples (M=256, K=500, N=50) with its pools, so each block's
-// matrices stay in L2, its weight gradient one GEMM over the share; bias, relu and the 2x2
-// max-pool are one pass; the fc layers are direct GEMMs; the loss is log-softmax + NLL in one
-// pass. The GEMMs go to the BLAS through ATen (at::mm_out / addmm_out), one thread each.
+// plus GEMMs for forward, input gradient and weight gradient, run block by block of 4 samples
+// with their pools (conv2: M=256, K=500, N=50), so each block's matrices stay in L2; the
+// backward makes a block's columns again for the weight gradients, accumulated block by block;
+// bias, relu and the 2x2 max-pool are one pass; the fc layers are direct GEMMs; the loss is
+// log-softmax + NLL in one pass. The GEMMs go to the BLAS through ATen (at::mm_out / addmm_out),
+// one thread each.
 //
 // With T > 1 intra-op threads the batch is split into T shares, one per thread, each run whole
 // by its own Engine (data parallel inside the process, one parallel region a step); the shares'
