@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <type_traits>
 
 #include "trainer/exit_codes.h"
 #include "trainer/ring_allreduce.h"
@@ -72,11 +73,8 @@ class PgComm : public Comm {
   Status AllReduceSum(std::vector<torch::Tensor>& t) override {
     if (ring_ != nullptr && t.size() == 1 && t[0].device().is_cpu() &&
         t[0].scalar_type() == torch::kFloat32 && t[0].is_contiguous()) {
-      blocked_since_.store(Now());
-      Status s = ring_->SumInPlace(t[0].data_ptr<float>(), t[0].numel());
-      blocked_since_.store(0);
-      if (!s.ok()) return Status(s.code(), "all-reduce with peers failed: " + s.message());
-      return s;
+      return Run("all-reduce",
+                 [&] { return ring_->SumInPlace(t[0].data_ptr<float>(), t[0].numel()); });
     }
     return Run("all-reduce", [&] { pg_->allreduce(t)->wait(); });
   }
@@ -89,19 +87,25 @@ class PgComm : public Comm {
   void SetOnTermWhileBlocked(std::function<void()> fn) override { on_term_ = std::move(fn); }
 
  private:
+  // Runs one collective, blocked_since_ set for the watchdog meanwhile: f throws (c10d) or
+  // returns a Status (the ring); either failure becomes "<what> with peers failed: ...".
   template <typename F>
   Status Run(const char* what, F&& f) {
     blocked_since_.store(Now());
+    Status s = Status::Ok();
     try {
-      f();
+      if constexpr (std::is_same_v<std::invoke_result_t<F>, Status>) {
+        s = f();
+      } else {
+        f();
+      }
     } catch (const std::exception& e) {
-      blocked_since_.store(0);
       std::string msg = e.what();
-      msg = msg.substr(0, msg.find('\n'));
-      return Status(Code::kUnavailable, std::string(what) + " with peers failed: " + msg);
+      s = Status(Code::kUnavailable, msg.substr(0, msg.find('\n')));
     }
     blocked_since_.store(0);
-    return Status::Ok();
+    if (!s.ok()) return Status(s.code(), std::string(what) + " with peers failed: " + s.message());
+    return s;
   }
 
   static int64_t Now() {
@@ -166,7 +170,8 @@ Result<std::string> InterfaceAddress(const std::string& ifname) {
   }
   freeifaddrs(list);
   if (found.empty()) {
-    return Status(Code::kInvalid, "GLOO_SOCKET_IFNAME=" + ifname + ": no IPv4 interface by that name");
+    return Status(Code::kInvalid,
+                  "GLOO_SOCKET_IFNAME=" + ifname + ": no IPv4 interface by that name");
   }
   return found;
 }

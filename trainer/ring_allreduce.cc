@@ -41,16 +41,16 @@ Result<std::string> LocalAddress(int fd) {
   return std::string(ip) + ":" + std::to_string(ntohs(a.sin_port));
 }
 
-Result<sockaddr_in> ParseAddress(const std::string& s, const std::string& what) {
+// A peer's published "host:port"; a bad one means the rendezvous failed, not a usage error.
+Result<sockaddr_in> ParsePeerAddress(const std::string& s, int rank) {
   const size_t colon = s.rfind(':');
   sockaddr_in a{};
   a.sin_family = AF_INET;
-  if (colon == std::string::npos || inet_pton(AF_INET, s.substr(0, colon).c_str(), &a.sin_addr) != 1) {
-    return Status(Code::kInvalid, "all-reduce ring: " + what + " is not an IPv4 host:port: " + s);
-  }
-  const int port = std::atoi(s.c_str() + colon + 1);
-  if (port < 1 || port > 65535) {
-    return Status(Code::kInvalid, "all-reduce ring: " + what + " has a bad port: " + s);
+  const int port = colon == std::string::npos ? 0 : std::atoi(s.c_str() + colon + 1);
+  if (colon == std::string::npos || port < 1 || port > 65535 ||
+      inet_pton(AF_INET, s.substr(0, colon).c_str(), &a.sin_addr) != 1) {
+    return Status(Code::kUnavailable, "all-reduce ring: rank " + std::to_string(rank) +
+                                          " published no IPv4 host:port but \"" + s + "\"");
   }
   a.sin_port = htons(static_cast<uint16_t>(port));
   return a;
@@ -91,8 +91,12 @@ class Fd {
 };
 
 Result<int> Listen(const std::string& host) {
-  ASSIGN_OR_RETURN(sockaddr_in a, ParseAddress(host + ":1", "the listen host"));
-  a.sin_port = 0;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  if (inet_pton(AF_INET, host.c_str(), &a.sin_addr) != 1) {
+    return Status(Code::kInvalid,
+                  "all-reduce ring: the listen host is not an IPv4 address: " + host);
+  }
   Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0 || bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
       listen(fd.get(), 4) != 0) {
@@ -111,8 +115,8 @@ Result<int> ConnectTo(const sockaddr_in& addr, int next, Clock::time_point deadl
       return fd.release();
     }
     if (Clock::now() >= deadline) {
-      return Status(Code::kTimeout, Errno("all-reduce ring: connect to rank " +
-                                          std::to_string(next)));
+      return Status(Code::kTimeout,
+                    Errno("all-reduce ring: connect to rank " + std::to_string(next)));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -128,12 +132,12 @@ Result<int> AcceptFrom(int listen_fd, int prev, Clock::time_point deadline) {
   Fd fd(accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
   int32_t hello = -1;
   if (fd.get() < 0 || !ReadAll(fd.get(), &hello, sizeof hello)) {
-    return Status(Code::kUnavailable, Errno("all-reduce ring: accept from rank " +
-                                            std::to_string(prev)));
+    return Status(Code::kUnavailable,
+                  Errno("all-reduce ring: accept from rank " + std::to_string(prev)));
   }
-  if (hello != prev) {
-    return Status(Code::kInvalid, "all-reduce ring: expected rank " + std::to_string(prev) +
-                                      ", rank " + std::to_string(hello) + " connected");
+  if (hello != prev) {  // the group did not form as the store says: retryable, as gloo's
+    return Status(Code::kUnavailable, "all-reduce ring: expected rank " + std::to_string(prev) +
+                                          ", rank " + std::to_string(hello) + " connected");
   }
   return fd.release();
 }
@@ -157,13 +161,13 @@ Result<std::unique_ptr<RingAllReduce>> RingAllReduce::Connect(int rank, int worl
   ASSIGN_OR_RETURN(std::string mine, LocalAddress(listener.get()));
   RETURN_IF_ERROR(rendezvous.set(Key(rank), mine));
   ASSIGN_OR_RETURN(std::string theirs, rendezvous.get(Key(next)));
-  ASSIGN_OR_RETURN(sockaddr_in next_addr, ParseAddress(theirs, "rank " + std::to_string(next)));
+  ASSIGN_OR_RETURN(sockaddr_in next_addr, ParsePeerAddress(theirs, next));
   ASSIGN_OR_RETURN(int to_next_raw, ConnectTo(next_addr, next, deadline));
   Fd to_next(to_next_raw);
   const int32_t hello = rank;
   if (!WriteAll(to_next.get(), &hello, sizeof hello)) {
-    return Status(Code::kUnavailable, Errno("all-reduce ring: hello to rank " +
-                                            std::to_string(next)));
+    return Status(Code::kUnavailable,
+                  Errno("all-reduce ring: hello to rank " + std::to_string(next)));
   }
   ASSIGN_OR_RETURN(int from_prev_raw, AcceptFrom(listener.get(), prev, deadline));
   Fd from_prev(from_prev_raw);
@@ -220,7 +224,8 @@ Status RingAllReduce::Exchange(const char* send, int64_t send_bytes, char* recv_
   while (sent < send_bytes || got < recv_bytes) {
     bool progress = false;
     if (sent < send_bytes) {
-      const ssize_t k = ::send(to_next_, send + sent, send_bytes - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      const ssize_t k =
+          ::send(to_next_, send + sent, send_bytes - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (k > 0) {
         sent += k;
         progress = true;
@@ -232,8 +237,8 @@ Status RingAllReduce::Exchange(const char* send, int64_t send_bytes, char* recv_
     if (got < recv_bytes) {
       const ssize_t k = ::recv(from_prev_, recv_buf + got, recv_bytes - got, MSG_DONTWAIT);
       if (k == 0) {
-        return Status(Code::kUnavailable, "all-reduce ring: rank " + std::to_string(prev) +
-                                              " closed the connection");
+        return Status(Code::kUnavailable,
+                      "all-reduce ring: rank " + std::to_string(prev) + " closed the connection");
       }
       if (k > 0) {
         got += k;

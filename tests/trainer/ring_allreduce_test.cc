@@ -2,6 +2,8 @@
 // and its rendezvous an in-memory store: sums (exact on integer values), bit-identical results
 // on every rank and run, every world size and length, and the failures a peer can cause (closing,
 // hanging, the wrong rank connecting). No Torch needed.
+#include "trainer/ring_allreduce.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -18,8 +20,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include "trainer/ring_allreduce.h"
 
 namespace pjemu::trainer {
 namespace {
@@ -198,7 +198,17 @@ TEST_CASE("the wrong rank connecting is refused", "[ring]") {
   close(listener);
   REQUIRE(sent);
   REQUIRE(!ring.ok());
+  CHECK(ring.status().code() == Code::kUnavailable);  // exit 200, retryable
   REQUIRE_THAT(ring.status().message(), Catch::Contains("expected rank 1, rank 5 connected"));
+}
+
+TEST_CASE("a peer's address that is not IPv4 host:port fails the rendezvous, naming it", "[ring]") {
+  MemoryStore store;
+  store.Set("pjemu_ring/1", "nowhere:80");
+  auto ring = RingAllReduce::Connect(0, 2, "127.0.0.1", store.Rendezvous(), milliseconds(100));
+  REQUIRE(!ring.ok());
+  CHECK(ring.status().code() == Code::kUnavailable);
+  CHECK_THAT(ring.status().message(), Catch::Contains("rank 1 published no IPv4 host:port"));
 }
 
 TEST_CASE("a listen host that is not an IPv4 address is refused", "[ring]") {
