@@ -8,6 +8,7 @@
 #include <map>
 #include <thread>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/apiserver/apiserver.h"
 #include "emulator/client/local_client.h"
 #include "emulator/cluster/trainer_runner.h"
@@ -22,8 +23,8 @@
 #include "emulator/process/simulated_process_runner.h"
 #include "emulator/scheduler/scheduler.h"
 #include "emulator/storage/volume_controller.h"
-#include "emulator/t9kjob/t9kjob.h"
 #include "emulator/store/store.h"
+#include "emulator/t9kjob/t9kjob.h"
 #include "emulator/ui/console.h"
 
 namespace pjemu::cluster {
