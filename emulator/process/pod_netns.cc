@@ -149,7 +149,16 @@ BridgeNetwork::~BridgeNetwork() {
     }
   }
   (void)RunCommand({"ip", "netns", "delete", node_ns_});
-  if (!host_route_.empty()) (void)RunCommand({"ip", "route", "delete", "unreachable", host_route_});
+  // The host's route stays while another emulator's bridge (pjemu-<pid>-net) still needs it.
+  bool others = false;
+  for (const auto& e : std::filesystem::directory_iterator(kNetnsDir, ec)) {
+    std::string name = e.path().filename().string();
+    others = others || (name.rfind("pjemu-", 0) == 0 && name.size() > 4 &&
+                        name.compare(name.size() - 4, 4, "-net") == 0);
+  }
+  if (!host_route_.empty() && !others) {
+    (void)RunCommand({"ip", "route", "delete", "unreachable", host_route_});
+  }
 }
 
 Result<std::string> BridgeNetwork::AddPod(const std::string& name, const std::string& ip) {

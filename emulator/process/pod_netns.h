@@ -27,7 +27,9 @@ class BridgeNetwork {
   // left by emulators that are gone (pjemu-<dead pid>-*) are deleted first. kUnavailable with
   // the reason where the host cannot (no `ip`, not root, no network namespaces).
   static Result<std::unique_ptr<BridgeNetwork>> Create(const std::string& gateway, int prefix);
-  ~BridgeNetwork();  // deletes every pod namespace, the bridge's, and the host's route
+  // Deletes every pod namespace, the bridge's, and the host's route (unless another emulator's
+  // bridge is there).
+  ~BridgeNetwork();
   BridgeNetwork(const BridgeNetwork&) = delete;
   BridgeNetwork& operator=(const BridgeNetwork&) = delete;
 
