@@ -92,8 +92,11 @@ TEST_CASE("isolation: two jobs' masters on one fixed port, each worker reaching 
     auto log = f.kubelet->Find({ns, "job-worker-0", "", false});
     REQUIRE(log.ok());
     CHECK(ReadFile(log->path).find(std::string("master says ") + ns) != std::string::npos);
-    std::string ip = f.Get("job-master-0", ns)["status"]["podIP"];
-    CHECK(ip.rfind("10.244.1.", 0) == 0);
+    // A network of the pod's own where the host can (`ip`); else the host's, ports remapped.
+    if (!f.kubelet->NetworkNamespace(ns, "job-master-0").empty()) {
+      std::string ip = f.Get("job-master-0", ns)["status"]["podIP"];
+      CHECK(ip.rfind("10.244.1.", 0) == 0);
+    }
   }
   CHECK(f.Get("job-master-0", "team-a")["status"]["podIP"] !=
         f.Get("job-master-0", "team-b")["status"]["podIP"]);
