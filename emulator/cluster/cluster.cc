@@ -328,14 +328,15 @@ Status Cluster::StartApiServer() {
   if (p->posix) {
     // The console's CPU/memory charts sample the pods' processes.
     process::PosixProcessRunner* posix = p->posix.get();
-    p->sampler =
-        std::make_unique<process::ResourceSampler>(*p->clock, [posix] { return posix->Live(); });
+    p->sampler = std::make_unique<process::ResourceSampler>(
+        *p->clock, [posix] { return posix->Live(); }, process::ResourceSamplerOptions{},
+        [posix](process::Pid pid) { return posix->CgroupUsageOf(pid); });
     p->sampler->Start();
     co.usage = [sampler = p->sampler.get()](const std::string& ns, const std::string& pod) {
       std::vector<ui::ContainerUsage> out;
       for (auto& [container, samples] : sampler->Samples(ns + "/" + pod + "/")) {
         ui::ContainerUsage usage{container, {}};
-        for (const auto& s : samples) usage.points.push_back({s.time, s.cpu_cores, s.rss_bytes});
+        for (const auto& s : samples) usage.points.push_back({s.time, s.cpu_cores, s.memory_bytes});
         out.push_back(std::move(usage));
       }
       return out;
