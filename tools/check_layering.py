@@ -17,14 +17,16 @@ ALLOWED = {
     "client": {"store"},
     "apiserver": {"store"},
     "controller": {"client"},
+    # Each further job kind's controller: its own folder over the shared controller machinery.
+    "t9kjob": {"controller", "client"},
     "scheduler": {"client"},
     "storage": {"client"},
     "kubelet": {"client", "process"},
     "faults": {"client", "process", "kubelet"},
     "persist": {"store"},
     # The one wiring: faults reach it only as decorators handed in through its options.
-    "cluster": {"store", "process", "client", "apiserver", "controller", "scheduler", "kubelet",
-                "persist", "ui", "storage"},
+    "cluster": {"store", "process", "client", "apiserver", "controller", "t9kjob", "scheduler",
+                "kubelet", "persist", "ui", "storage"},
     # The PyTorchJob's vocabulary (defaulting, validation, conditions) is api's: only the cluster
     # wiring reaches the controller itself.
     "scenario": {"cluster", "manifest", "faults", "client"},

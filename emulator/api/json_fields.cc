@@ -40,4 +40,39 @@ bool Deleting(const Json& object) {
   return !FieldAt(object, {"metadata", "deletionTimestamp"}).is_null();
 }
 
+const Json& JsonPathValue(const Json& obj, std::string_view path) {
+  static const Json kNull;
+  const Json* cur = &obj;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      std::size_t end = path.find_first_of(".[", i + 1);
+      if (end == std::string_view::npos) end = path.size();
+      const std::string key(path.substr(i + 1, end - i - 1));
+      if (!cur->is_object() || !cur->contains(key)) return kNull;
+      cur = &(*cur)[key];
+      i = end;
+    } else if (path[i] == '[') {
+      std::size_t end = path.find(']', i);
+      if (end == std::string_view::npos || !cur->is_array()) return kNull;
+      std::string index(path.substr(i + 1, end - i - 1));
+      if (!index.empty() && index.back() == ':') index.pop_back();  // [-1:] is the last one
+      long n = 0;
+      try {
+        n = std::stol(index);
+      } catch (...) {
+        return kNull;
+      }
+      const long size = static_cast<long>(cur->size());
+      if (n < 0) n += size;
+      if (n < 0 || n >= size) return kNull;
+      cur = &(*cur)[static_cast<std::size_t>(n)];
+      i = end + 1;
+    } else {
+      return kNull;
+    }
+  }
+  return *cur;
+}
+
 }  // namespace pjemu::api

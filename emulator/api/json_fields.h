@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "emulator/common/status.h"
 
@@ -26,6 +27,9 @@ std::optional<std::int64_t> OptInt(const Json& obj, const char* key);
 const Json& ArrayOr(const Json& j);
 // j when it is an object, else an empty object.
 const Json& ObjectOr(const Json& j);
+// The value at a CRD printer column's JSONPath: dotted keys with optional [N] or [-N:] list
+// steps (".status.phase", ".status.conditions[-1:].type"); null when any step is absent.
+const Json& JsonPathValue(const Json& obj, std::string_view path);
 // True once metadata.deletionTimestamp is set: the object is being deleted (finalizers or a
 // grace period hold it).
 bool Deleting(const Json& object);

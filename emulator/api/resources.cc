@@ -4,8 +4,22 @@
 #include "emulator/api/disruption.h"
 #include "emulator/api/pod_validation.h"
 #include "emulator/api/pytorchjob_validation.h"
+#include "emulator/api/t9k_validation.h"
+#include "emulator/api/workload.h"
 
 namespace pjemu::api {
+
+// Each job kind's workload table, defined in the kind's own files.
+extern const Workload kPyTorchJobWorkload;
+namespace t9k {
+extern const Workload kWorkload;
+}
+
+namespace {
+
+const PrinterColumn kAgeColumn = {"Age", "date", ".metadata.creationTimestamp", 0, ""};
+
+}  // namespace
 
 const std::vector<ResourceType>& AllResources() {
   // group, version, kind, plural, singular, namespaced, has_status, has_scale, short names,
@@ -29,7 +43,22 @@ const std::vector<ResourceType>& AllResources() {
       {"storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false, false,
        false, {"sc"}, {DefaultStorageClass, ValidateStorageClass}},
       {"kubeflow.org", "v1", "PyTorchJob", "pytorchjobs", "pytorchjob", true, true, true, {},
-       {nullptr, ValidatePyTorchJob}},
+       {nullptr, ValidatePyTorchJob},
+       {{"State", "string", ".status.conditions[-1:].type", 0, ""}, kAgeColumn},
+       &kPyTorchJobWorkload},
+      // T9k's kinds. Their CRDs are not public: the columns are an assumption (README).
+      {"batch.tensorstack.dev", "v1beta1", "PyTorchTrainingJob", "pytorchtrainingjobs",
+       "pytorchtrainingjob", true, true, false, {"pj"}, {nullptr, t9k::Validate},
+       {{"Phase", "string", ".status.phase", 0, "The phase of the job."},
+        kAgeColumn,
+        {"Backoff", "integer", ".status.backoffCount", 1, "Restarts counted against backoffLimit."},
+        {"Running", "integer", ".status.aggregate.running", 1, "Running replicas."},
+        {"Succeeded", "integer", ".status.aggregate.succeeded", 1, "Succeeded replicas."},
+        {"Failed", "integer", ".status.aggregate.failed", 1, "Failed replicas."}},
+       &t9k::kWorkload},
+      {"tensorstack.dev", "v1beta1", "TensorBoard", "tensorboards", "tensorboard", true, true,
+       false, {}, {},
+       {{"Phase", "string", ".status.phase", 0, "The phase of the TensorBoard."}, kAgeColumn}},
       {"autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
        "horizontalpodautoscaler", true, true, false, {"hpa"}, {}},
       {"policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", true,
@@ -67,5 +96,43 @@ const ResourceType& PodDisruptionBudgets() {
   return *FindResource("policy", "poddisruptionbudgets");
 }
 const ResourceType& PyTorchJobs() { return *FindResource("kubeflow.org", "pytorchjobs"); }
+const ResourceType& PyTorchTrainingJobs() {
+  return *FindResource("batch.tensorstack.dev", "pytorchtrainingjobs");
+}
+const ResourceType& TensorBoards() { return *FindResource("tensorstack.dev", "tensorboards"); }
+
+std::vector<const ResourceType*> WorkloadTypes() {
+  std::vector<const ResourceType*> out;
+  for (const ResourceType& r : AllResources()) {
+    if (r.workload) out.push_back(&r);
+  }
+  return out;
+}
+
+WorkloadState StateOf(const ResourceType& type, const Json& job) {
+  return type.workload ? type.workload->state(job) : WorkloadState{};
+}
+
+const ResourceType* WorkloadTypeOf(const Json& object) {
+  if (!object.is_object()) return nullptr;
+  const ResourceType* type = FindByKind(object.value("apiVersion", ""), object.value("kind", ""));
+  return type && type->workload ? type : nullptr;
+}
+
+WorkloadState StateOf(const Json& object) {
+  const ResourceType* type = WorkloadTypeOf(object);
+  return type ? StateOf(*type, object) : WorkloadState{};
+}
+
+std::vector<FieldError> TemplateVolumeErrors(const ResourceType& type, const Json& job) {
+  std::vector<FieldError> errs;
+  if (!type.workload) return errs;
+  for (const PodTemplateRef& t : type.workload->pod_templates(job)) {
+    for (FieldError& e : PodSpecVolumeErrors(t.spec, t.name + ".template.spec")) {
+      errs.push_back(std::move(e));
+    }
+  }
+  return errs;
+}
 
 }  // namespace pjemu::api

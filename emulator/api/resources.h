@@ -28,6 +28,20 @@ struct Admission {
                       std::vector<std::string>* warnings) = nullptr;
 };
 
+// One of a custom resource's additionalPrinterColumns: `kubectl get` shows the value at
+// json_path (".status.phase", ".status.conditions[-1:].type", ".metadata.creationTimestamp")
+// under name; priority 1 only with -o wide. type is the OpenAPI type ("string", "integer",
+// "date": shown as an age).
+struct PrinterColumn {
+  std::string name;
+  std::string type;
+  std::string json_path;
+  int priority = 0;
+  std::string description;
+};
+
+struct Workload;  // workload.h: what the CLI, the console and scenarios read of a job kind
+
 struct ResourceType {
   std::string group;     // "" for the core group
   std::string version;   // "v1"
@@ -39,6 +53,12 @@ struct ResourceType {
   bool has_scale = false;  // a /scale subresource exists (pytorchjobs)
   std::vector<std::string> short_names;
   Admission admission;
+  // A custom resource's printer columns (its CRD's additionalPrinterColumns); empty: the
+  // default Name and Age, or the built-in kind's own table (apiserver/tables.cc).
+  std::vector<PrinterColumn> printer_columns;
+  // Non-null for a job kind (PyTorchJob, PyTorchTrainingJob, ...): how to read its outcome and
+  // find its pods, so nothing outside the kind's own files asks which kind it is.
+  const Workload* workload = nullptr;
 
   // "v1" or "kubeflow.org/v1".
   std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
@@ -75,5 +95,9 @@ const ResourceType& PersistentVolumes();
 const ResourceType& StorageClasses();
 const ResourceType& PodDisruptionBudgets();
 const ResourceType& PyTorchJobs();
+const ResourceType& PyTorchTrainingJobs();
+const ResourceType& TensorBoards();
+// Every job kind (the rows with a workload), in table order.
+std::vector<const ResourceType*> WorkloadTypes();
 
 }  // namespace pjemu::api

@@ -1,9 +1,9 @@
 #include "emulator/apiserver/tables.h"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
-#include "emulator/api/job_conditions.h"
 #include "emulator/api/json_fields.h"
 #include "emulator/api/persistent_volumes.h"
 #include "emulator/api/pod_status.h"
@@ -216,12 +216,38 @@ const std::vector<Column>& TypedColumnsOf(const TypedTable& t) {
   return kTyped[&t - TypedTables().data()];
 }
 
+// A custom resource's columns: Name, then its CRD's additionalPrinterColumns.
+const std::vector<Column>* PrinterColumnsOf(const api::ResourceType& type) {
+  static const std::map<const api::ResourceType*, std::vector<Column>> kAll = [] {
+    std::map<const api::ResourceType*, std::vector<Column>> all;
+    for (const api::ResourceType& r : api::AllResources()) {
+      if (r.printer_columns.empty()) continue;
+      std::vector<Column> cols = {
+          {"Name", "string", "name", 0, "Name must be unique within a namespace."}};
+      for (const api::PrinterColumn& c : r.printer_columns) {
+        cols.push_back({c.name.c_str(), c.type.c_str(), "", c.priority, c.description.c_str()});
+      }
+      all.emplace(&r, std::move(cols));
+    }
+    return all;
+  }();
+  const api::ResourceType* row = api::FindResource(type.group, type.plural);
+  auto it = kAll.find(row);
+  return it == kAll.end() ? nullptr : &it->second;
+}
+
+// A printer column's cell as the CRD table convertor makes it: dates as ages, absent as null.
+Json PrinterCell(const api::PrinterColumn& c, const Json& object, Time now) {
+  const Json& v = api::JsonPathValue(object, c.json_path);
+  if (v.is_null()) return nullptr;
+  if (c.type == "date") return v.is_string() ? Json(Age(v.get<std::string>(), now)) : Json();
+  if (c.type == "integer" || c.type == "number" || c.type == "boolean") return v;
+  return v.is_string() ? v : Json(v.dump());
+}
+
 const std::vector<Column>& ColumnsOf(const api::ResourceType& type) {
   if (const TypedTable* t = TypedTableOf(type)) return TypedColumnsOf(*t);
-  static const std::vector<Column> kPyTorchJob = {
-      {"Name", "string", "name", 0, "Name must be unique within a namespace."},
-      {"State", "string", "", 0, ""},
-      {"Age", "date", "", 0, ""}};
+  if (const std::vector<Column>* cols = PrinterColumnsOf(type)) return *cols;
   static const std::vector<Column> kPod = {
       {"Name", "string", "name", 0, "Name must be unique within a namespace."},
       {"Ready", "string", "", 0,
@@ -280,7 +306,6 @@ const std::vector<Column>& ColumnsOf(const api::ResourceType& type) {
       {"Age", "date", "", 0,
        "CreationTimestamp is a timestamp representing the server time when this object was "
        "created."}};
-  if (type.plural == "pytorchjobs") return kPyTorchJob;
   if (type.group.empty()) {
     if (type.plural == "pods") return kPod;
     if (type.plural == "services") return kService;
@@ -415,7 +440,14 @@ std::vector<Json> Cells(const api::ResourceType& type, const Json& object, Time 
     cells.insert(cells.begin(), type.plural == "storageclasses" ? StorageClassName(object) : name);
     return cells;
   }
-  if (type.plural == "pytorchjobs") return {name, api::JobState(object), age};
+  if (const api::ResourceType* row = api::FindResource(type.group, type.plural);
+      row && !row->printer_columns.empty()) {
+    cells = {name};
+    for (const api::PrinterColumn& c : row->printer_columns) {
+      cells.push_back(PrinterCell(c, object, now));
+    }
+    return cells;
+  }
   if (type.group.empty() && type.plural != "configmaps") {
     if (type.plural == "pods") cells = PodCells(object, now);
     if (type.plural == "services") cells = ServiceCells(object, now);

@@ -78,8 +78,9 @@ std::optional<int> StartCluster(cluster::Cluster& cluster,
                 "cannot start the cluster: " + s.message());
   }
   for (const manifest::Manifest& m : inputs) {
-    if (auto type = TypeOf(m); !type.ok() || !(**type == api::PyTorchJobs())) continue;
-    if (Status s = cluster.CheckImages(m.object); !s.ok()) {
+    auto type = TypeOf(m);
+    if (!type.ok() || !(*type)->workload) continue;
+    if (Status s = cluster.CheckImages(**type, m.object); !s.ok()) {
       cluster.Stop();
       int line = s.details().is_object() ? m.LineOf(s.details().value("field", "")) : m.line;
       return Fail(ExitCode::kInvalidInput,
@@ -90,8 +91,8 @@ std::optional<int> StartCluster(cluster::Cluster& cluster,
 }
 
 // The order `run` creates what a file carries, as a user would apply it: what pods refer to
-// (namespaces, storage, ConfigMaps, Secrets, claims) before the jobs that make the pods; the rest
-// in file order between them.
+// (namespaces, storage, ConfigMaps, Secrets, claims) before the jobs (of any job kind) that make
+// the pods; the rest in file order between them.
 int CreationRank(const api::ResourceType& type) {
   static const std::vector<const api::ResourceType*> kFirst = {
       &api::Namespaces(), &api::StorageClasses(), &api::PersistentVolumes(),
@@ -99,8 +100,7 @@ int CreationRank(const api::ResourceType& type) {
   for (std::size_t i = 0; i < kFirst.size(); ++i) {
     if (*kFirst[i] == type) return static_cast<int>(i);
   }
-  return type == api::PyTorchJobs() ? static_cast<int>(kFirst.size()) + 1
-                                    : static_cast<int>(kFirst.size());
+  return type.workload ? static_cast<int>(kFirst.size()) + 1 : static_cast<int>(kFirst.size());
 }
 
 std::vector<const manifest::Manifest*> InCreationOrder(
@@ -116,7 +116,7 @@ std::vector<const manifest::Manifest*> InCreationOrder(
   return out;
 }
 
-// Creates every object (InCreationOrder); the PyTorchJobs join the monitor. Returns the exit
+// Creates every object (InCreationOrder); the jobs join the monitor. Returns the exit
 // code on a failure, the cluster stopped.
 std::optional<int> Submit(cluster::Cluster& cluster, const std::vector<manifest::Manifest>& inputs,
                           RunMonitor& monitor, Terminal& term, bool json) {
@@ -135,14 +135,14 @@ std::optional<int> Submit(cluster::Cluster& cluster, const std::vector<manifest:
                       : ExitCode::kFailed,
                   m.source + ":" + std::to_string(m.line) + ": " + created.status().message());
     }
-    if (!(**type == api::PyTorchJobs())) continue;
-    monitor.AddJob(*created);
+    if (!(*type)->workload) continue;
+    monitor.AddJob(**type, *created);
     if (!json) {
       const Json& meta = (*created)["metadata"];
-      term.Line(
-          term.Paint("pytorchjob " + meta.value("namespace", "") + "/" + meta.value("name", ""),
-                     Color::kBold) +
-          " submitted");
+      term.Line(term.Paint(api::Lower((*type)->kind) + " " + meta.value("namespace", "") + "/" +
+                               meta.value("name", ""),
+                           Color::kBold) +
+                " submitted");
     }
   }
   return std::nullopt;
@@ -181,7 +181,7 @@ WaitOutcome WaitForJobs(Clock& clock, RunMonitor& monitor, Duration timeout) {
   out.summaries = monitor.Summaries(clock.Now());
   if (out.exit == ExitCode::kOk) {
     for (const JobSummary& s : out.summaries) {
-      if (s.condition != "Succeeded") out.exit = ExitCode::kFailed;
+      if (!s.succeeded) out.exit = ExitCode::kFailed;
     }
   }
   return out;
@@ -197,7 +197,7 @@ void PrintSummary(const RunFlags& flags, const WaitOutcome& outcome, Terminal& t
   term.Line("");
   for (const JobSummary& s : outcome.summaries) {
     // namespace/name: two jobs of one name in two namespaces stay apart.
-    term.Line(term.Paint("pytorchjob " + s.ns + "/" + s.name, Color::kBold) + " conditions:");
+    term.Line(term.Paint(s.kind + " " + s.ns + "/" + s.name, Color::kBold) + " conditions:");
     for (const Json& c : s.conditions) {
       term.Line(fmt::format("  {:<11} {:<6} {:<24} {}", c.value("type", ""), c.value("status", ""),
                             c.value("reason", ""), c.value("message", "")));

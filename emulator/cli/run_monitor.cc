@@ -4,49 +4,19 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pytorchjob.h"
+#include "emulator/api/workload.h"
 #include "emulator/cli/job_view.h"
 
 namespace pjemu::cli {
 namespace {
 
-using api::kJobNameLabel;
-using api::kReplicaTypeLabel;
-
-std::string Label(const Json& obj, const char* key) {
-  return api::Str(api::FieldAt(obj, {"metadata", "labels"}), key);
-}
-
 std::string FirstContainer(const Json& pod) {
-  if (pod.contains("spec") && pod["spec"].contains("containers") &&
-      pod["spec"]["containers"].is_array() && !pod["spec"]["containers"].empty()) {
-    return pod["spec"]["containers"][0].value("name", "");
-  }
-  return "";
+  const Json& containers = api::ArrayOr(api::FieldAt(pod, {"spec", "containers"}));
+  return containers.empty() ? "" : api::Str(containers[0], "name");
 }
 
-std::string ConditionsKey(const Json& job) {
-  std::string key;
-  if (!job.contains("status") || !job["status"].contains("conditions")) return key;
-  for (const Json& c : job["status"]["conditions"]) {
-    key += c.value("type", "") + "=" + c.value("status", "") + ";";
-  }
-  return key;
-}
-
-// The master's container of a job spec (for --epochs), or null.
-Json MasterContainer(const Json& job) {
-  const Json& specs =
-      job.value("spec", Json::object()).value("pytorchReplicaSpecs", Json::object());
-  for (const char* rtype : {"Master", "Worker"}) {
-    if (!specs.contains(rtype)) continue;
-    const Json& tmpl = specs[rtype].value("template", Json::object());
-    const Json& containers = tmpl.value("spec", Json::object()).value("containers", Json::array());
-    for (const Json& c : containers) {
-      if (c.value("name", "") == "pytorch") return c;
-    }
-    if (!containers.empty()) return containers[0];
-  }
-  return Json();
+std::string LowerKind(const api::ResourceType& type) {
+  return api::Lower(type.kind);
 }
 
 }  // namespace
@@ -55,12 +25,13 @@ RunMonitor::RunMonitor(client::Client& client, api::PodLogs& logs, Terminal& ter
                        MonitorOptions options)
     : client_(client), logs_(logs), term_(term), options_(std::move(options)) {}
 
-void RunMonitor::AddJob(const Json& job) {
+void RunMonitor::AddJob(const api::ResourceType& type, const Json& job) {
   auto js = std::make_unique<TrackedJob>();
+  js->type = &type;
   js->ns = job["metadata"].value("namespace", "default");
   js->name = job["metadata"].value("name", "");
   js->job = job;
-  Json master = MasterContainer(job);
+  Json master = type.workload->primary_container(job);
   js->progress.epochs = master.is_null() ? 0 : EpochsFromArgs(master);
   jobs_.push_back(std::move(js));
 }
@@ -74,22 +45,19 @@ Status RunMonitor::Poll(Time now) {
 
 void RunMonitor::PollJob(TrackedJob& js, Time now, Status* image_error) {
   (void)now;
-  auto job = client_.Get(api::PyTorchJobs(), js.ns, js.name);
+  auto job = client_.Get(*js.type, js.ns, js.name);
   if (job.ok()) js.job = *job;
+  const api::Workload& w = *js.type->workload;
   api::ListOptions lo;
-  lo.label_selector = std::string(kJobNameLabel) + "=" + js.name;
+  lo.label_selector = w.pod_selector(js.job);
+  const std::string primary = w.primary_pod(js.job);
   auto pods = client_.List(api::Pods(), js.ns, lo);
   if (pods.ok()) {
-    bool has_master = false;
-    for (const Json& pod : (*pods)["items"])
-      has_master |= Label(pod, kReplicaTypeLabel) == "master";
     std::int64_t restarts = 0;
     for (const Json& pod : (*pods)["items"]) {
       std::string name = pod["metadata"].value("name", "");
       PodState& ps = js.pods[name];
-      std::string rtype = Label(pod, kReplicaTypeLabel);
-      ps.stream_log =
-          options_.all_logs || rtype == "master" || (!has_master && name == js.name + "-worker-0");
+      ps.stream_log = options_.all_logs || name == primary;
       std::string status = PodStatusText(pod);
       std::int64_t pod_restarts = PodRestarts(pod);
       restarts += pod_restarts;
@@ -116,7 +84,7 @@ void RunMonitor::PollJob(TrackedJob& js, Time now, Status* image_error) {
         if (file.ok()) ps.log.Follow(file->path);
         PrintLogs(js, ps, name);
       }
-      if (rtype == "master" || (!has_master && name == js.name + "-worker-0")) {
+      if (name == primary) {
         std::string metrics = options_.metrics_path ? options_.metrics_path(pod) : "";
         if (!metrics.empty()) {
           ps.metrics.Follow(metrics);
@@ -126,13 +94,14 @@ void RunMonitor::PollJob(TrackedJob& js, Time now, Status* image_error) {
     }
     js.restarts = restarts;
   }
-  std::string key = ConditionsKey(js.job);
-  if (key != js.last_conditions) {
-    js.last_conditions = key;
-    std::string state = JobState(js.job);
-    if (!options_.quiet && !state.empty()) {
-      term_.Line(fmt::format("{} {}: {}", term_.Paint("pytorchjob/" + js.name, Color::kBold),
-                             term_.Paint(state, ColorFor(state)), ConditionMessage(js.job, state)));
+  const api::WorkloadState state = w.state(js.job);
+  const std::string key = state.state + "\n" + state.reason + "\n" + state.message;
+  if (key != js.last_state) {
+    js.last_state = key;
+    if (!options_.quiet && !state.state.empty()) {
+      term_.Line(fmt::format("{} {}: {}",
+                             term_.Paint(LowerKind(*js.type) + "/" + js.name, Color::kBold),
+                             term_.Paint(state.state, ColorFor(state.state)), state.message));
     }
   }
 }
@@ -177,7 +146,7 @@ void RunMonitor::Flush() {
 
 bool RunMonitor::AllFinished() const {
   for (const auto& js : jobs_) {
-    if (!JobOutcome(js->job)) return false;
+    if (!js->type->workload->state(js->job).finished) return false;
   }
   return true;
 }
@@ -188,9 +157,12 @@ std::vector<JobSummary> RunMonitor::Summaries(Time now) const {
     JobSummary s;
     s.ns = js->ns;
     s.name = js->name;
-    s.condition = JobOutcome(js->job).value_or(JobState(js->job));
-    s.message = ConditionMessage(js->job, s.condition);
-    s.duration = JobDuration(js->job, now);
+    const api::WorkloadState state = js->type->workload->state(js->job);
+    s.kind = LowerKind(*js->type);
+    s.condition = state.state;
+    s.succeeded = state.succeeded;
+    s.message = state.message;
+    s.duration = JobDuration(js->job, state.finished_at.value_or(now));
     s.restarts = js->restarts;
     s.accuracy = js->progress.accuracy;
     s.loss = js->progress.loss;

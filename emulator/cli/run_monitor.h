@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "emulator/api/logs.h"
+#include "emulator/api/resources.h"
 #include "emulator/cli/log_tailer.h"
 #include "emulator/cli/summary_table.h"
 #include "emulator/cli/terminal.h"
@@ -33,12 +34,12 @@ class RunMonitor {
  public:
   RunMonitor(client::Client& client, api::PodLogs& logs, Terminal& term, MonitorOptions options);
 
-  // Starts tracking a submitted job (its stored form, as Create returned it).
-  void AddJob(const Json& job);
+  // Starts tracking a submitted job of a job kind (its stored form, as Create returned it).
+  void AddJob(const api::ResourceType& type, const Json& job);
   // One polling pass. Returns kInvalid when a pod is stuck on an image that cannot be mapped
   // (ErrImagePull/InvalidImageName: the message says how to map it), OK otherwise.
   Status Poll(Time now);
-  // Every tracked job has a Succeeded or Failed condition.
+  // Every tracked job has finished (api::WorkloadState::finished).
   bool AllFinished() const;
   // One row per job, in submission order.
   std::vector<JobSummary> Summaries(Time now) const;
@@ -55,10 +56,11 @@ class RunMonitor {
     bool stream_log = false;
   };
   struct TrackedJob {
+    const api::ResourceType* type = nullptr;
     std::string ns;
     std::string name;
     Json job;
-    std::string last_conditions;  // "Created,Running" as printed last
+    std::string last_state;  // the state and reason as printed last
     TrainingProgress progress;
     std::map<std::string, PodState> pods;  // by pod name
     std::int64_t restarts = 0;

@@ -16,9 +16,13 @@
 namespace pjemu::cli {
 
 struct JobSummary {
+  std::string kind = "pytorchjob";  // the job's kind, lower case ("pytorchtrainingjob")
   std::string ns;
   std::string name;
-  std::string condition;  // Succeeded, Failed, or the last condition when the run timed out
+  // The job's state (api::WorkloadState): Succeeded, Failed, or how far it got when the run
+  // timed out; a PyTorchTrainingJob's phase.
+  std::string condition;
+  bool succeeded = false;
   std::string message;    // that condition's message
   Duration duration{};
   std::int64_t restarts = 0;

@@ -1,9 +1,9 @@
 // `pjemu validate -f FILE [-f FILE...] [-o yaml|json]`: loading, admission and defaulting only,
-// with no cluster: prints each job as the controller sees it after SetDefaults_PyTorchJob, or
-// the errors (file:line) and exits 2.
+// with no cluster: prints each job as its controller sees it after the kind's defaulting
+// (api::Workload::defaulted), or the errors (file:line) and exits 2.
 #include <iostream>
 
-#include "emulator/api/pytorchjob.h"
+#include "emulator/api/workload.h"
 #include "emulator/cli/cli.h"
 #include "emulator/cli/commands.h"
 #include "emulator/cli/inputs.h"
@@ -33,8 +33,8 @@ int RunValidate(const ValidateFlags& flags) {
       continue;
     }
     Json shown = m.object;
-    if (auto type = TypeOf(m); type.ok() && **type == api::PyTorchJobs()) {
-      shown = api::SetDefaults(m.object);
+    if (auto type = TypeOf(m); type.ok() && (*type)->workload) {
+      shown = (*type)->workload->defaulted(m.object);
     }
     if (flags.output == "json") {
       std::cout << shown.dump(4) << "\n";

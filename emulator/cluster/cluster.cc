@@ -12,6 +12,7 @@
 #include "emulator/client/local_client.h"
 #include "emulator/cluster/trainer_runner.h"
 #include "emulator/controller/controller.h"
+#include "emulator/controller/pytorchjob_reconciler.h"
 #include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/kubelet.h"
@@ -21,6 +22,7 @@
 #include "emulator/process/simulated_process_runner.h"
 #include "emulator/scheduler/scheduler.h"
 #include "emulator/storage/volume_controller.h"
+#include "emulator/t9kjob/t9kjob.h"
 #include "emulator/store/store.h"
 #include "emulator/ui/console.h"
 
@@ -63,7 +65,7 @@ class Cluster::Parts {
   std::unique_ptr<process::ProcessRunner> base_runner;  // TrainerRunner or SimulatedProcessRunner
   std::unique_ptr<process::ProcessRunner> wrapped_runner;
   std::unique_ptr<process::ResourceSampler> sampler;  // the console's CPU/memory charts
-  std::unique_ptr<controller::Controller> controller;
+  std::vector<std::unique_ptr<controller::Controller>> controllers;  // one per job kind
   std::unique_ptr<scheduler::Scheduler> scheduler;
   std::unique_ptr<storage::VolumeController> volumes;  // local-path provisioner, PV binder
   kubelet::KubeletOptions kubelet_options;             // to power the node on again
@@ -82,6 +84,8 @@ class Cluster::Parts {
   process::ProcessRunner& runner() { return wrapped_runner ? *wrapped_runner : *base_runner; }
   // A kubelet over kubelet_options, with an image cache of its own (wrapped by wrap_images).
   void NewKubelet();
+  // A fresh controller per job kind over actors().
+  void NewControllers();
   // Runs fn on the loop (waiting for its result when the loop has a thread of its own).
   Status OnLoop(const std::function<Status()>& fn);
   // Stops the actors in the reverse order of their start and kills every container process.
@@ -102,11 +106,26 @@ Status Cluster::Parts::Build() {
   if (options.wrap_client) wrapped_client = options.wrap_client(*local);
   MakeRunner();
   kubelet_options = MakeKubeletOptions();
-  controller = std::make_unique<controller::Controller>(actors(), loop);
+  NewControllers();
   scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop);
   volumes = std::make_unique<storage::VolumeController>(actors(), loop, MakeVolumeOptions());
   NewKubelet();
   return Status::Ok();
+}
+
+// Every job kind's controller, in the order they start.
+using KindFactory = controller::KindSpec (*)(client::Client&, const Clock&);
+const KindFactory kJobKinds[] = {
+    [](client::Client& c, const Clock& k) { return controller::PyTorchJobKind(c, k); },
+    t9kjob::Kind,
+};
+
+void Cluster::Parts::NewControllers() {
+  controllers.clear();
+  for (KindFactory kind : kJobKinds) {
+    controllers.push_back(
+        std::make_unique<controller::Controller>(actors(), loop, kind(actors(), *clock)));
+  }
 }
 
 Status Cluster::Parts::LoadImages() {
@@ -200,7 +219,7 @@ Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
 }
 
 void Cluster::Parts::StopActors() {
-  controller->Stop();
+  for (auto& c : controllers) c->Stop();
   scheduler->Stop();
   volumes->Stop();
   kubelet->Stop();
@@ -286,7 +305,8 @@ Status Cluster::StartActors() {
     RETURN_IF_ERROR(p->kubelet->Start());
     RETURN_IF_ERROR(p->volumes->Start());
     RETURN_IF_ERROR(p->scheduler->Start());
-    return p->controller->Start();
+    for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());
+    return Status::Ok();
   }));
   if (options_.loop == LoopKind::kCaller) p->loop.RunUntilIdle();
   return Status::Ok();
@@ -378,9 +398,10 @@ Status Cluster::RestartController() {
   if (!parts_) return Status(Code::kInvalid, "cluster not started");
   Parts* p = parts_.get();
   return p->OnLoop([p] {
-    p->controller->Stop();
-    p->controller = std::make_unique<controller::Controller>(p->actors(), p->loop);
-    return p->controller->Start();
+    for (auto& c : p->controllers) c->Stop();
+    p->NewControllers();
+    for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());
+    return Status::Ok();
   });
 }
 
@@ -422,8 +443,8 @@ std::string Cluster::Kubeconfig() const {
 }
 
 // One container of a replica against the image map, the way the kubelet will resolve it.
-Status Cluster::CheckContainerImage(const std::string& rtype, const char* field, std::size_t i,
-                                    const Json& c) const {
+Status Cluster::CheckContainerImage(const api::PodTemplateRef& t, const char* field,
+                                    std::size_t i, const Json& c) const {
   auto strings = [&](const char* key) {
     std::vector<std::string> out;
     for (const Json& v : c.value(key, Json::array())) {
@@ -436,28 +457,24 @@ Status Cluster::CheckContainerImage(const std::string& rtype, const char* field,
       parts_->images.Resolve(image, strings("command"), strings("args"), parts_->image_vars);
   if (plan.ok()) return Status::Ok();
   return Status(plan.status().code(),
-                "spec.pytorchReplicaSpecs." + rtype + " container \"" + c.value("name", "") +
+                t.name + " container \"" + c.value("name", "") +
                     "\": " + kubelet::ResolveFailureReason(plan.status()) + ": " +
                     plan.status().message() + "\n  pjemu runs images as local programs: map \"" +
                     image +
                     "\" in an image map and pass it with --image-map FILE (see "
                     "fixtures/images.yaml; for the nccl seed on a CPU-only machine: "
                     "--image-map fixtures/image-maps/seed-nccl-on-cpu.yaml --gpus 2)",
-                Json{{"field", "spec.pytorchReplicaSpecs[" + rtype + "].template.spec." + field +
-                                   "[" + std::to_string(i) + "].image"}});
+                Json{{"field", t.field + ".spec." + field + "[" + std::to_string(i) + "].image"}});
 }
 
-Status Cluster::CheckImages(const Json& job) const {
+Status Cluster::CheckImages(const api::ResourceType& type, const Json& job) const {
   if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  const Json& specs =
-      job.value("spec", Json::object()).value("pytorchReplicaSpecs", Json::object());
-  for (auto it = specs.begin(); it != specs.end(); ++it) {
-    const Json& pod_spec =
-        it.value().value("template", Json::object()).value("spec", Json::object());
+  if (!type.workload) return Status::Ok();
+  for (const api::PodTemplateRef& t : type.workload->pod_templates(job)) {
     for (const char* field : {"initContainers", "containers"}) {
-      const Json& list = pod_spec.value(field, Json::array());
+      const Json& list = api::ArrayOr(api::Field(t.spec, field));
       for (std::size_t i = 0; i < list.size(); ++i) {
-        RETURN_IF_ERROR(CheckContainerImage(it.key(), field, i, list[i]));
+        RETURN_IF_ERROR(CheckContainerImage(t, field, i, list[i]));
       }
     }
   }

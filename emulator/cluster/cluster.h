@@ -19,6 +19,7 @@
 #include <string>
 
 #include "emulator/api/logs.h"
+#include "emulator/api/workload.h"
 #include "emulator/client/client.h"
 #include "emulator/cluster/cluster_options.h"
 #include "emulator/common/event_loop.h"
@@ -62,11 +63,11 @@ class Cluster {
   api::PodLogs& logs();      // the current kubelet's (a power cycle replaces it)
   Clock& clock();
   EventLoop& loop();
-  // Checks that every container image of a PyTorchJob maps to something runnable under the
+  // Checks that every container image of a job (of a kind with a workload table) maps to something runnable under the
   // image map, the way the kubelet will resolve it: kInvalid (InvalidImageName) or kNotFound
   // (ErrImagePull) naming the replica and container, with how to map the image; details
   // {"field": "spec.pytorchReplicaSpecs[Master].template.spec.containers[0].image"}.
-  Status CheckImages(const Json& job) const;
+  Status CheckImages(const api::ResourceType& type, const Json& job) const;
   // The trainer's metrics file of a pod (rank 0's for the master), "" when the pod does not run
   // a mapped trainer (always "" with simulated processes).
   std::string MetricsPath(const Json& pod) const;
@@ -85,7 +86,7 @@ class Cluster {
   Status StartActors();
   Status StartApiServer();
   void WaitForExits();
-  Status CheckContainerImage(const std::string& rtype, const char* field, std::size_t i,
+  Status CheckContainerImage(const api::PodTemplateRef& t, const char* field, std::size_t i,
                              const Json& container) const;
 
   ClusterOptions options_;

@@ -1,29 +1,30 @@
 #include "emulator/controller/controller.h"
 
 #include "emulator/api/json_fields.h"
-#include "emulator/api/pytorchjob.h"
 #include "emulator/api/resources.h"
 
 namespace pjemu::controller {
 
-using api::Field, api::Str, api::kControllerName, api::kOperatorNameLabel;
+using api::Field, api::Str;
 
-Controller::Controller(client::Client& client, EventLoop& loop, ControllerOptions options)
+Controller::Controller(client::Client& client, EventLoop& loop, KindSpec kind,
+                       ControllerOptions options)
     : client_(client),
       loop_(loop),
+      kind_(std::move(kind)),
       options_(std::move(options)),
-      reconciler_(client, loop.clock(), options_.init_container),
       queue_(
           loop, [this](const Request& r) { ReconcileKey(r); }, options_.backoff) {}
 
 Controller::~Controller() { Stop(); }
 
 Status Controller::Start() {
-  const std::string operator_label = std::string(kOperatorNameLabel) + "=" + kControllerName;
   informers_.clear();
-  AddInformer(api::PyTorchJobs(), "", [this](const Json& job) { EnqueueJob(job); });
-  AddInformer(api::Pods(), operator_label, [this](const Json& pod) { EnqueueOwner(pod); });
-  AddInformer(api::Services(), operator_label, [this](const Json& svc) { EnqueueOwner(svc); });
+  AddInformer(*kind_.kind, "", [this](const Json& job) { EnqueueJob(job); });
+  for (const ChildWatch& child : kind_.children) {
+    AddInformer(*child.type, child.label_selector,
+                [this](const Json& object) { EnqueueOwner(object); });
+  }
   for (auto& informer : informers_) {
     RETURN_IF_ERROR(informer->Start());
     informer->Drain();  // every existing job is reconciled once
@@ -39,7 +40,7 @@ void Controller::Stop() {
 void Controller::AddInformer(const api::ResourceType& type, const std::string& label_selector,
                              std::function<void(const Json& object)> enqueue) {
   client::InformerOptions options;
-  options.name = "controller " + type.plural;
+  options.name = "controller " + kind_.kind->plural + " " + type.plural;
   options.ns = options_.ns;
   options.label_selector = label_selector;
   // Level-based: every change (a relist's DELETED included) only names the job to reconcile.
@@ -55,22 +56,23 @@ void Controller::EnqueueJob(const Json& job) {
 
 void Controller::EnqueueOwner(const Json& object) {
   const Json& meta = Field(object, "metadata");
-  const Json& refs = Field(meta, "ownerReferences");
-  if (!refs.is_array()) return;
-  for (const Json& ref : refs) {
+  for (const Json& ref : api::ArrayOr(Field(meta, "ownerReferences"))) {
     const Json& controller = Field(ref, "controller");
     if (!controller.is_boolean() || !controller.get<bool>()) continue;
-    if (Str(ref, "kind") != api::kPyTorchJobKind ||
-        Str(ref, "apiVersion").rfind("kubeflow.org/", 0) != 0) {
-      continue;
-    }
+    // The owner's kind and group (any version of it) are this controller's.
+    const std::string api_version = Str(ref, "apiVersion");
+    const std::string group = api_version.substr(0, api_version.find('/'));
+    const bool same_group = api_version.find('/') == std::string::npos
+                                ? kind_.kind->group.empty()
+                                : group == kind_.kind->group;
+    if (Str(ref, "kind") != kind_.kind->kind || !same_group) continue;
     queue_.Add({Str(meta, "namespace"), Str(ref, "name")});
   }
 }
 
 void Controller::ReconcileKey(const Request& request) {
   ++reconciles_;
-  Result<ReconcileResult> r = reconciler_.Reconcile(request);
+  Result<ReconcileResult> r = kind_.reconciler->Reconcile(request);
   if (!r.ok()) {
     if (!r.status().terminal()) queue_.AddRateLimited(request);
     return;

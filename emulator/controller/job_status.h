@@ -13,6 +13,7 @@
 
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
+#include "emulator/controller/children.h"
 #include "emulator/controller/desired_objects.h"
 
 namespace pjemu::controller {
@@ -71,7 +72,5 @@ std::int64_t SliceSize(const std::vector<Json>& objects, std::int64_t replicas);
 void CountPod(Json& replica_status, const Json& pod);
 // The exit code of the pytorch container's terminated state, or 0xbeef when there is none.
 std::int64_t PytorchExitCode(const Json& pod);
-// Not Succeeded, not Failed, no deletionTimestamp (FilterActivePods).
-bool IsActivePod(const Json& pod);
 
 }  // namespace pjemu::controller

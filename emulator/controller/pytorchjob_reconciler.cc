@@ -16,34 +16,21 @@ const api::ResourceType& Hpas() {
   return *api::FindResource("autoscaling", "horizontalpodautoscalers");
 }
 
-bool ControlledBy(const Json& obj, const std::string& uid) {
-  const Json& refs = Field(Field(obj, "metadata"), "ownerReferences");
-  if (!refs.is_array()) return false;
-  for (const Json& ref : refs) {
-    const Json& controller = Field(ref, "controller");
-    if (controller.is_boolean() && controller.get<bool>() && Str(ref, "uid") == uid) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 PyTorchJobReconciler::PyTorchJobReconciler(client::Client& client, const Clock& clock,
                                            InitContainerOptions init)
-    : client_(client), clock_(clock), init_(std::move(init)), recorder_(client, clock) {}
+    : client_(client),
+      clock_(clock),
+      init_(std::move(init)),
+      recorder_(client, clock),
+      writer_(client, recorder_) {}
 
 Result<std::vector<Json>> PyTorchJobReconciler::ListOwned(const api::ResourceType& type,
                                                           const Json& job) {
-  const Json& meta = Field(job, "metadata");
-  api::ListOptions options;
-  options.label_selector = std::string(kJobNameLabel) + "=" + Str(meta, "name") + "," +
-                           kOperatorNameLabel + "=" + kControllerName;
-  ASSIGN_OR_RETURN(Json list, client_.List(type, Str(meta, "namespace"), options));
-  std::vector<Json> out;
-  for (Json& item : list["items"]) {
-    if (ControlledBy(item, Str(meta, "uid"))) out.push_back(std::move(item));
-  }
-  return out;
+  return ListControlled(client_, type, job,
+                        std::string(kJobNameLabel) + "=" + Str(Field(job, "metadata"), "name") +
+                            "," + kOperatorNameLabel + "=" + kControllerName);
 }
 
 Status PyTorchJobReconciler::Execute(const Json& job, const JobAction& a) {
@@ -54,35 +41,15 @@ Status PyTorchJobReconciler::Execute(const Json& job, const JobAction& a) {
       (void)recorder_.Record(job, a.event_type, a.reason, a.message);
       return Status::Ok();
     case Kind::kCreatePod:
-    case Kind::kCreateService: {
-      const bool pod = a.kind == Kind::kCreatePod;
-      Result<Json> r = client_.Create(pod ? api::Pods() : api::Services(), ns, a.object);
-      if (!r.ok()) {
-        (void)recorder_.Record(job, "Warning", pod ? "FailedCreatePod" : "FailedCreateService",
-                               "Error creating: " + r.status().message());
-        return r.status().WithContext(std::string("create ") + (pod ? "pod " : "service ") +
-                                      a.name);
-      }
-      (void)recorder_.Record(job, "Normal", pod ? "SuccessfulCreatePod" : "SuccessfulCreateService",
-                             std::string(pod ? "Created pod: " : "Created service: ") + a.name);
-      return Status::Ok();
-    }
+      return writer_.Create(job, api::Pods(), a.object, /*announce=*/true).status();
+    case Kind::kCreateService:
+      return writer_.Create(job, api::Services(), a.object, /*announce=*/true).status();
     case Kind::kDeletePod:
-    case Kind::kDeleteService: {
-      const bool pod = a.kind == Kind::kDeletePod;
-      Result<Json> r = client_.Delete(pod ? api::Pods() : api::Services(), ns, a.name);
-      if (!r.ok() && r.status().code() == Code::kNotFound) return Status::Ok();
-      if (!r.ok()) {
-        (void)recorder_.Record(job, "Warning", pod ? "FailedDeletePod" : "FailedDeleteService",
-                               "Error deleting: " + r.status().message());
-        return r.status().WithContext(std::string("delete ") + (pod ? "pod " : "service ") +
-                                      a.name);
-      }
-      (void)recorder_.Record(job, "Normal", pod ? "SuccessfulDeletePod" : "SuccessfulDeleteService",
-                             std::string(pod ? "Deleted pod: " : "Deleted service: ") + a.name);
-      return Status::Ok();
-    }
+      return writer_.Delete(job, api::Pods(), a.name, /*announce=*/true);
+    case Kind::kDeleteService:
+      return writer_.Delete(job, api::Services(), a.name, /*announce=*/true);
     case Kind::kDeleteJob: {
+      // Upstream records a job's TTL deletion under the pods' event reasons.
       Result<Json> r = client_.Delete(api::PyTorchJobs(), ns, a.name);
       if (!r.ok() && r.status().code() != Code::kNotFound) {
         (void)recorder_.Record(job, "Warning", "FailedDeletePod",
@@ -157,6 +124,15 @@ Result<ReconcileResult> PyTorchJobReconciler::ReconcileOnce(const Request& reque
     result.requeue_after = std::max(*sync.requeue_after, Duration(1));
   }
   return result;
+}
+
+KindSpec PyTorchJobKind(client::Client& client, const Clock& clock, InitContainerOptions init) {
+  const std::string operator_label = std::string(kOperatorNameLabel) + "=" + kControllerName;
+  KindSpec spec;
+  spec.kind = &api::PyTorchJobs();
+  spec.children = {{&api::Pods(), operator_label}, {&api::Services(), operator_label}};
+  spec.reconciler = std::make_unique<PyTorchJobReconciler>(client, clock, std::move(init));
+  return spec;
 }
 
 }  // namespace pjemu::controller

@@ -7,6 +7,8 @@
 
 #include "emulator/client/client.h"
 #include "emulator/common/clock.h"
+#include "emulator/controller/children.h"
+#include "emulator/controller/controller.h"
 #include "emulator/controller/desired_objects.h"
 #include "emulator/controller/event_recorder.h"
 #include "emulator/controller/reconcile.h"
@@ -32,6 +34,12 @@ class PyTorchJobReconciler : public Reconciler {
   const Clock& clock_;
   InitContainerOptions init_;
   EventRecorder recorder_;
+  ChildWriter writer_;
 };
+
+// The PyTorchJob's Controller: the kind, its pods and services (by the operator-name label) and
+// this reconciler.
+KindSpec PyTorchJobKind(client::Client& client, const Clock& clock,
+                        InitContainerOptions init = {});
 
 }  // namespace pjemu::controller

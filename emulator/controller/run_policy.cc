@@ -1,10 +1,10 @@
 // runPolicy rules and pod accounting of job_status.h: cleanPodPolicy, backoffLimit,
 // activeDeadlineSeconds, ttlSecondsAfterFinished, replica slices and counts.
 #include <algorithm>
-#include <charconv>
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pod_status.h"
+#include "emulator/controller/children.h"
 #include "emulator/controller/conditions.h"
 #include "emulator/controller/job_spec.h"
 #include "emulator/controller/job_status.h"
@@ -18,14 +18,6 @@ using api::Field, api::IsFinished, api::IsSuspended, api::Lower, api::OptInt, ap
 namespace {
 
 const Json& RunPolicyOf(const Json& job) { return Field(Field(job, "spec"), "runPolicy"); }
-
-std::optional<std::int64_t> IndexOf(const Json& obj) {
-  const std::string s = Str(Field(Field(obj, "metadata"), "labels"), kReplicaIndexLabel);
-  std::int64_t n = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || n < 0) return std::nullopt;
-  return n;
-}
 
 std::int64_t Get(const Json& rs, const char* key) { return OptInt(rs, key).value_or(0); }
 
@@ -61,12 +53,7 @@ bool PastBackoffLimit(const Json& job, const std::vector<Json>& pods) {
     const std::string policy = RestartPolicy(ReplicaSpec(job, rtype));
     if (policy != "OnFailure" && policy != "Always" && policy != "ExitCode") continue;
     for (const Json& pod : FilterForReplicaType(pods, rtype)) {
-      if (api::PodPhase(pod) != "Running") continue;
-      for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
-        const Json& statuses = Field(Field(pod, "status"), key);
-        if (!statuses.is_array()) continue;
-        for (const Json& cs : statuses) restarts += OptInt(cs, "restartCount").value_or(0);
-      }
+      if (api::PodPhase(pod) == "Running") restarts += PodRestarts(pod);
     }
   }
   if (*limit == 0) return restarts > 0;
@@ -112,7 +99,7 @@ std::vector<Json> FilterForReplicaType(const std::vector<Json>& objects, const s
 std::int64_t SliceSize(const std::vector<Json>& objects, std::int64_t replicas) {
   std::int64_t size = replicas;
   for (const Json& o : objects) {
-    if (auto i = IndexOf(o)) size = std::max(size, *i + 1);
+    if (auto i = IndexLabel(o, kReplicaIndexLabel)) size = std::max(size, *i + 1);
   }
   return size;
 }
@@ -133,18 +120,7 @@ void CountPod(Json& rs, const Json& pod) {
 }
 
 std::int64_t PytorchExitCode(const Json& pod) {
-  std::int64_t code = 0xbeef;
-  const Json& statuses = Field(Field(pod, "status"), "containerStatuses");
-  if (!statuses.is_array()) return code;
-  for (const Json& cs : statuses) {
-    const Json& terminated = Field(Field(cs, "state"), "terminated");
-    if (Str(cs, "name") == kDefaultContainerName && terminated.is_object()) {
-      code = OptInt(terminated, "exitCode").value_or(0);
-    }
-  }
-  return code;
+  return ContainerExitCode(pod, kDefaultContainerName).value_or(0xbeef);
 }
-
-bool IsActivePod(const Json& pod) { return !api::IsPodTerminal(pod) && !Deleting(pod); }
 
 }  // namespace pjemu::controller

@@ -7,6 +7,7 @@
 
 #include "emulator/api/job_conditions.h"
 #include "emulator/api/json_fields.h"
+#include "emulator/client/workloads.h"
 
 namespace pjemu::faults {
 
@@ -219,8 +220,8 @@ bool Injector::TriggerMatched(const Trigger& t) {
   switch (t.kind) {
     case Trigger::Kind::kJobCondition: {
       auto [ns, name] = SplitKey(t.job);
-      auto job = client_.Get(api::PyTorchJobs(), ns, name);
-      return job.ok() && api::HasCondition(api::Field(*job, "status"), t.condition);
+      auto job = client::GetJob(client_, ns, name);
+      return job.ok() && api::HasCondition(api::Field(job->second, "status"), t.condition);
     }
     case Trigger::Kind::kLogMatch:
       return LogMatches(node_.read_log(t.pod.ns, t.pod.name, t.pod.container), t.regex);
@@ -375,8 +376,10 @@ void Injector::Fire(const FaultSpec& spec) {
     case ActionKind::kPatchJob: {
       auto [ns, name] = SplitKey(a.job);
       record.what += " " + ns + "/" + name + " " + a.patch.dump();
+      auto job = client::GetJob(client_, ns, name);
       record.result =
-          client_.Patch(api::PyTorchJobs(), ns, name, api::PatchType::kMerge, a.patch).status();
+          job.ok() ? client_.Patch(*job->first, ns, name, api::PatchType::kMerge, a.patch).status()
+                   : job.status();
       break;
     }
   }

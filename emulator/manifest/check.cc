@@ -2,6 +2,7 @@
 
 #include "emulator/api/object_validation.h"
 #include "emulator/api/pod_validation.h"
+#include "emulator/api/workload.h"
 
 namespace pjemu::manifest {
 namespace {
@@ -51,9 +52,9 @@ DocumentCheck CheckDocument(const Manifest& m) {
   }
   // The operator's webhook does not look into pod templates; the API server refuses each pod
   // made from a bad one later (FailedCreatePod). Checked here so `run` stops before starting.
-  if (check.admission.ok() && *check.type == api::PyTorchJobs()) {
+  if (check.admission.ok() && check.type->workload) {
     check.admission =
-        api::InvalidObject(*check.type, object, api::PyTorchJobTemplateVolumeErrors(object));
+        api::InvalidObject(*check.type, object, api::TemplateVolumeErrors(*check.type, object));
     check.errors = CauseErrors(m, check.admission);
   }
   return check;

@@ -39,8 +39,8 @@ struct DocumentCheck {
 };
 
 // Checks one loaded object as a create would admit it (no stored object to compare with). For a
-// PyTorchJob the webhook admits, its pod templates' volumes and volumeMounts are checked too
-// (api::PyTorchJobTemplateVolumeErrors), as a 422 on the job naming the template field.
+// job kind's object that admission accepts, its pod templates' volumes and volumeMounts are
+// checked too (api::Workload::template_errors), as a 422 on the job naming the template field.
 DocumentCheck CheckDocument(const Manifest& m);
 
 }  // namespace pjemu::manifest

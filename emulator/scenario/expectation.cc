@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "emulator/api/job_conditions.h"
+#include "emulator/api/workload.h"
+#include "emulator/client/workloads.h"
 #include "emulator/common/strings.h"
 #include "emulator/scenario/expectation_kinds.h"
 
@@ -184,17 +186,18 @@ Result<std::map<std::string, std::pair<std::string, int>>> AllEvents(const Obser
 namespace internal {
 
 std::string CheckCondition(const Expectation& e, const Judging& j) {
-  auto job = j.client.Get(api::PyTorchJobs(), j.ns, j.name);
+  auto job = client::GetJob(j.client, j.ns, j.name);
   if (!job.ok()) return "expected condition " + e.condition + ", " + job.status().ToString();
-  // The last True condition: the final one of a finished job, else how far it got.
-  const Json* c = api::LastTrueCondition(*job);
-  std::string got = c ? c->value("type", "") : "no condition";
-  std::string detail = c ? c->value("reason", "") + ": " + c->value("message", "") : "";
+  // The job kind's state: a PyTorchJob's last True condition (the final one of a finished job,
+  // else how far it got), a PyTorchTrainingJob's phase.
+  const api::WorkloadState st = api::StateOf(*job->first, job->second);
+  std::string got = st.state.empty() ? "no condition" : st.state;
+  std::string detail = st.state.empty() ? "" : st.reason + ": " + st.message;
   if (got != e.condition) {
     return "expected condition " + e.condition + ", got " + got + " (" + detail + ")" +
            Context(j.observed, j.key);
   }
-  if (!Matches(e.reason, c->value("reason", "")) || !Matches(e.message, c->value("message", ""))) {
+  if (!Matches(e.reason, st.reason) || !Matches(e.message, st.message)) {
     return "expected condition " + e.condition + " with reason /" + e.reason + "/ and message /" +
            e.message + "/, got (" + detail + ")" + Context(j.observed, j.key);
   }
@@ -294,14 +297,18 @@ std::string CheckRejected(const Expectation& e, const Judging& j) {
 }
 
 std::string CheckJobGone(const Expectation&, const Judging& j) {
-  auto job = j.client.Get(api::PyTorchJobs(), j.ns, j.name);
+  auto job = client::GetJob(j.client, j.ns, j.name);
   if (!job.ok() && job.status().code() == Code::kNotFound) return "";
   return "expected job " + j.key + " to be deleted, it still exists" + Context(j.observed, j.key);
 }
 
 // Each bound against the trainer's figures of the pod (the job's master unless named).
 std::string CheckMetrics(const Expectation& e, const Judging& j) {
-  std::string pod = e.pod.empty() ? j.name + "-master-0" : e.pod;
+  std::string pod = e.pod;
+  if (pod.empty()) {
+    auto job = client::GetJob(j.client, j.ns, j.name);
+    pod = job.ok() ? job->first->workload->primary_pod(job->second) : j.name + "-master-0";
+  }
   auto it = j.observed.metrics.find(pod);
   if (it == j.observed.metrics.end()) {
     return "expected trainer metrics of pod " + pod + ", found none (real-time runs only)" +

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "emulator/api/job_conditions.h"
+#include "emulator/api/workload.h"
 
 namespace pjemu::scenario {
 
@@ -11,8 +12,9 @@ std::string Since(Time start, Time now) { return "+" + FormatAge(now - start); }
 Observer::Observer(client::Client& client, EventLoop& loop, Observed* ob,
                    std::vector<std::string>* timeline, Timeline* events, const std::string& ns)
     : ob_(ob), timeline_(timeline), events_(events) {
-  const std::pair<const api::ResourceType*, std::deque<api::WatchEvent>*> followed[] = {
-      {&api::PyTorchJobs(), &jobs_}, {&api::Pods(), &pods_}, {&api::Events(), &events_watch_}};
+  std::vector<std::pair<const api::ResourceType*, std::deque<api::WatchEvent>*>> followed = {
+      {&api::Pods(), &pods_}, {&api::Events(), &events_watch_}};
+  for (const api::ResourceType* kind : api::WorkloadTypes()) followed.push_back({kind, &jobs_});
   for (const auto& [type, queue] : followed) {
     client::InformerOptions options;
     options.name = "scenario " + type->plural;
@@ -46,7 +48,7 @@ bool Observer::SawFinished(const std::vector<std::string>& job_keys) const {
   for (const std::string& key : job_keys) {
     auto it = ob_->last_jobs.find(key);
     if (it == ob_->last_jobs.end() ||
-        !api::IsFinished(it->second.value("status", Json::object()))) {
+        !api::StateOf(it->second).finished) {
       return false;
     }
   }

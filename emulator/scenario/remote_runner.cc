@@ -2,6 +2,7 @@
 // own, on the wall clock: the Injector and the Observer of the embedded runner over a client
 // scoped to that namespace, the expectations judged the same way.
 #include "emulator/api/job_conditions.h"
+#include "emulator/api/workload.h"
 #include "emulator/common/event_loop.h"
 #include "emulator/faults/injector.h"
 #include "emulator/scenario/observer.h"
@@ -176,7 +177,9 @@ void RemoteRun::Submit(std::vector<Json>& jobs) {
   for (Json& job : jobs) {
     job["metadata"]["namespace"] = ns_;
     std::string key = ns_ + "/" + job["metadata"].value("name", "");
-    Status s = api().Create(api::PyTorchJobs(), ns_, job).status();
+    const api::ResourceType* type = api::WorkloadTypeOf(job);
+    Status s = type ? api().Create(*type, ns_, job).status()
+                    : Status(Code::kInvalid, key + ": not a job kind pjemu runs");
     ob.job_keys.push_back(key);
     ob.submitted.push_back(s);
     report_.timeline.push_back("+0s submit " + key + ": " + (s.ok() ? "accepted" : s.ToString()));

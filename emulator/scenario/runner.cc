@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "emulator/api/job_conditions.h"
+#include "emulator/api/workload.h"
+#include "emulator/client/workloads.h"
 #include "emulator/cluster/cluster.h"
 #include "emulator/faults/faulty_client.h"
 #include "emulator/faults/faulty_process_runner.h"
@@ -86,8 +88,8 @@ void RecordLoss(const std::string& key, const std::string& metrics, Timeline* ev
 bool AllEnded(client::Client& client, const std::vector<std::string>& job_keys) {
   for (const std::string& key : job_keys) {
     auto slash = key.find('/');
-    auto job = client.Get(api::PyTorchJobs(), key.substr(0, slash), key.substr(slash + 1));
-    if (job.ok() && !api::IsFinished(job->value("status", Json::object()))) return false;
+    auto job = client::GetJob(client, key.substr(0, slash), key.substr(slash + 1));
+    if (job.ok() && !api::StateOf(*job->first, job->second).finished) return false;
   }
   return true;
 }
@@ -358,7 +360,9 @@ void ScenarioRun::Submit(std::vector<Json>& jobs) {
     const Json meta = job.value("metadata", Json::object());
     std::string ns = meta.value("namespace", "default");
     std::string key = ns + "/" + meta.value("name", "");
-    Status s = cluster_.client().Create(api::PyTorchJobs(), ns, job).status();
+    const api::ResourceType* type = api::WorkloadTypeOf(job);
+    Status s = type ? cluster_.client().Create(*type, ns, job).status()
+                    : Status(Code::kInvalid, key + ": not a job kind pjemu runs");
     ob.job_keys.push_back(key);
     ob.submitted.push_back(s);
     report_.timeline.push_back("+0s submit " + key + ": " + (s.ok() ? "accepted" : s.ToString()));

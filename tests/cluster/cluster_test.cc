@@ -382,11 +382,11 @@ TEST_CASE("CheckImages names the replica, the container and the field of an unma
           "[cluster]") {
   cluster::Cluster c(Virtual());
   REQUIRE(c.Start().ok());
-  CHECK(c.CheckImages(Job("j", 1)).ok());
+  CHECK(c.CheckImages(api::PyTorchJobs(), Job("j", 1)).ok());
   Json job = Job("j", 1);
   job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["image"] =
       "registry.example/unknown:1";
-  Status s = c.CheckImages(job);
+  Status s = c.CheckImages(api::PyTorchJobs(), job);
   CHECK(s.code() == Code::kNotFound);
   CHECK_THAT(s.message(), Catch::StartsWith(
                               "spec.pytorchReplicaSpecs.Master container \"pytorch\": "

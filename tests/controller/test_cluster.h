@@ -11,6 +11,7 @@
 #include "emulator/api/resources.h"
 #include "emulator/client/local_client.h"
 #include "emulator/controller/controller.h"
+#include "emulator/controller/pytorchjob_reconciler.h"
 #include "emulator/store/store.h"
 
 namespace pjemu::controller::testing {
@@ -30,7 +31,7 @@ struct Cluster {
   explicit Cluster(const Wrap& wrap = nullptr)
       : wrapped(wrap ? wrap(*local) : nullptr),
         client(wrapped ? wrapped.get() : local.get()),
-        owned(std::make_unique<Controller>(*client, loop)),
+        owned(std::make_unique<Controller>(*client, loop, PyTorchJobKind(*client, clock))),
         controller(*owned) {
     REQUIRE(controller.Start().ok());
     loop.RunUntilIdle();
