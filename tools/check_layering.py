@@ -21,6 +21,7 @@ ALLOWED = {
     "t9kjob": {"controller", "client"},
     "scheduler": {"client"},
     "storage": {"client"},
+    "tensorboard": {"client"},
     "kubelet": {"client", "process"},
     "faults": {"client", "process", "kubelet"},
     "persist": {"store"},
