@@ -18,6 +18,7 @@
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/kubelet.h"
 #include "emulator/persist/sqlite_durability.h"
+#include "emulator/process/io_sampler.h"
 #include "emulator/process/posix_process_runner.h"
 #include "emulator/process/resource_sampler.h"
 #include "emulator/process/simulated_process_runner.h"
@@ -25,6 +26,7 @@
 #include "emulator/storage/volume_controller.h"
 #include "emulator/store/store.h"
 #include "emulator/t9kjob/t9kjob.h"
+#include "emulator/tensorboard/tensorboard_controller.h"
 #include "emulator/ui/console.h"
 
 namespace pjemu::cluster {
@@ -66,9 +68,11 @@ class Cluster::Parts {
   std::unique_ptr<process::ProcessRunner> base_runner;  // TrainerRunner or SimulatedProcessRunner
   std::unique_ptr<process::ProcessRunner> wrapped_runner;
   std::unique_ptr<process::ResourceSampler> sampler;  // the console's CPU/memory charts
+  std::unique_ptr<process::IoSampler> io_sampler;     // its network and storage I/O charts
   std::vector<std::unique_ptr<controller::Controller>> controllers;  // one per job kind
   std::unique_ptr<scheduler::Scheduler> scheduler;
   std::unique_ptr<storage::VolumeController> volumes;  // local-path provisioner, PV binder
+  std::unique_ptr<tensorboard::TensorBoardController> tensorboards;  // their log dirs, status
   kubelet::KubeletOptions kubelet_options;             // to power the node on again
   std::unique_ptr<kubelet::ImageCache> image_cache;    // the kubelet's, with wrap_images
   std::unique_ptr<kubelet::ImagePuller> image_puller;  // wrap_images' decorator of it
@@ -91,6 +95,8 @@ class Cluster::Parts {
   Status OnLoop(const std::function<Status()>& fn);
   // Stops the actors in the reverse order of their start and kills every container process.
   void StopActors();
+  // Starts the I/O sampler over the real processes and hands its samples to the console.
+  void AddIoSampler(ui::ConsoleOptions& co);
 
  private:
   Status LoadImages();
@@ -110,6 +116,7 @@ Status Cluster::Parts::Build() {
   NewControllers();
   scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop);
   volumes = std::make_unique<storage::VolumeController>(actors(), loop, MakeVolumeOptions());
+  tensorboards = std::make_unique<tensorboard::TensorBoardController>(actors(), loop);
   NewKubelet();
   return Status::Ok();
 }
@@ -223,6 +230,7 @@ void Cluster::Parts::StopActors() {
   for (auto& c : controllers) c->Stop();
   scheduler->Stop();
   volumes->Stop();
+  tensorboards->Stop();
   kubelet->Stop();
   runner().KillAll();
 }
@@ -305,6 +313,7 @@ Status Cluster::StartActors() {
   RETURN_IF_ERROR(p->OnLoop([p]() -> Status {
     RETURN_IF_ERROR(p->kubelet->Start());
     RETURN_IF_ERROR(p->volumes->Start());
+    RETURN_IF_ERROR(p->tensorboards->Start());
     RETURN_IF_ERROR(p->scheduler->Start());
     for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());
     return Status::Ok();
@@ -342,10 +351,30 @@ Status Cluster::StartApiServer() {
       return out;
     };
   }
+  if (p->posix) p->AddIoSampler(co);
   ao.mounts.push_back(ui::MakeConsoleMount(*p->store, std::move(co)));
   ao.exec = p->kubelet.get();  // pods/exec enters the kubelet's containers
   p->api = std::make_unique<apiserver::ApiServer>(*p->store, p->kubelet.get(), ao);
   return p->api->Start();
+}
+
+// The console's network and storage I/O charts sample the pods' processes too.
+void Cluster::Parts::AddIoSampler(ui::ConsoleOptions& co) {
+  process::PosixProcessRunner* runner = posix.get();
+  io_sampler = std::make_unique<process::IoSampler>(*clock, [runner] { return runner->Live(); });
+  io_sampler->Start();
+  co.io = [sampler = io_sampler.get()](const std::string& ns, const std::string& pod) {
+    std::vector<ui::ContainerIo> out;
+    for (auto& [container, samples] : sampler->Samples(ns + "/" + pod + "/")) {
+      ui::ContainerIo io{container, {}};
+      for (const auto& s : samples) {
+        io.points.push_back({s.time, s.rx_bytes_per_s, s.tx_bytes_per_s, s.read_bytes_per_s,
+                             s.write_bytes_per_s, s.reads_per_s, s.writes_per_s});
+      }
+      out.push_back(std::move(io));
+    }
+    return out;
+  };
 }
 
 void Cluster::Stop() {
@@ -353,6 +382,7 @@ void Cluster::Stop() {
     Parts* p = parts_.get();
     if (p->api) p->api->Stop();
     if (p->sampler) p->sampler->Stop();
+    if (p->io_sampler) p->io_sampler->Stop();
     (void)p->OnLoop([p] {
       p->StopActors();
       return Status::Ok();
