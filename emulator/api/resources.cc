@@ -2,6 +2,7 @@
 
 #include "emulator/api/config_validation.h"
 #include "emulator/api/disruption.h"
+#include "emulator/api/field_schema.h"
 #include "emulator/api/pod_validation.h"
 #include "emulator/api/pytorchjob_validation.h"
 
@@ -9,31 +10,34 @@ namespace pjemu::api {
 
 const std::vector<ResourceType>& AllResources() {
   // group, version, kind, plural, singular, namespaced, has_status, has_scale, short names,
-  // admission {defaulter, validator}.
+  // admission {defaulter, validator}, field rules (field_schema.h).
   // clang-format off
   static const std::vector<ResourceType> kAll = {
-      {"", "v1", "Namespace", "namespaces", "namespace", false, true, false, {"ns"}, {}},
-      {"", "v1", "Node", "nodes", "node", false, true, false, {"no"}, {}},
-      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}, {nullptr, ValidatePod}},
-      {"", "v1", "Service", "services", "service", true, true, false, {"svc"}, {}},
-      {"", "v1", "Event", "events", "event", true, false, false, {"ev"}, {}},
+      {"", "v1", "Namespace", "namespaces", "namespace", false, true, false, {"ns"}, {}, NamespaceFieldRules},
+      {"", "v1", "Node", "nodes", "node", false, true, false, {"no"}, {}, NodeFieldRules},
+      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}, {nullptr, ValidatePod}, PodFieldRules},
+      {"", "v1", "Service", "services", "service", true, true, false, {"svc"}, {}, ServiceFieldRules},
+      {"", "v1", "Event", "events", "event", true, false, false, {"ev"}, {}, EventFieldRules},
       {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"},
-       {nullptr, ValidateConfigMap}},
+       {nullptr, ValidateConfigMap}, ConfigDataFieldRules},
       {"", "v1", "Secret", "secrets", "secret", true, false, false, {},
-       {DefaultSecret, ValidateSecret}},
+       {DefaultSecret, ValidateSecret}, ConfigDataFieldRules},
       {"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", true,
        true, false, {"pvc"},
-       {DefaultPersistentVolumeClaim, ValidatePersistentVolumeClaim}},
+       {DefaultPersistentVolumeClaim, ValidatePersistentVolumeClaim},
+       PersistentVolumeClaimFieldRules},
       {"", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", false, true, false,
-       {"pv"}, {DefaultPersistentVolume, ValidatePersistentVolume}},
+       {"pv"}, {DefaultPersistentVolume, ValidatePersistentVolume},
+       PersistentVolumeFieldRules},
       {"storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false, false,
-       false, {"sc"}, {DefaultStorageClass, ValidateStorageClass}},
+       false, {"sc"}, {DefaultStorageClass, ValidateStorageClass}, StorageClassFieldRules},
       {"kubeflow.org", "v1", "PyTorchJob", "pytorchjobs", "pytorchjob", true, true, true, {},
-       {nullptr, ValidatePyTorchJob}},
+       {nullptr, ValidatePyTorchJob}, PyTorchJobFieldRules},
       {"autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
        "horizontalpodautoscaler", true, true, false, {"hpa"}, {}},
       {"policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", true,
-       true, false, {"pdb"}, {nullptr, ValidatePodDisruptionBudget}},
+       true, false, {"pdb"}, {nullptr, ValidatePodDisruptionBudget},
+       PodDisruptionBudgetFieldRules},
   };
   // clang-format on
   return kAll;
