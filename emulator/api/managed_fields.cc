@@ -35,28 +35,72 @@ const Json* ManagedOf(const Json* object) {
   return meta ? Find(*meta, "managedFields") : nullptr;
 }
 
+// One entry; false when it is not a FieldsV1 entry of operation Apply or Update. Its fields
+// are decoded only when `fields` is set.
+bool DecodeEntry(const Json& e, Entry* entry, bool fields) {
+  if (!e.is_object()) return false;
+  auto str = [&](const char* k) {
+    const Json* v = Find(e, k);
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+  };
+  *entry = Entry{str("manager"), str("operation"), str("apiVersion"), str("subresource"),
+                 str("time"), {}};
+  if ((entry->operation != "Apply" && entry->operation != "Update") ||
+      str("fieldsType") != "FieldsV1") {
+    return false;
+  }
+  if (fields) {
+    const Json* v1 = Find(e, "fieldsV1");
+    entry->set = v1 ? FromFieldsV1(*v1) : FieldSet{};
+  }
+  return true;
+}
+
 // Decodes managedFields; false when they are not a list of FieldsV1 entries.
 bool Decode(const Json* managed, std::vector<Entry>* out) {
   out->clear();
   if (!managed || managed->is_null()) return true;
   if (!managed->is_array()) return false;
   for (const auto& e : *managed) {
-    if (!e.is_object()) return false;
-    auto str = [&](const char* k) {
-      const Json* v = Find(e, k);
-      return v && v->is_string() ? v->get<std::string>() : std::string();
-    };
-    Entry entry{str("manager"), str("operation"), str("apiVersion"), str("subresource"),
-                str("time"), {}};
-    if ((entry.operation != "Apply" && entry.operation != "Update") ||
-        str("fieldsType") != "FieldsV1") {
-      return false;
-    }
-    const Json* fields = Find(e, "fieldsV1");
-    entry.set = fields ? FromFieldsV1(*fields) : FieldSet{};
+    Entry entry;
+    if (!DecodeEntry(e, &entry, true)) return false;
     out->push_back(std::move(entry));
   }
   return true;
+}
+
+// True when a member path of `set` is also a member of the fieldsV1 tree `fields`.
+bool Touches(const Json& fields, const FieldSet& set) {
+  if (!fields.is_object()) return false;
+  for (const auto& [element, child] : set.children) {
+    auto it = fields.find(element);
+    if (it == fields.end() || !it->is_object()) continue;
+    if (child.member && (it->empty() || it->contains("."))) return true;
+    if (Touches(*it, child)) return true;
+  }
+  return false;
+}
+
+Json EncodeEntry(const Entry& e) {
+  Json j = {{"apiVersion", e.api_version},
+            {"fieldsType", "FieldsV1"},
+            {"fieldsV1", ToFieldsV1(e.set)},
+            {"operation", e.operation}};
+  if (!e.manager.empty()) j["manager"] = e.manager;
+  if (!e.time.empty()) j["time"] = e.time;
+  if (!e.subresource.empty()) j["subresource"] = e.subresource;
+  return j;
+}
+
+// kube-apiserver's order of encoded entries: operation, time, manager, apiVersion, subresource.
+void SortEncoded(Json& entries) {
+  auto key = [](const Json& e) {
+    auto str = [&](const char* k) { return e.value(k, std::string()); };
+    return std::make_tuple(str("operation"), str("time"), str("manager"), str("apiVersion"),
+                           str("subresource"));
+  };
+  std::stable_sort(entries.begin(), entries.end(),
+                   [&](const Json& a, const Json& b) { return key(a) < key(b); });
 }
 
 // kube-apiserver's order: operation, time, manager, apiVersion, subresource.
@@ -67,15 +111,7 @@ Json Encode(std::vector<Entry> entries) {
   });
   Json out = Json::array();
   for (const auto& e : entries) {
-    if (e.set.Empty()) continue;
-    Json j = {{"apiVersion", e.api_version},
-              {"fieldsType", "FieldsV1"},
-              {"fieldsV1", ToFieldsV1(e.set)},
-              {"operation", e.operation}};
-    if (!e.manager.empty()) j["manager"] = e.manager;
-    if (!e.time.empty()) j["time"] = e.time;
-    if (!e.subresource.empty()) j["subresource"] = e.subresource;
-    out.push_back(std::move(j));
+    if (!e.set.Empty()) out.push_back(EncodeEntry(e));
   }
   return out;
 }
@@ -232,12 +268,11 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
   const Json& before = live ? *live : ts.zero;
   const Json* stored = ManagedOf(live);
   const Json* sent = ManagedOf(&next);
-  std::vector<Entry> entries;
   // Managed fields the client rewrote (non-empty, valid, different) are the base; else the live
-  // object's.
+  // object's (written here, so valid).
+  std::vector<Entry> decoded;
   bool rewritten = write.subresource == Subresource::kNone && sent && sent->is_array() &&
-                   !sent->empty() && (!stored || *sent != *stored) && Decode(sent, &entries);
-  if (!rewritten && !Decode(stored, &entries)) entries.clear();
+                   !sent->empty() && (!stored || *sent != *stored) && Decode(sent, &decoded);
   FieldSet skip = SkipSet(type, write.subresource, before, next);
   Comparison c = CompareWrite(ts, before, next, skip);
   if (c.Empty() && !rewritten) {
@@ -248,26 +283,42 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
     }
     return;
   }
+  static const Json kNone = Json::array();
+  const Json& base = rewritten ? *sent : stored && stored->is_array() ? *stored : kNone;
+  // Only the writer's entry and those holding a field this write changed or removed are decoded
+  // and rewritten; the others are kept as they are (the cost of the common write).
   const std::string sub = SubresourceName(write.subresource);
   FieldSet changed = Union(c.added, c.modified);
-  Entry* own = nullptr;
-  for (auto& e : entries) {
-    if (e.Is(write.manager, "Update", sub)) {
-      own = &e;
-      e.set = Difference(e.set, c.removed);
+  FieldSet touched = Union(changed, c.removed);
+  Json out = Json::array();
+  bool own_seen = false;
+  for (const Json& e : base) {
+    Entry entry;
+    if (!DecodeEntry(e, &entry, false)) continue;
+    bool own = entry.Is(write.manager, "Update", sub);
+    const Json* fields = Find(e, "fieldsV1");
+    if (!own && !(fields && Touches(*fields, touched))) {
+      out.push_back(e);
+      continue;
+    }
+    entry.set = fields ? FromFieldsV1(*fields) : FieldSet{};
+    if (own) {
+      own_seen = true;
+      entry.set = Difference(entry.set, c.removed);
+      if (!changed.Empty()) {
+        entry.set = Union(entry.set, changed);
+        entry.time = write.now;
+      }
     } else {
-      e.set = Difference(Difference(e.set, changed), c.removed);
+      entry.set = Difference(Difference(entry.set, changed), c.removed);
     }
+    if (!entry.set.Empty()) out.push_back(EncodeEntry(entry));
   }
-  if (!changed.Empty()) {
-    if (!own) {
-      entries.push_back({write.manager, "Update", type.ApiVersion(), sub, "", {}});
-      own = &entries.back();
-    }
-    own->set = Union(own->set, changed);
-    own->time = write.now;
+  if (!own_seen && !changed.Empty()) {
+    out.push_back(EncodeEntry({write.manager, "Update", type.ApiVersion(), sub, write.now, changed}));
   }
-  Store(next, Encode(std::move(entries)));
+  SortEncoded(out);
+  Store(next, std::move(out));
 }
 
 Result<Json> ApplyObject(const ResourceType& type, const Json* live, const Json& config,
@@ -330,7 +381,8 @@ Result<Json> ApplyObject(const ResourceType& type, const Json* live, const Json&
     e.set = Difference(Difference(e.set, changed), c.removed);
   }
   if (merged != live_object) applier->time = write.now;
-  if (write.manager == "kubectl" && !LastApplied(live).empty()) {
+  // As kube-apiserver's lastAppliedUpdater: when the result still has the annotation.
+  if (write.manager == "kubectl" && !LastApplied(&merged).empty()) {
     Json annotation = config;
     Json& meta = annotation["metadata"];
     if (meta.contains("annotations") && meta["annotations"].is_object()) {
