@@ -30,7 +30,10 @@ struct WatchOptions : ListOptions {
 
 struct WriteOptions {
   bool dry_run = false;  // validate and answer as if written, store nothing
+  // The write's manager in metadata.managedFields (managed_fields.h): the request's
+  // fieldManager, else its User-Agent's prefix; "" for in-process writers without one.
   std::string field_manager;
+  bool force = false;  // server-side apply: take fields other managers own instead of a 409
   // Admission warnings for the caller (the API server sends them as Warning headers).
   std::vector<std::string>* warnings = nullptr;
 };

@@ -2,6 +2,7 @@
 
 #include "emulator/api/config_validation.h"
 #include "emulator/api/disruption.h"
+#include "emulator/api/field_schema.h"
 #include "emulator/api/pod_validation.h"
 #include "emulator/api/pytorchjob_validation.h"
 #include "emulator/api/t9k_validation.h"
@@ -23,32 +24,34 @@ const PrinterColumn kAgeColumn = {"Age", "date", ".metadata.creationTimestamp", 
 
 const std::vector<ResourceType>& AllResources() {
   // group, version, kind, plural, singular, namespaced, has_status, has_scale, short names,
-  // admission {defaulter, validator}.
+  // admission {defaulter, validator}, field rules (field_schema.h).
   // clang-format off
   static const std::vector<ResourceType> kAll = {
-      {"", "v1", "Namespace", "namespaces", "namespace", false, true, false, {"ns"}, {}},
-      {"", "v1", "Node", "nodes", "node", false, true, false, {"no"}, {}},
-      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}, {nullptr, ValidatePod}},
-      {"", "v1", "Service", "services", "service", true, true, false, {"svc"}, {}},
-      {"", "v1", "Event", "events", "event", true, false, false, {"ev"}, {}},
+      {"", "v1", "Namespace", "namespaces", "namespace", false, true, false, {"ns"}, {}, NamespaceFieldRules},
+      {"", "v1", "Node", "nodes", "node", false, true, false, {"no"}, {}, NodeFieldRules},
+      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}, {nullptr, ValidatePod}, PodFieldRules},
+      {"", "v1", "Service", "services", "service", true, true, false, {"svc"}, {}, ServiceFieldRules},
+      {"", "v1", "Event", "events", "event", true, false, false, {"ev"}, {}, EventFieldRules},
       {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"},
-       {nullptr, ValidateConfigMap}},
+       {nullptr, ValidateConfigMap}, ConfigDataFieldRules},
       {"", "v1", "Secret", "secrets", "secret", true, false, false, {},
-       {DefaultSecret, ValidateSecret}},
+       {DefaultSecret, ValidateSecret}, ConfigDataFieldRules},
       {"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", true,
        true, false, {"pvc"},
-       {DefaultPersistentVolumeClaim, ValidatePersistentVolumeClaim}},
+       {DefaultPersistentVolumeClaim, ValidatePersistentVolumeClaim},
+       PersistentVolumeClaimFieldRules},
       {"", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", false, true, false,
-       {"pv"}, {DefaultPersistentVolume, ValidatePersistentVolume}},
+       {"pv"}, {DefaultPersistentVolume, ValidatePersistentVolume},
+       PersistentVolumeFieldRules},
       {"storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false, false,
-       false, {"sc"}, {DefaultStorageClass, ValidateStorageClass}},
+       false, {"sc"}, {DefaultStorageClass, ValidateStorageClass}, StorageClassFieldRules},
       {"kubeflow.org", "v1", "PyTorchJob", "pytorchjobs", "pytorchjob", true, true, true, {},
-       {nullptr, ValidatePyTorchJob},
+       {nullptr, ValidatePyTorchJob}, PyTorchJobFieldRules,
        {{"State", "string", ".status.conditions[-1:].type", 0, ""}, kAgeColumn},
        &kPyTorchJobWorkload},
       // T9k's kinds. Their CRDs are not public: the columns are an assumption (README).
       {"batch.tensorstack.dev", "v1beta1", "PyTorchTrainingJob", "pytorchtrainingjobs",
-       "pytorchtrainingjob", true, true, false, {"pj"}, {nullptr, t9k::Validate},
+       "pytorchtrainingjob", true, true, false, {"pj"}, {nullptr, t9k::Validate}, nullptr,
        {{"Phase", "string", ".status.phase", 0, "The phase of the job."},
         kAgeColumn,
         {"Backoff", "integer", ".status.backoffCount", 1, "Restarts counted against backoffLimit."},
@@ -57,12 +60,13 @@ const std::vector<ResourceType>& AllResources() {
         {"Failed", "integer", ".status.aggregate.failed", 1, "Failed replicas."}},
        &t9k::kWorkload},
       {"tensorstack.dev", "v1beta1", "TensorBoard", "tensorboards", "tensorboard", true, true,
-       false, {}, {},
+       false, {}, {}, nullptr,
        {{"Phase", "string", ".status.phase", 0, "The phase of the TensorBoard."}, kAgeColumn}},
       {"autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
        "horizontalpodautoscaler", true, true, false, {"hpa"}, {}},
       {"policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", true,
-       true, false, {"pdb"}, {nullptr, ValidatePodDisruptionBudget}},
+       true, false, {"pdb"}, {nullptr, ValidatePodDisruptionBudget},
+       PodDisruptionBudgetFieldRules},
   };
   // clang-format on
   return kAll;

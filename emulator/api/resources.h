@@ -12,6 +12,8 @@
 
 namespace pjemu::api {
 
+struct FieldRules;  // field_schema.h
+
 // What the API server's admission chain does to writes of one type: mutating (defaulting), then
 // validating. The store runs both on create and on update of the main resource (never on /status
 // or /scale writes), after its own metadata checks and under its lock, so both must be pure
@@ -53,6 +55,10 @@ struct ResourceType {
   bool has_scale = false;  // a /scale subresource exists (pytorchjobs)
   std::vector<std::string> short_names;
   Admission admission;
+  // The type's merge rules for server-side apply and managedFields (field_schema.h): which lists
+  // are associative and by which keys, which maps atomic. nullptr: ObjectMeta's rules, other
+  // objects granular, other lists atomic (a schemaless object's defaults).
+  FieldRules (*field_rules)() = nullptr;
   // A custom resource's printer columns (its CRD's additionalPrinterColumns); empty: the
   // default Name and Age, or the built-in kind's own table (apiserver/tables.cc).
   std::vector<PrinterColumn> printer_columns;

@@ -1,5 +1,6 @@
 // The resource verbs of Router: get, list, watch, create, update, patch, delete and
 // deletecollection (router.h). Scale and logs live in subresources.cc.
+#include "emulator/api/managed_fields.h"
 #include "emulator/apiserver/field_validation.h"
 #include "emulator/apiserver/router.h"
 #include "emulator/apiserver/tables.h"
@@ -46,6 +47,31 @@ HttpResponse WriteResponse(int code, const Result<Json>& written,
                            const std::vector<std::string>& warnings) {
   if (!written.ok()) return WithWarnings(ErrorResponse(written.status()), warnings);
   return JsonResponse(code, *written, warnings);
+}
+
+// The write's manager: fieldManager, else the User-Agent's prefix (kube-apiserver's
+// managerOrUserAgent).
+std::string ManagerOf(const HttpRequest& request, const Query& query) {
+  std::string manager = query.Get("fieldManager");
+  return manager.empty() ? api::ManagerFromUserAgent(request.Header("user-agent")) : manager;
+}
+
+// kube-apiserver's PatchOptions validation: fieldManager is required for apply, force only
+// allowed there.
+Status CheckPatchOptions(const Query& query, bool apply) {
+  std::string error;
+  if (apply && query.Get("fieldManager").empty()) {
+    error = "fieldManager: Required value: is required for apply patch";
+  } else if (!apply && !query.Get("force").empty()) {
+    error = "force: Forbidden: may not be specified for non-apply patch";
+  }
+  if (error.empty()) return Status::Ok();
+  auto colon = error.find(": ");
+  Json cause = {{"reason", apply ? "FieldValueRequired" : "FieldValueForbidden"},
+                {"message", error.substr(colon + 2)},
+                {"field", error.substr(0, colon)}};
+  return Status(Code::kInvalid, "PatchOptions.meta.k8s.io \"\" is invalid: " + error,
+                Json{{"group", "meta.k8s.io"}, {"kind", "PatchOptions"}, {"causes", {cause}}});
 }
 
 Result<bool> DryRun(const Query& query) {
@@ -125,7 +151,7 @@ Status DecodeWrite(const HttpRequest& request, const ApiPath& path, const Query&
   ASSIGN_OR_RETURN(w->object, DecodeBody(*path.type, request.body, mode, &w->warnings));
   RETURN_IF_ERROR(CheckIdentity(*path.type, w->object, path, request.body));
   ASSIGN_OR_RETURN(w->options.dry_run, DryRun(query));
-  w->options.field_manager = query.Get("fieldManager");
+  w->options.field_manager = ManagerOf(request, query);
   w->options.warnings = &w->warnings;
   return Status::Ok();
 }
@@ -280,6 +306,7 @@ Result<HttpResponse> Router::Patch(const HttpRequest& request, const ApiPath& pa
                       std::string(custom ? "" : ", application/strategic-merge-patch+json"));
   }
   ASSIGN_OR_RETURN(FieldValidation mode, ParseFieldValidation(query.Get("fieldValidation")));
+  RETURN_IF_ERROR(CheckPatchOptions(query, apply));
   std::vector<std::string> warnings;
   Json patch;
   if (patch_type == api::PatchType::kJson) {
@@ -296,20 +323,20 @@ Result<HttpResponse> Router::Patch(const HttpRequest& request, const ApiPath& pa
   }
   api::WriteOptions options;
   ASSIGN_OR_RETURN(options.dry_run, DryRun(query));
-  options.field_manager = query.Get("fieldManager");
+  options.field_manager = ManagerOf(request, query);
   options.warnings = &warnings;
   if (apply) {
-    // Server-side apply, emulated as an upsert with merge-patch semantics.
+    // Server-side apply (api/managed_fields.h): 201 when it created the object.
+    ASSIGN_OR_RETURN(options.force, query.GetBool("force"));
     if (!patch.contains("metadata") || !patch["metadata"].is_object()) {
       patch["metadata"] = Json::object();
     }
     patch["metadata"]["name"] = path.name;
-    auto existing = store_.Get(type, path.ns, path.name);
-    if (!existing.ok() && existing.status().code() == Code::kNotFound && path.subresource.empty()) {
-      RETURN_IF_ERROR(CheckIdentity(type, patch, path, request.body));
-      return WriteResponse(201, store_.Create(type, path.ns, std::move(patch), options), warnings);
-    }
-    RETURN_IF_ERROR(existing.status());
+    RETURN_IF_ERROR(CheckIdentity(type, patch, path, request.body));
+    bool created = false;
+    auto applied =
+        store_.Apply(type, path.ns, path.name, patch, SubresourceOf(path), options, &created);
+    return WriteResponse(created ? 201 : 200, applied, warnings);
   }
   return WriteResponse(
       200, store_.Patch(type, path.ns, path.name, patch_type, patch, SubresourceOf(path), options),

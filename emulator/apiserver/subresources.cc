@@ -3,6 +3,7 @@
 // status.replicaStatuses.Worker.active, status.selector <- .Worker.selector, from the CRD) and
 // pods/{name}/log.
 #include "emulator/api/json_fields.h"
+#include "emulator/api/managed_fields.h"
 #include "emulator/apiserver/log_stream.h"
 #include "emulator/apiserver/router.h"
 
@@ -99,6 +100,10 @@ Result<HttpResponse> Router::Scale(const HttpRequest& request, const ApiPath& pa
   }
   api::WriteOptions options;
   options.dry_run = query.Get("dryRun") == "All";
+  options.field_manager = query.Get("fieldManager");
+  if (options.field_manager.empty()) {
+    options.field_manager = api::ManagerFromUserAgent(request.Header("user-agent"));
+  }
   Json patch = {{"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", replicas}}}}}}}};
   ASSIGN_OR_RETURN(Json updated, store_.Patch(type, path.ns, path.name, api::PatchType::kMerge,
                                               patch, api::Subresource::kNone, options));

@@ -1,5 +1,7 @@
 #include "emulator/store/store.h"
 
+#include "emulator/api/managed_fields.h"
+
 #include "emulator/store/object_meta.h"
 #include "emulator/store/store_impl.h"
 
@@ -237,7 +239,7 @@ Status Store::Impl::Admit(TypeRef type, Json& object, const Json* old,
 }
 
 Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json object,
-                                       const api::WriteOptions& options) {
+                                       const api::WriteOptions& options, bool managed) {
   RETURN_IF_ERROR(CheckBody(type, ns, object));
   Json& meta = MutableMeta(object);
   std::string name = MetaString(object, "name");
@@ -278,6 +280,10 @@ Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json o
   for (const char* f :
        {"deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"}) {
     meta.erase(f);
+  }
+  if (!managed) {
+    api::UpdateManagedFields(*type, nullptr, object,
+                             {options.field_manager, api::Subresource::kNone, FormatTime(clock.Now())});
   }
   RETURN_IF_ERROR(Admit(type, object, nullptr, options));
   if (options.dry_run) return object;
@@ -438,6 +444,15 @@ Result<Json> Store::Patch(const api::ResourceType& type, std::string_view ns, st
   if (!t) return UnknownResource();
   return impl_->Locked(
       [&] { return impl_->PatchLocked(t, ns, name, patch_type, patch, sub, options); });
+}
+
+Result<Json> Store::Apply(const api::ResourceType& type, std::string_view ns,
+                          std::string_view name, const Json& config, api::Subresource sub,
+                          const api::WriteOptions& options, bool* created) {
+  TypeRef t = Impl::Canonical(type);
+  if (!t) return UnknownResource();
+  return impl_->Locked(
+      [&] { return impl_->ServerSideApplyLocked(t, ns, name, config, sub, options, created); });
 }
 
 Result<Json> Store::Delete(const api::ResourceType& type, std::string_view ns,

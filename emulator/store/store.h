@@ -6,6 +6,8 @@
 // Semantics (kube-apiserver's):
 //  - One global resourceVersion counter shared by all kinds (etcd's revision); uid,
 //    creationTimestamp (from the Clock), generation=1, generateName, namespace defaulting.
+//  - metadata.managedFields on every create, update, patch and apply (api/managed_fields.h):
+//    the manager is WriteOptions::field_manager; /status writes have entries of their own.
 //  - Update/Patch with optimistic concurrency; spec writes bump generation and never touch
 //    .status; status-subresource writes touch only .status.
 //  - Admission: creates and main-resource updates pass the type's own admission from the
@@ -115,6 +117,12 @@ class Store {
                      api::PatchType patch_type, const Json& patch,
                      api::Subresource sub = api::Subresource::kNone,
                      const api::WriteOptions& options = {});
+  // Server-side apply (api::ApplyObject) of `config` to the object `name`: an update, or a
+  // create when there is none (main resource only; *created tells which). Same errors as Update
+  // and Create, plus 409 apply conflicts (options.force takes the fields instead).
+  Result<Json> Apply(const api::ResourceType& type, std::string_view ns, std::string_view name,
+                     const Json& config, api::Subresource sub = api::Subresource::kNone,
+                     const api::WriteOptions& options = {}, bool* created = nullptr);
   Result<Json> Delete(const api::ResourceType& type, std::string_view ns, std::string_view name,
                       const api::DeleteOptions& options = {});
   // Deletes every object matching the selectors; returns the <Kind>List of what was deleted.

@@ -1,7 +1,9 @@
 // Update (PUT) and Patch: both end in ApplyUpdate, which holds kube-apiserver's update rules.
 #include <algorithm>
+#include <optional>
 
 #include "emulator/api/json_fields.h"
+#include "emulator/api/managed_fields.h"
 #include "emulator/store/object_meta.h"
 #include "emulator/store/store_impl.h"
 
@@ -99,8 +101,26 @@ Result<Json> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, std::st
   return ApplyUpdate(type, old, std::move(doc), sub, options);
 }
 
+Result<Json> Store::Impl::ServerSideApplyLocked(TypeRef type, std::string_view ns,
+                                                std::string_view name, const Json& config,
+                                                Subresource sub, const api::WriteOptions& options,
+                                                bool* created) {
+  if (sub == Subresource::kScale) {
+    return Status(Code::kNotFound, "the server could not find the requested resource");
+  }
+  std::string key_ns = type->namespaced ? std::string(ns) : "";
+  ObjectPtr old = Find(type, {key_ns, std::string(name)});
+  api::ManagedWrite write{options.field_manager, sub, FormatTime(clock.Now())};
+  if (created) *created = !old;
+  if (!old && sub != Subresource::kNone) return NotFoundError(type->PluralGroup(), std::string(name));
+  ASSIGN_OR_RETURN(Json object, api::ApplyObject(*type, old.get(), config, write, options.force));
+  if (!old) return CreateLocked(type, ns, std::move(object), options, /*managed=*/true);
+  return ApplyUpdate(type, old, std::move(object), sub, options, /*managed=*/true);
+}
+
 Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Json incoming,
-                                      Subresource sub, const api::WriteOptions& options) {
+                                      Subresource sub, const api::WriteOptions& options,
+                                      bool managed) {
   const Json& old = *old_ptr;
   std::string name = MetaString(old, "name");
   std::string want_rv = MetaString(incoming, "resourceVersion");
@@ -111,6 +131,12 @@ Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Js
   if (!want_uid.empty() && want_uid != MetaString(old, "uid")) {
     return PreconditionFailedError(type->PluralGroup(), name, "UID", want_uid,
                                    MetaString(old, "uid"));
+  }
+  // An apply of /status computed the whole object's managed fields; the status write below
+  // takes only .status from `incoming`, so they are carried over here.
+  std::optional<Json> incoming_managed;
+  if (managed && sub == Subresource::kStatus) {
+    incoming_managed = api::Field(api::Field(incoming, "metadata"), "managedFields");
   }
   Json next;
   if (sub == Subresource::kScale) {
@@ -170,6 +196,14 @@ Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Js
     RETURN_IF_ERROR(Admit(type, next, &old, options));
   }
   MutableMeta(next)["resourceVersion"] = MetaString(old, "resourceVersion");
+  if (!managed) {
+    api::UpdateManagedFields(*type, &old, next,
+                             {options.field_manager, sub, FormatTime(clock.Now())});
+  } else if (incoming_managed && incoming_managed->is_null()) {
+    MutableMeta(next).erase("managedFields");
+  } else if (incoming_managed) {
+    MutableMeta(next)["managedFields"] = std::move(*incoming_managed);
+  }
   // A no-op write keeps the RV, as etcd does. A status write differs from the old object in its
   // status only, so only that is compared (not the whole pod again).
   bool same;

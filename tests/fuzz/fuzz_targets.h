@@ -22,6 +22,7 @@ int FuzzPatch(const std::uint8_t* data, std::size_t size);      // merge/JSON pa
 int FuzzRouter(const std::uint8_t* data, std::size_t size);     // HTTP request router and paths
 int FuzzSpdy(const std::uint8_t* data, std::size_t size);       // SPDY/3.1 exec and port-forward
 int FuzzTfEvents(const std::uint8_t* data, std::size_t size);   // TensorBoard event files
+int FuzzApply(const std::uint8_t* data, std::size_t size);      // server-side apply, fieldsV1
 
 struct FuzzTarget {
   const char* name;  // "manifest": corpus tests/fuzz/corpus/manifest, binary fuzz_manifest
@@ -30,7 +31,7 @@ struct FuzzTarget {
 inline constexpr FuzzTarget kFuzzTargets[] = {
     {"manifest", FuzzManifest}, {"json_codec", FuzzJsonCodec}, {"selector", FuzzSelector},
     {"quantity", FuzzQuantity}, {"patch", FuzzPatch},          {"router", FuzzRouter},
-    {"spdy", FuzzSpdy},         {"tfevents", FuzzTfEvents},
+    {"spdy", FuzzSpdy},         {"tfevents", FuzzTfEvents},  {"apply", FuzzApply},
 };
 
 inline std::string_view AsText(const std::uint8_t* data, std::size_t size) {

@@ -1,0 +1,402 @@
+#include "emulator/api/managed_fields.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "emulator/api/field_schema.h"
+#include "emulator/api/structured_merge.h"
+
+namespace pjemu::api {
+namespace {
+
+struct Entry {
+  std::string manager, operation, api_version, subresource;
+  std::string time;  // "" when the entry has none
+  FieldSet set;
+
+  bool Is(const std::string& m, const char* op, const std::string& sub) const {
+    return manager == m && operation == op && subresource == sub;
+  }
+};
+
+const char* SubresourceName(Subresource sub) {
+  return sub == Subresource::kStatus ? "status" : sub == Subresource::kScale ? "scale" : "";
+}
+
+const Json* Find(const Json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+const Json* ManagedOf(const Json* object) {
+  if (!object) return nullptr;
+  const Json* meta = Find(*object, "metadata");
+  return meta ? Find(*meta, "managedFields") : nullptr;
+}
+
+// One entry; false when it is not a FieldsV1 entry of operation Apply or Update. Its fields
+// are decoded only when `fields` is set.
+bool DecodeEntry(const Json& e, Entry* entry, bool fields) {
+  if (!e.is_object()) return false;
+  auto str = [&](const char* k) {
+    const Json* v = Find(e, k);
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+  };
+  *entry = Entry{str("manager"), str("operation"), str("apiVersion"), str("subresource"),
+                 str("time"), {}};
+  if ((entry->operation != "Apply" && entry->operation != "Update") ||
+      str("fieldsType") != "FieldsV1") {
+    return false;
+  }
+  if (fields) {
+    const Json* v1 = Find(e, "fieldsV1");
+    entry->set = v1 ? FromFieldsV1(*v1) : FieldSet{};
+  }
+  return true;
+}
+
+// Decodes managedFields; false when they are not a list of FieldsV1 entries.
+bool Decode(const Json* managed, std::vector<Entry>* out) {
+  out->clear();
+  if (!managed || managed->is_null()) return true;
+  if (!managed->is_array()) return false;
+  for (const auto& e : *managed) {
+    Entry entry;
+    if (!DecodeEntry(e, &entry, true)) return false;
+    out->push_back(std::move(entry));
+  }
+  return true;
+}
+
+// True when a member path of `set` is also a member of the fieldsV1 tree `fields`.
+bool Touches(const Json& fields, const FieldSet& set) {
+  if (!fields.is_object()) return false;
+  for (const auto& [element, child] : set.children) {
+    auto it = fields.find(element);
+    if (it == fields.end() || !it->is_object()) continue;
+    if (child.member && (it->empty() || it->contains("."))) return true;
+    if (Touches(*it, child)) return true;
+  }
+  return false;
+}
+
+Json EncodeEntry(const Entry& e) {
+  Json j = {{"apiVersion", e.api_version},
+            {"fieldsType", "FieldsV1"},
+            {"fieldsV1", ToFieldsV1(e.set)},
+            {"operation", e.operation}};
+  if (!e.manager.empty()) j["manager"] = e.manager;
+  if (!e.time.empty()) j["time"] = e.time;
+  if (!e.subresource.empty()) j["subresource"] = e.subresource;
+  return j;
+}
+
+// kube-apiserver's order of encoded entries: operation, time, manager, apiVersion, subresource.
+void SortEncoded(Json& entries) {
+  auto key = [](const Json& e) {
+    auto str = [&](const char* k) { return e.value(k, std::string()); };
+    return std::make_tuple(str("operation"), str("time"), str("manager"), str("apiVersion"),
+                           str("subresource"));
+  };
+  std::stable_sort(entries.begin(), entries.end(),
+                   [&](const Json& a, const Json& b) { return key(a) < key(b); });
+}
+
+// kube-apiserver's order: operation, time, manager, apiVersion, subresource.
+Json Encode(std::vector<Entry> entries) {
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.operation, a.time, a.manager, a.api_version, a.subresource) <
+           std::tie(b.operation, b.time, b.manager, b.api_version, b.subresource);
+  });
+  Json out = Json::array();
+  for (const auto& e : entries) {
+    if (!e.set.Empty()) out.push_back(EncodeEntry(e));
+  }
+  return out;
+}
+
+void Store(Json& object, Json managed) {
+  Json& meta = object["metadata"];
+  if (!meta.is_object()) meta = Json::object();
+  if (managed.empty()) {
+    meta.erase("managedFields");
+  } else {
+    meta["managedFields"] = std::move(managed);
+  }
+}
+
+// What no manager owns: apiVersion, kind, metadata's identity and bookkeeping (kube-apiserver's
+// stripMeta), and the part of the object the write may not touch (its reset fields): .status
+// for a main-resource write of a type with a status; all but .status for a /status write.
+FieldSet SkipSet(const ResourceType& type, Subresource sub, const Json& a, const Json& b) {
+  FieldSet skip;
+  auto add = [&](const std::string& key) { skip.children["f:" + key].member = true; };
+  if (sub == Subresource::kStatus) {
+    for (const Json* o : {&a, &b}) {
+      if (!o->is_object()) continue;
+      for (const auto& [key, v] : o->items()) {
+        if (key != "status") add(key);
+      }
+    }
+    return skip;
+  }
+  add("apiVersion");
+  add("kind");
+  if (type.has_status) add("status");
+  FieldSet& meta = skip.children["f:metadata"];
+  for (const char* f : {"name", "namespace", "uid", "resourceVersion", "generation",
+                        "creationTimestamp", "selfLink", "managedFields", "deletionTimestamp",
+                        "deletionGracePeriodSeconds", "generateName"}) {
+    meta.children[std::string("f:") + f].member = true;
+  }
+  return skip;
+}
+
+// `.metadata` itself is in no set (stripMeta), though its fields are.
+FieldSet WithoutMetadataNode(FieldSet set) {
+  auto it = set.children.find("f:metadata");
+  if (it != set.children.end()) {
+    it->second.member = false;
+    if (it->second.Empty()) set.children.erase(it);
+  }
+  return set;
+}
+
+Comparison CompareWrite(const TypeSchema& ts, const Json& before, const Json& after,
+                        const FieldSet& skip) {
+  Comparison c = Compare(&before, &after, ts.root, &skip);
+  for (FieldSet* s : {&c.added, &c.modified, &c.removed}) *s = WithoutMetadataNode(*s);
+  return c;
+}
+
+// A manager's name as kube-apiserver's conflict messages print it.
+std::string PrintManager(const Entry& e) {
+  std::string out = Json(e.manager).dump();
+  if (!e.subresource.empty()) out += " with subresource " + Json(e.subresource).dump();
+  if (e.operation == "Update") out += " using " + e.api_version;
+  return out;
+}
+
+Status ConflictError(std::vector<std::pair<const Entry*, FieldSet>> conflicts) {
+  std::sort(conflicts.begin(), conflicts.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first->manager, a.first->operation, a.first->subresource) <
+           std::tie(b.first->manager, b.first->operation, b.first->subresource);
+  });
+  Json causes = Json::array();
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_manager;
+  std::size_t count = 0;
+  for (const auto& [entry, set] : conflicts) {
+    by_manager.push_back({PrintManager(*entry), PathStrings(set)});
+    for (const auto& path : by_manager.back().second) {
+      causes.push_back({{"reason", "FieldManagerConflict"},
+                        {"message", "conflict with " + by_manager.back().first},
+                        {"field", path}});
+      ++count;
+    }
+  }
+  std::string message;
+  if (count == 1) {
+    message = "Apply failed with 1 conflict: conflict with " + by_manager[0].first + ": " +
+              by_manager[0].second[0];
+  } else {
+    message = "Apply failed with " + std::to_string(count) + " conflicts: ";
+    bool first = true;
+    for (const auto& [manager, paths] : by_manager) {
+      message += (first ? "" : "\n") + std::string("conflicts with ") + manager + ":";
+      first = false;
+      for (const auto& p : paths) message += "\n- " + p;
+    }
+  }
+  return Status(Code::kConflict, message, Json{{"causes", causes}});
+}
+
+std::string LastApplied(const Json* object) {
+  if (!object) return "";
+  const Json* meta = Find(*object, "metadata");
+  const Json* annotations = meta ? Find(*meta, "annotations") : nullptr;
+  const Json* value = annotations ? Find(*annotations, kLastAppliedAnnotation) : nullptr;
+  return value && value->is_string() ? value->get<std::string>() : "";
+}
+
+// The fields client-side apply last set (its annotation) that still hold the value it set:
+// kubectl's server-side apply may take them from kubectl-client-side-apply without force.
+FieldSet LastAppliedFields(const TypeSchema& ts, const FieldSet& skip, const std::string& text,
+                           const Json& live) {
+  Json last = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!last.is_object()) return {};
+  Comparison c = Compare(&last, &live, ts.root, &skip);
+  return Difference(ToFieldSet(last, ts.root, &skip), Union(c.modified, c.removed));
+}
+
+Json WithoutManaged(const Json* object) {
+  if (!object) return Json::object();
+  Json out = *object;
+  if (out.contains("metadata") && out["metadata"].is_object()) {
+    out["metadata"].erase("managedFields");
+  }
+  return out;
+}
+
+// The object the applier's configuration makes of `live` (merged where the write may write).
+Json MergeApplied(const ResourceType& type, const TypeSchema& ts, const Json& live,
+                  const Json& config, Subresource sub) {
+  if (sub == Subresource::kStatus) {
+    Json merged = live;
+    if (const Json* status = Find(config, "status")) {
+      const Json* old = Find(live, "status");
+      merged["status"] = old ? Merge(*old, *status, ts.root.Child("status")) : *status;
+    }
+    return merged;
+  }
+  Json merged = Merge(live, config, ts.root);
+  if (type.has_status) {
+    if (const Json* status = Find(live, "status")) {
+      merged["status"] = *status;
+    } else {
+      merged.erase("status");
+    }
+  }
+  return merged;
+}
+
+}  // namespace
+
+void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
+                         const ManagedWrite& write) {
+  const TypeSchema& ts = SchemaOf(type);
+  const Json& before = live ? *live : ts.zero;
+  const Json* stored = ManagedOf(live);
+  const Json* sent = ManagedOf(&next);
+  // Managed fields the client rewrote (non-empty, valid, different) are the base; else the live
+  // object's (written here, so valid).
+  std::vector<Entry> decoded;
+  bool rewritten = write.subresource == Subresource::kNone && sent && sent->is_array() &&
+                   !sent->empty() && (!stored || *sent != *stored) && Decode(sent, &decoded);
+  FieldSet skip = SkipSet(type, write.subresource, before, next);
+  Comparison c = CompareWrite(ts, before, next, skip);
+  if (c.Empty() && !rewritten) {
+    if (stored) {
+      next["metadata"]["managedFields"] = *stored;
+    } else if (next.contains("metadata") && next["metadata"].is_object()) {
+      next["metadata"].erase("managedFields");
+    }
+    return;
+  }
+  static const Json kNone = Json::array();
+  const Json& base = rewritten ? *sent : stored && stored->is_array() ? *stored : kNone;
+  // Only the writer's entry and those holding a field this write changed or removed are decoded
+  // and rewritten; the others are kept as they are (the cost of the common write).
+  const std::string sub = SubresourceName(write.subresource);
+  FieldSet changed = Union(c.added, c.modified);
+  FieldSet touched = Union(changed, c.removed);
+  Json out = Json::array();
+  bool own_seen = false;
+  for (const Json& e : base) {
+    Entry entry;
+    if (!DecodeEntry(e, &entry, false)) continue;
+    bool own = entry.Is(write.manager, "Update", sub);
+    const Json* fields = Find(e, "fieldsV1");
+    if (!own && !(fields && Touches(*fields, touched))) {
+      out.push_back(e);
+      continue;
+    }
+    entry.set = fields ? FromFieldsV1(*fields) : FieldSet{};
+    if (own) {
+      own_seen = true;
+      entry.set = Difference(entry.set, c.removed);
+      if (!changed.Empty()) {
+        entry.set = Union(entry.set, changed);
+        entry.time = write.now;
+      }
+    } else {
+      entry.set = Difference(Difference(entry.set, changed), c.removed);
+    }
+    if (!entry.set.Empty()) out.push_back(EncodeEntry(entry));
+  }
+  if (!own_seen && !changed.Empty()) {
+    out.push_back(EncodeEntry({write.manager, "Update", type.ApiVersion(), sub, write.now, changed}));
+  }
+  SortEncoded(out);
+  Store(next, std::move(out));
+}
+
+Result<Json> ApplyObject(const ResourceType& type, const Json* live, const Json& config,
+                         const ManagedWrite& write, bool force) {
+  if (const Json* sent = ManagedOf(&config); sent && !sent->is_null()) {
+    return Status(Code::kBadRequest, "metadata.managedFields must be nil");
+  }
+  const TypeSchema& ts = SchemaOf(type);
+  if (Status s = ValidateApplied(config, ts.root); !s.ok()) {
+    return Status(Code::kInternal, "failed to create typed patch object (" + type.ApiVersion() +
+                                       ", Kind=" + type.kind + "): " + s.message());
+  }
+  const Json live_object = WithoutManaged(live);
+  const Json& before = live ? live_object : ts.zero;
+  const std::string sub = SubresourceName(write.subresource);
+
+  std::vector<Entry> entries;
+  if (!Decode(ManagedOf(live), &entries)) entries.clear();
+  Entry* applier = nullptr;
+  for (auto& e : entries) {
+    if (e.Is(write.manager, "Apply", sub)) applier = &e;
+  }
+  if (!applier) {
+    entries.push_back({write.manager, "Apply", type.ApiVersion(), sub, "", {}});
+    applier = &entries.back();
+  }
+  FieldSet config_skip = SkipSet(type, write.subresource, config, config);
+  FieldSet last = applier->set;
+  applier->set = WithoutMetadataNode(ToFieldSet(config, ts.root, &config_skip));
+  applier->api_version = type.ApiVersion();
+
+  Json merged = MergeApplied(type, ts, live_object, config, write.subresource);
+  FieldSet owned;
+  for (const auto& e : entries) owned = Union(owned, e.set);
+  RemoveFields(merged, Difference(last, owned), owned, ts.root);
+
+  FieldSet skip = SkipSet(type, write.subresource, before, merged);
+  Comparison c = CompareWrite(ts, before, merged, skip);
+  FieldSet changed = Union(c.added, c.modified);
+  std::vector<std::pair<const Entry*, FieldSet>> conflicts;
+  for (const auto& e : entries) {
+    if (&e == applier) continue;
+    FieldSet overlap = Intersection(e.set, changed);
+    if (!overlap.Empty()) conflicts.emplace_back(&e, std::move(overlap));
+  }
+  if (!conflicts.empty() && !force) {
+    std::string last_applied = write.manager == "kubectl" ? LastApplied(live) : "";
+    FieldSet allowed = last_applied.empty()
+                           ? FieldSet{}
+                           : LastAppliedFields(ts, skip, last_applied, live_object);
+    std::vector<std::pair<const Entry*, FieldSet>> left;
+    for (auto& [e, set] : conflicts) {
+      FieldSet rest = e->manager == "kubectl-client-side-apply" ? Difference(set, allowed) : set;
+      if (!rest.Empty()) left.emplace_back(e, std::move(rest));
+    }
+    if (!left.empty()) return ConflictError(std::move(left));
+  }
+  for (auto& e : entries) {
+    if (&e == applier) continue;
+    e.set = Difference(Difference(e.set, changed), c.removed);
+  }
+  if (merged != live_object) applier->time = write.now;
+  // As kube-apiserver's lastAppliedUpdater: when the result still has the annotation.
+  if (write.manager == "kubectl" && !LastApplied(&merged).empty()) {
+    Json annotation = config;
+    Json& meta = annotation["metadata"];
+    if (meta.contains("annotations") && meta["annotations"].is_object()) {
+      meta["annotations"].erase(kLastAppliedAnnotation);
+      if (meta["annotations"].empty()) meta.erase("annotations");
+    }
+    merged["metadata"]["annotations"][kLastAppliedAnnotation] = annotation.dump() + "\n";
+  }
+  Store(merged, Encode(std::move(entries)));
+  return merged;
+}
+
+std::string ManagerFromUserAgent(std::string_view user_agent) {
+  return std::string(user_agent.substr(0, user_agent.find('/')));
+}
+
+}  // namespace pjemu::api

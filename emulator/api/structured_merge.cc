@@ -1,0 +1,466 @@
+#include "emulator/api/structured_merge.h"
+
+#include <set>
+#include <unordered_map>
+
+namespace pjemu::api {
+namespace {
+
+using Shape = FieldSchema::Shape;
+using ListType = FieldSchema::ListType;
+
+// ---- sets -----------------------------------------------------------------------------------
+
+void Prune(std::map<std::string, FieldSet>& children) {
+  for (auto it = children.begin(); it != children.end();) {
+    it = it->second.Empty() ? children.erase(it) : std::next(it);
+  }
+}
+
+// "f:a" -> ".a"; "k:{"a":1,"b":"x"}" -> "[a=1,b="x"]"; "v:"x"" -> "[="x"]"; "i:3" -> "[3]".
+std::string ElementString(const std::string& element) {
+  std::string body = element.size() > 2 ? element.substr(2) : "";
+  switch (element.empty() ? ' ' : element[0]) {
+    case 'f':
+      return "." + body;
+    case 'k': {
+      Json key = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+      if (!key.is_object()) return "[" + body + "]";
+      std::string out = "[";
+      for (const auto& [k, v] : key.items()) {
+        out += (out.size() > 1 ? "," : "") + k + "=" + v.dump();
+      }
+      return out + "]";
+    }
+    case 'v':
+      return "[=" + body + "]";
+    case 'i':
+      return "[" + body + "]";
+    default:
+      return element;
+  }
+}
+
+void CollectPaths(const FieldSet& set, const std::string& prefix, std::vector<std::string>& out) {
+  for (const auto& [element, child] : set.children) {
+    std::string path = prefix + ElementString(element);
+    if (child.member) out.push_back(path);
+    CollectPaths(child, path, out);
+  }
+}
+
+// ---- walking objects under a schema ---------------------------------------------------------
+
+const FieldSet* SkipChild(const FieldSet* skip, const std::string& element, bool* skipped) {
+  *skipped = false;
+  if (!skip) return nullptr;
+  auto it = skip->children.find(element);
+  if (it == skip->children.end()) return nullptr;
+  *skipped = it->second.member;
+  return &it->second;
+}
+
+bool Granular(const Json& v, const FieldSchema& s) {
+  return (v.is_object() && s.shape != Shape::kAtomic) ||
+         (v.is_array() && s.list != ListType::kAtomic);
+}
+
+// The path elements of a list's items in order; false when one has none or two share one (the
+// list is then handled as atomic, which never fails a write of a live object).
+bool Elements(const Json& list, const FieldSchema& s, std::vector<std::string>* out) {
+  std::set<std::string> seen;
+  for (const auto& item : list) {
+    auto pe = ItemElement(item, s);
+    if (!pe.ok() || !seen.insert(*pe).second) return false;
+    out->push_back(std::move(pe).value());
+  }
+  return true;
+}
+
+void ToSetAt(const Json& v, const FieldSchema& s, const FieldSet* skip, FieldSet& node) {
+  if (v.is_object() && s.shape != Shape::kAtomic) {
+    for (const auto& [key, child_value] : v.items()) {
+      std::string element = "f:" + key;
+      bool skipped;
+      const FieldSet* child_skip = SkipChild(skip, element, &skipped);
+      if (skipped) continue;
+      FieldSet& child = node.children[element];
+      ToSetAt(child_value, s.Child(key), child_skip, child);
+      // A map's entries are members themselves; so are empty and null values.
+      if (child_value.is_null() || (child_value.is_object() && child_value.empty()) ||
+          s.shape == Shape::kMap) {
+        child.member = true;
+      }
+    }
+    Prune(node.children);
+    return;
+  }
+  std::vector<std::string> elements;
+  if (v.is_array() && s.list != ListType::kAtomic && Elements(v, s, &elements)) {
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      FieldSet& child = node.children[elements[i]];
+      ToSetAt(v[i], s.Item(), nullptr, child);
+      child.member = true;
+    }
+    return;
+  }
+  node.member = true;  // a scalar, an atomic node, or an empty object
+}
+
+struct Walk {
+  Comparison& c;
+  std::vector<std::string> path;
+
+  static FieldSet& At(FieldSet& set, const std::vector<std::string>& path) {
+    FieldSet* node = &set;
+    for (const auto& e : path) node = &node->children[e];
+    return *node;
+  }
+  void Insert(FieldSet& set) {
+    if (!path.empty()) At(set, path).member = true;
+  }
+
+  void Leaf(const Json* l, const Json* r) {
+    if (!l) {
+      Insert(c.added);
+    } else if (!r) {
+      Insert(c.removed);
+    } else if (*l != *r) {
+      Insert(c.modified);
+    }
+  }
+
+  void Node(const Json* l, const Json* r, const FieldSchema& s, const FieldSet* skip) {
+    // A null on one side takes the other side's form (structured-merge-diff's wildcard): its
+    // contents are all added or removed, the node itself is neither.
+    bool l_null = l && l->is_null() && r && (r->is_object() || r->is_array());
+    bool r_null = r && r->is_null() && l && (l->is_object() || l->is_array());
+    if (l_null || r_null) {
+      const Json* present = l_null ? r : l;
+      if (present->empty() || !Granular(*present, s)) return Leaf(l, r);
+      bool ok = present->is_object() ? Fields(l_null ? nullptr : l, l_null ? r : nullptr, s, skip)
+                                     : Items(l_null ? nullptr : l, l_null ? r : nullptr, s);
+      if (!ok) Leaf(l, r);
+      return;
+    }
+    const Json* any = l ? l : r;
+    bool both_kinds = !l || !r || l->type() == r->type();
+    bool empty = (!l || l->empty() || l->is_null()) && (!r || r->empty() || r->is_null());
+    if (!both_kinds || !Granular(*any, s) || empty) return Leaf(l, r);
+    if (any->is_object()) {
+      if (!Fields(l, r, s, skip)) return Leaf(l, r);
+    } else if (!Items(l, r, s)) {
+      return Leaf(l, r);
+    }
+    if (!l) {
+      Insert(c.added);
+    } else if (!r) {
+      Insert(c.removed);
+    }
+  }
+
+  bool Fields(const Json* l, const Json* r, const FieldSchema& s, const FieldSet* skip) {
+    auto visit = [&](const std::string& key, const Json* lc, const Json* rc) {
+      std::string element = "f:" + key;
+      bool skipped;
+      const FieldSet* child_skip = SkipChild(skip, element, &skipped);
+      if (skipped) return;
+      path.push_back(element);
+      Node(lc, rc, s.Child(key), child_skip);
+      path.pop_back();
+    };
+    if (l) {
+      for (const auto& [key, lv] : l->items()) {
+        const Json* rc = nullptr;
+        if (r) {
+          auto it = r->find(key);
+          if (it != r->end()) rc = &*it;
+        }
+        visit(key, &lv, rc);
+      }
+    }
+    if (r) {
+      for (const auto& [key, rv] : r->items()) {
+        if (!l || !l->contains(key)) visit(key, nullptr, &rv);
+      }
+    }
+    return true;
+  }
+
+  bool Items(const Json* l, const Json* r, const FieldSchema& s) {
+    std::vector<std::string> le, re;
+    if ((l && !Elements(*l, s, &le)) || (r && !Elements(*r, s, &re))) return false;
+    std::unordered_map<std::string, std::size_t> rindex;
+    for (std::size_t i = 0; i < re.size(); ++i) rindex[re[i]] = i;
+    for (std::size_t i = 0; i < le.size(); ++i) {
+      auto it = rindex.find(le[i]);
+      path.push_back(le[i]);
+      Node(&(*l)[i], it == rindex.end() ? nullptr : &(*r)[it->second], s.Item(), nullptr);
+      path.pop_back();
+    }
+    std::set<std::string> lset(le.begin(), le.end());
+    for (std::size_t i = 0; i < re.size(); ++i) {
+      if (lset.count(re[i])) continue;
+      path.push_back(re[i]);
+      Node(nullptr, &(*r)[i], s.Item(), nullptr);
+      path.pop_back();
+    }
+    return true;
+  }
+};
+
+void PruneTree(FieldSet& set) {
+  for (auto& [e, child] : set.children) PruneTree(child);
+  Prune(set.children);
+}
+
+Json MergeAt(const Json* l, const Json& r, const FieldSchema& s);
+
+// Items of two associative lists or sets: shared items in the configuration's order, the live
+// object's other items where they were, the configuration's new ones after the shared item
+// before them (structured-merge-diff's list merge).
+Json MergeItems(const Json& l, const Json& r, const FieldSchema& s) {
+  std::vector<std::string> le, re;
+  if (!Elements(l, s, &le) || !Elements(r, s, &re)) return r;
+  std::unordered_map<std::string, std::size_t> lindex, rindex;
+  for (std::size_t i = 0; i < le.size(); ++i) lindex[le[i]] = i;
+  for (std::size_t i = 0; i < re.size(); ++i) rindex[re[i]] = i;
+  std::vector<std::string> shared;
+  for (const auto& pe : re) {
+    if (lindex.count(pe)) shared.push_back(pe);
+  }
+  std::size_t next_shared = 0;
+  std::set<std::string> taken;
+  Json out = Json::array();
+  auto take_rhs = [&](std::size_t ri) {
+    const std::string& pe = re[ri];
+    auto li = lindex.find(pe);
+    out.push_back(MergeAt(li == lindex.end() ? nullptr : &l[li->second], r[ri], s.Item()));
+    taken.insert(pe);
+    if (next_shared < shared.size() && shared[next_shared] == pe) ++next_shared;
+  };
+  std::size_t li = 0, ri = 0;
+  while (li < le.size() || ri < re.size()) {
+    if (li < le.size() && ri < re.size()) {
+      if (le[li] == re[ri]) {
+        take_rhs(ri++);
+        ++li;
+        continue;
+      }
+      if (rindex.count(le[li]) && next_shared < shared.size() && shared[next_shared] != le[li]) {
+        ++li;  // a shared item whose turn has not come
+        continue;
+      }
+    }
+    if (li < le.size()) {
+      if (!rindex.count(le[li])) {
+        out.push_back(l[li++]);
+        continue;
+      }
+      if (taken.count(le[li])) {
+        ++li;
+        continue;
+      }
+    }
+    if (ri < re.size()) take_rhs(ri++);
+  }
+  return out;
+}
+
+Json MergeAt(const Json* l, const Json& r, const FieldSchema& s) {
+  if (!l || l->is_null()) return r;
+  if (l->is_object() && r.is_object() && s.shape != Shape::kAtomic) {
+    Json out = *l;
+    for (const auto& [key, rv] : r.items()) {
+      auto it = l->find(key);
+      out[key] = MergeAt(it == l->end() ? nullptr : &*it, rv, s.Child(key));
+    }
+    return out;
+  }
+  if (l->is_array() && r.is_array() && s.list != ListType::kAtomic) return MergeItems(*l, r, s);
+  return r;
+}
+
+bool KeepsSomething(const FieldSet* keep) { return keep && !keep->Empty(); }
+
+void RemoveAt(Json& v, const FieldSet& remove, const FieldSet* keep, const FieldSchema& s) {
+  auto keep_child = [&](const std::string& element) -> const FieldSet* {
+    if (!keep) return nullptr;
+    auto it = keep->children.find(element);
+    return it == keep->children.end() ? nullptr : &it->second;
+  };
+  if (v.is_object() && s.shape != Shape::kAtomic) {
+    for (const auto& [element, child] : remove.children) {
+      if (element.rfind("f:", 0) != 0) continue;
+      std::string key = element.substr(2);
+      auto it = v.find(key);
+      if (it == v.end()) continue;
+      const FieldSet* kc = keep_child(element);
+      if (child.member && !KeepsSomething(kc)) {
+        v.erase(it);
+      } else {
+        RemoveAt(*it, child, kc, s.Child(key));
+      }
+    }
+    return;
+  }
+  std::vector<std::string> elements;
+  if (!v.is_array() || s.list == ListType::kAtomic || !Elements(v, s, &elements)) return;
+  for (std::size_t i = elements.size(); i-- > 0;) {
+    auto it = remove.children.find(elements[i]);
+    if (it == remove.children.end()) continue;
+    const FieldSet* kc = keep_child(elements[i]);
+    if (it->second.member && !KeepsSomething(kc)) {
+      v.erase(i);
+    } else {
+      RemoveAt(v[i], it->second, kc, s.Item());
+    }
+  }
+}
+
+Status ValidateAt(const Json& v, const FieldSchema& s, const std::string& path) {
+  if (v.is_object() && s.shape != Shape::kAtomic) {
+    for (const auto& [key, child] : v.items()) {
+      RETURN_IF_ERROR(ValidateAt(child, s.Child(key), path + "." + key));
+    }
+    return Status::Ok();
+  }
+  if (!v.is_array() || s.list == ListType::kAtomic) return Status::Ok();
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    auto pe = ItemElement(v[i], s);
+    if (!pe.ok()) {
+      return Status(Code::kInvalid, path + ": element " + std::to_string(i) + ": " +
+                                        pe.status().message());
+    }
+    if (!seen.insert(*pe).second) {
+      return Status(Code::kInvalid,
+                    path + ": duplicate entries for key " + ElementString(*pe));
+    }
+    RETURN_IF_ERROR(ValidateAt(v[i], s.Item(), path + ElementString(*pe)));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Json ToFieldsV1(const FieldSet& set) {
+  Json out = Json::object();
+  if (set.member && !set.children.empty()) out["."] = Json::object();
+  for (const auto& [element, child] : set.children) out[element] = ToFieldsV1(child);
+  return out;
+}
+
+FieldSet FromFieldsV1(const Json& fields) {
+  FieldSet set;
+  if (!fields.is_object()) return set;
+  for (const auto& [element, child] : fields.items()) {
+    if (element == ".") {
+      set.member = true;
+      continue;
+    }
+    if (!child.is_object()) continue;
+    FieldSet c = FromFieldsV1(child);
+    if (child.empty()) c.member = true;
+    if (!c.Empty()) set.children.emplace(element, std::move(c));
+  }
+  return set;
+}
+
+FieldSet Union(const FieldSet& a, const FieldSet& b) {
+  FieldSet out = a;
+  out.member = a.member || b.member;
+  for (const auto& [element, child] : b.children) {
+    auto it = out.children.find(element);
+    if (it == out.children.end()) {
+      out.children.emplace(element, child);
+    } else {
+      it->second = Union(it->second, child);
+    }
+  }
+  return out;
+}
+
+FieldSet Difference(const FieldSet& a, const FieldSet& b) {
+  FieldSet out;
+  out.member = a.member && !b.member;
+  for (const auto& [element, child] : a.children) {
+    auto it = b.children.find(element);
+    FieldSet c = it == b.children.end() ? child : Difference(child, it->second);
+    if (!c.Empty()) out.children.emplace(element, std::move(c));
+  }
+  return out;
+}
+
+FieldSet Intersection(const FieldSet& a, const FieldSet& b) {
+  FieldSet out;
+  out.member = a.member && b.member;
+  for (const auto& [element, child] : a.children) {
+    auto it = b.children.find(element);
+    if (it == b.children.end()) continue;
+    FieldSet c = Intersection(child, it->second);
+    if (!c.Empty()) out.children.emplace(element, std::move(c));
+  }
+  return out;
+}
+
+std::vector<std::string> PathStrings(const FieldSet& set) {
+  std::vector<std::string> out;
+  CollectPaths(set, "", out);
+  return out;
+}
+
+Result<std::string> ItemElement(const Json& item, const FieldSchema& list) {
+  if (list.list == ListType::kSet) return "v:" + item.dump();
+  if (!item.is_object()) {
+    return Status(Code::kInvalid, "associative list with keys has an element that is not a map");
+  }
+  Json key = Json::object();
+  for (const auto& k : list.keys) {
+    auto it = item.find(k);
+    if (it != item.end() && !it->is_null()) {
+      key[k] = *it;
+    } else if (list.key_defaults.contains(k)) {
+      key[k] = list.key_defaults[k];
+    } else {
+      return Status(Code::kInvalid, "associative list with keys has an element that omits key "
+                                    "field \"" + k + "\" (and doesn't have default value)");
+    }
+  }
+  return "k:" + key.dump();
+}
+
+Status ValidateApplied(const Json& object, const FieldSchema& schema) {
+  return ValidateAt(object, schema, "");
+}
+
+FieldSet ToFieldSet(const Json& object, const FieldSchema& schema, const FieldSet* skip) {
+  FieldSet set;
+  ToSetAt(object, schema, skip, set);
+  set.member = false;  // the root is not a field
+  return set;
+}
+
+Comparison Compare(const Json* lhs, const Json* rhs, const FieldSchema& schema,
+                   const FieldSet* skip) {
+  Comparison c;
+  if (!lhs && !rhs) return c;
+  Walk walk{c, {}};
+  walk.Node(lhs, rhs, schema, skip);
+  for (FieldSet* s : {&c.added, &c.modified, &c.removed}) {
+    s->member = false;
+    PruneTree(*s);
+  }
+  return c;
+}
+
+Json Merge(const Json& live, const Json& config, const FieldSchema& schema) {
+  return MergeAt(&live, config, schema);
+}
+
+void RemoveFields(Json& object, const FieldSet& remove, const FieldSet& keep,
+                  const FieldSchema& schema) {
+  RemoveAt(object, remove, &keep, schema);
+}
+
+}  // namespace pjemu::api

@@ -1,0 +1,367 @@
+// Server-side apply and managedFields (emulator/api/field_schema.h, structured_merge.h,
+// managed_fields.h), each row with what kube-apiserver answers and where that is stated:
+//  [docs]  kubernetes.io/docs/reference/using-api/server-side-apply (its managedFields examples,
+//          conflicts, "Using Server-Side Apply in a controller", removal of fields);
+//  [smd]   sigs.k8s.io/structured-merge-diff: fieldpath's fieldsV1 form and path printing,
+//          typed.ToFieldSet / Compare, merge.Updater (Apply, Update, prune);
+//  [fm]    k8s.io/apimachinery managedfields: conflict messages (conflict.go), stripped fields
+//          (stripmeta.go), entry order (managedfields.go), lastAppliedManager/Updater;
+//  [types] k8s.io/api core/v1 markers (listType, listMapKey, patchMergeKey, mapType).
+#include <catch2/catch.hpp>
+
+#include "emulator/api/field_schema.h"
+#include "emulator/api/managed_fields.h"
+#include "emulator/api/structured_merge.h"
+
+namespace pjemu::api {
+namespace {
+
+const char* kT0 = "2026-11-27T03:00:00Z";
+const char* kT1 = "2026-11-27T03:01:00Z";
+
+Json ConfigMap(Json data) {
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata", {{"name", "cm"}, {"namespace", "default"}}},
+          {"data", std::move(data)}};
+}
+
+Json Pod(Json containers) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", "p"}, {"namespace", "default"}}},
+          {"spec", {{"containers", std::move(containers)}}}};
+}
+
+Json Managed(const Json& object) { return object["metadata"].value("managedFields", Json()); }
+
+Result<Json> Apply(const ResourceType& type, const Json* live, const Json& config,
+                   const std::string& manager, bool force = false, const char* now = kT1) {
+  return ApplyObject(type, live, config, {manager, Subresource::kNone, now}, force);
+}
+
+TEST_CASE("every served type's field rules compile", "[api][ssa]") {
+  for (const auto& r : AllResources()) {
+    if (!r.field_rules) continue;
+    INFO(r.kind);
+    CHECK(CompileFieldRules(r.field_rules()).ok());
+  }
+  CHECK_FALSE(CompileFieldRules({{"spec.x bogus"}}).ok());
+  CHECK_FALSE(CompileFieldRules({{"spec.x keys"}}).ok());
+}
+
+TEST_CASE("the schema knows each type's associative lists", "[api][ssa]") {
+  // [types] Container.ports: listMapKey containerPort + protocol (protocol defaults to TCP);
+  // PodSpec.containers, Container.env: patchMergeKey name; volumeMounts: mountPath.
+  const FieldSchema& pod = SchemaOf(Pods()).root;
+  const FieldSchema& containers = pod.Child("spec").Child("containers");
+  CHECK(containers.list == FieldSchema::ListType::kKeyed);
+  CHECK(containers.keys == std::vector<std::string>{"name"});
+  const FieldSchema& ports = containers.Item().Child("ports");
+  CHECK(ports.keys == std::vector<std::string>{"containerPort", "protocol"});
+  CHECK(*ItemElement({{"containerPort", 80}}, ports) ==
+        R"(k:{"containerPort":80,"protocol":"TCP"})");
+  CHECK(containers.Item().Child("volumeMounts").keys == std::vector<std::string>{"mountPath"});
+  CHECK(pod.Child("spec").Child("tolerations").list == FieldSchema::ListType::kAtomic);
+  CHECK(pod.Child("metadata").Child("finalizers").list == FieldSchema::ListType::kSet);
+  // Service.spec.ports: listMapKey port + protocol.
+  CHECK(SchemaOf(Services()).root.Child("spec").Child("ports").keys ==
+        std::vector<std::string>{"port", "protocol"});
+  // The PyTorchJob's replica specs are a map whose templates are pod specs (the CRD's schema).
+  const FieldSchema& job = SchemaOf(PyTorchJobs()).root;
+  const FieldSchema& specs = job.Child("spec").Child("pytorchReplicaSpecs");
+  CHECK(specs.shape == FieldSchema::Shape::kMap);
+  CHECK(specs.Child("Worker").Child("template").Child("spec").Child("containers").Item()
+            .Child("env").keys == std::vector<std::string>{"name"});
+  // A keyed item without its key is refused with structured-merge-diff's words.
+  auto missing = ItemElement(Json{{"image", "x"}}, containers);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().message() ==
+        "associative list with keys has an element that omits key field \"name\" (and doesn't "
+        "have default value)");
+}
+
+TEST_CASE("fieldsV1 round-trips and set algebra", "[api][ssa]") {
+  Json v1 = R"({"f:data":{".":{},"f:a":{},"f:b":{}},"f:metadata":{"f:labels":{"f:x":{}}}})"_json;
+  FieldSet set = FromFieldsV1(v1);
+  CHECK(ToFieldsV1(set) == v1);
+  FieldSet a = FromFieldsV1(R"({"f:data":{"f:a":{}}})"_json);
+  CHECK(ToFieldsV1(Difference(set, a)) ==
+        R"({"f:data":{".":{},"f:b":{}},"f:metadata":{"f:labels":{"f:x":{}}}})"_json);
+  CHECK(ToFieldsV1(Intersection(set, a)) == R"({"f:data":{"f:a":{}}})"_json);
+  CHECK(Union(Difference(set, a), a) == set);
+  // [smd] path printing: fields, keys (sorted, JSON values), set values.
+  FieldSet paths = FromFieldsV1(
+      R"({"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{"f:image":{}}},
+          "f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{}}},
+          "f:metadata":{"f:finalizers":{"v:\"x/y\"":{}}}})"_json);
+  CHECK(PathStrings(paths) ==
+        std::vector<std::string>{".metadata.finalizers[=\"x/y\"]",
+                                 ".spec.containers[name=\"c\"].image",
+                                 ".spec.ports[port=80,protocol=\"TCP\"]"});
+}
+
+struct SetRow {
+  const char* what;
+  const ResourceType* type;
+  Json object;
+  Json apply_set;   // ToFieldSet of the object as an applied configuration
+  Json create_set;  // the Update entry of a create of the object
+  const char* source;
+};
+
+TEST_CASE("field sets of applied and created objects", "[api][ssa]") {
+  Json container = {{"name", "c"}, {"image", "busybox"}, {"ports", {{{"containerPort", 80}}}},
+                    {"env", {{{"name", "A"}, {"value", "1"}}}}};
+  std::vector<SetRow> rows = {
+      {"ConfigMap data: leaves; a create adds the map itself ('.')", &ConfigMaps(),
+       ConfigMap({{"a", "1"}, {"b", "2"}}), R"({"f:data":{"f:a":{},"f:b":{}}})"_json,
+       R"({"f:data":{".":{},"f:a":{},"f:b":{}}})"_json,
+       "[docs] managedFields examples; [smd] ToFieldSet vs Compare's added map"},
+      {"labels: granular map", &ConfigMaps(),
+       Json{{"apiVersion", "v1"},
+            {"kind", "ConfigMap"},
+            {"metadata", {{"name", "cm"}, {"labels", {{"app", "x"}}}}}},
+       R"({"f:metadata":{"f:labels":{"f:app":{}}}})"_json,
+       R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}}})"_json,
+       "[fm] stripmeta keeps labels, drops name/namespace/uid/..."},
+      {"Pod containers keyed by name, ports by containerPort+protocol, env by name", &Pods(),
+       Pod({container}),
+       R"({"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:env":{
+            "k:{\"name\":\"A\"}":{".":{},"f:name":{},"f:value":{}}},"f:image":{},"f:name":{},
+            "f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},
+            "f:containerPort":{}}}}}}})"_json,
+       R"({"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:env":{".":{},
+            "k:{\"name\":\"A\"}":{".":{},"f:name":{},"f:value":{}}},"f:image":{},"f:name":{},
+            "f:ports":{".":{},"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},
+            "f:containerPort":{}}}}}}})"_json,
+       "[types] listMapKey markers; [smd] list items are members ('.'); the Pod's zero object "
+       "has spec and containers, so a create does not add them"},
+      {"a PyTorchJob's replica specs are map entries; a custom resource's create adds .spec",
+       &PyTorchJobs(),
+       Json{{"apiVersion", "kubeflow.org/v1"},
+            {"kind", "PyTorchJob"},
+            {"metadata", {{"name", "j"}}},
+            {"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", 2}}}}}}}},
+       R"({"f:spec":{"f:pytorchReplicaSpecs":{"f:Worker":{".":{},"f:replicas":{}}}}})"_json,
+       R"({"f:spec":{".":{},"f:pytorchReplicaSpecs":{".":{},"f:Worker":{".":{},
+            "f:replicas":{}}}}})"_json,
+       "[smd] map entries are members; CRD objects are unstructured (empty zero object)"},
+  };
+  for (const auto& row : rows) {
+    INFO(row.what << " (" << row.source << ")");
+    auto applied = Apply(*row.type, nullptr, row.object, "alice");
+    REQUIRE(applied.ok());
+    REQUIRE(Managed(*applied).size() == 1);
+    CHECK(Managed(*applied)[0]["fieldsV1"] == row.apply_set);
+    CHECK(Managed(*applied)[0]["operation"] == "Apply");
+    Json created = row.object;
+    UpdateManagedFields(*row.type, nullptr, created, {"kubectl-create", Subresource::kNone, kT0});
+    REQUIRE(Managed(created).size() == 1);
+    CHECK(Managed(created)[0]["fieldsV1"] == row.create_set);
+    CHECK(Managed(created)[0]["operation"] == "Update");
+    CHECK(Managed(created)[0]["manager"] == "kubectl-create");
+    CHECK(Managed(created)[0]["time"] == kT0);
+    CHECK(Managed(created)[0]["apiVersion"] == row.type->ApiVersion());
+    CHECK(Managed(created)[0]["fieldsType"] == "FieldsV1");
+  }
+}
+
+// The issue's four steps on a ConfigMap, and the variations around them.
+struct ApplyRow {
+  const char* what;
+  std::vector<std::tuple<std::string, Json, bool>> steps;  // manager, data, force
+  bool last_ok;
+  Json data;             // the object's data after the last step (when it succeeded)
+  const char* message;   // the last step's error (when it failed)
+  std::vector<std::string> causes;  // its causes' fields
+  const char* source;
+};
+
+TEST_CASE("apply: ownership, conflicts, force and removal", "[api][ssa]") {
+  using Step = std::tuple<std::string, Json, bool>;
+  std::vector<ApplyRow> rows = {
+      {"another manager changing a field is a conflict",
+       {Step{"alice", {{"a", "1"}, {"b", "2"}}, false}, Step{"bob", {{"a", "9"}}, false}},
+       false, nullptr, "Apply failed with 1 conflict: conflict with \"alice\": .data.a", {".data.a"},
+       "[fm] conflict.go getConflictMessage, single form; 409 with FieldManagerConflict causes"},
+      {"several conflicts: plural form, one line per path",
+       {Step{"alice", {{"a", "1"}, {"b", "2"}}, false},
+        Step{"bob", {{"a", "9"}, {"b", "8"}}, false}},
+       false, nullptr,
+       "Apply failed with 2 conflicts: conflicts with \"alice\":\n- .data.a\n- .data.b",
+       {".data.a", ".data.b"}, "[fm] conflict.go, plural form"},
+      {"force takes the field",
+       {Step{"alice", {{"a", "1"}, {"b", "2"}}, false}, Step{"bob", {{"a", "9"}}, true}}, true,
+       {{"a", "9"}, {"b", "2"}}, "", {}, "[docs] Conflicts: overwrite with force"},
+      {"the same value is no conflict (shared ownership)",
+       {Step{"alice", {{"a", "1"}, {"b", "2"}}, false}, Step{"bob", {{"a", "1"}}, false}}, true,
+       {{"a", "1"}, {"b", "2"}}, "", {}, "[docs] shared ownership of equal values"},
+      {"a field the applier stops setting and no one else owns is removed",
+       {Step{"alice", {{"a", "1"}, {"b", "2"}}, false}, Step{"alice", {{"a", "1"}}, false}}, true,
+       {{"a", "1"}}, "", {}, "[docs] field removal; [smd] Updater.prune"},
+      {"a field another manager also owns stays",
+       {Step{"alice", {{"a", "1"}, {"b", "2"}}, false}, Step{"bob", {{"b", "2"}}, false},
+        Step{"alice", {{"a", "1"}}, false}},
+       true, {{"a", "1"}, {"b", "2"}}, "", {}, "[docs] field removal, shared owner keeps it"},
+      {"after a forced takeover the old owner's re-apply conflicts",
+       {Step{"alice", {{"a", "1"}}, false}, Step{"bob", {{"a", "9"}}, true},
+        Step{"alice", {{"a", "1"}}, false}},
+       false, nullptr, "Apply failed with 1 conflict: conflict with \"bob\": .data.a", {".data.a"},
+       "[smd] force removes the field from the loser's set"},
+  };
+  for (const auto& row : rows) {
+    INFO(row.what << " (" << row.source << ")");
+    std::optional<Json> live;
+    Result<Json> last = Status(Code::kInternal, "no step");
+    for (const auto& [manager, data, force] : row.steps) {
+      last = Apply(ConfigMaps(), live ? &*live : nullptr, ConfigMap(data), manager, force);
+      if (last.ok()) {
+        live = *last;
+        (*live)["metadata"]["uid"] = "u1";  // what the store adds; never in a set
+      }
+    }
+    REQUIRE(last.ok() == row.last_ok);
+    if (row.last_ok) {
+      CHECK(live->value("data", Json()) == row.data);
+      continue;
+    }
+    CHECK(last.status().code() == Code::kConflict);
+    CHECK(last.status().message() == row.message);
+    std::vector<std::string> fields;
+    for (const auto& c : last.status().details()["causes"]) {
+      CHECK(c["reason"] == "FieldManagerConflict");
+      fields.push_back(c["field"]);
+    }
+    CHECK(fields == row.causes);
+  }
+}
+
+TEST_CASE("apply merges associative lists by key and keeps others' items", "[api][ssa]") {
+  // [smd] merge of associative lists: the live object's items the configuration does not
+  // name stay where they were; [docs] a controller's item is not removed by another applier.
+  Json a = {{"name", "a"}, {"image", "x"}};
+  Json b = {{"name", "b"}, {"image", "y"}};
+  auto first = Apply(Pods(), nullptr, Pod({a}), "alice");
+  REQUIRE(first.ok());
+  auto second = Apply(Pods(), &*first, Pod({b}), "bob");
+  REQUIRE(second.ok());
+  CHECK((*second)["spec"]["containers"] == Json::array({a, b}));
+  // alice changes her container's image: bob's container stays, in place.
+  Json a2 = {{"name", "a"}, {"image", "z"}};
+  auto third = Apply(Pods(), &*second, Pod({a2}), "alice");
+  REQUIRE(third.ok());
+  CHECK((*third)["spec"]["containers"] == Json::array({a2, b}));
+  // alice drops her container: it goes (she alone owned it); bob's stays.
+  auto fourth = Apply(Pods(), &*third, Pod(Json::array({b})), "alice");
+  REQUIRE(fourth.ok());
+  CHECK((*fourth)["spec"]["containers"] == Json::array({b}));
+  // Duplicate keys in an applied configuration are refused as kube-apiserver refuses them.
+  auto dup = Apply(Pods(), nullptr, Pod({a, a}), "alice");
+  REQUIRE_FALSE(dup.ok());
+  CHECK(dup.status().message() ==
+        "failed to create typed patch object (v1, Kind=Pod): .spec.containers: duplicate "
+        "entries for key [name=\"a\"]");
+}
+
+TEST_CASE("updates record what they changed and take it from others", "[api][ssa]") {
+  // [smd] Updater.Update: the writer gains added+modified, others lose modified+removed;
+  // [fm] managedFieldsUpdater: the entry's time moves only when the write changed something.
+  auto applied = Apply(ConfigMaps(), nullptr, ConfigMap({{"a", "1"}, {"b", "2"}}), "alice");
+  REQUIRE(applied.ok());
+  Json next = *applied;
+  next["data"]["a"] = "5";
+  UpdateManagedFields(ConfigMaps(), &*applied, next, {"kubectl-edit", Subresource::kNone, kT1});
+  Json m = Managed(next);
+  REQUIRE(m.size() == 2);
+  CHECK(m[0]["manager"] == "alice");  // Apply sorts before Update
+  CHECK(m[0]["fieldsV1"] == R"({"f:data":{"f:b":{}}})"_json);
+  CHECK(m[1]["manager"] == "kubectl-edit");
+  CHECK(m[1]["fieldsV1"] == R"({"f:data":{"f:a":{}}})"_json);
+  // A write that changes nothing keeps the managed fields as they were.
+  Json same = next;
+  UpdateManagedFields(ConfigMaps(), &next, same, {"other", Subresource::kNone, "later"});
+  CHECK(Managed(same) == m);
+  // Now alice's apply of a=1 conflicts with the Update manager, printed with its version.
+  auto again = Apply(ConfigMaps(), &next, ConfigMap({{"a", "1"}, {"b", "2"}}), "alice");
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.status().message() ==
+        "Apply failed with 1 conflict: conflict with \"kubectl-edit\" using v1: .data.a");
+}
+
+TEST_CASE("status writes have their own entry and see only .status", "[api][ssa]") {
+  // [fm] subresource entries; the pod strategy's reset fields (main writes never own status).
+  Json pod = Pod({{{"name", "c"}, {"image", "x"}}});
+  pod["status"] = {{"phase", "Pending"}};
+  UpdateManagedFields(Pods(), nullptr, pod, {"kubectl-create", Subresource::kNone, kT0});
+  REQUIRE(Managed(pod).size() == 1);
+  CHECK_FALSE(Managed(pod)[0]["fieldsV1"].contains("f:status"));
+  Json running = pod;
+  running["status"] = {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
+  UpdateManagedFields(Pods(), &pod, running, {"kubelet", Subresource::kStatus, kT1});
+  Json m = Managed(running);
+  REQUIRE(m.size() == 2);
+  CHECK(m[1]["manager"] == "kubelet");
+  CHECK(m[1]["subresource"] == "status");
+  CHECK(m[1]["fieldsV1"] ==
+        R"({"f:status":{"f:conditions":{".":{},"k:{\"type\":\"Ready\"}":{".":{},"f:status":{},
+            "f:type":{}}},"f:phase":{}}})"_json);
+}
+
+TEST_CASE("kubectl's client-side to server-side apply migration", "[api][ssa]") {
+  // kubectl 1.26+ rewrites the kubectl-client-side-apply entry to a kubectl Apply entry (a JSON
+  // patch of managedFields): the server keeps managed fields a client sends that differ.
+  Json cm = ConfigMap({{"a", "1"}, {"b", "2"}});
+  cm["metadata"]["annotations"][kLastAppliedAnnotation] =
+      R"({"apiVersion":"v1","data":{"a":"1","b":"2"},"kind":"ConfigMap","metadata":{"name":"cm"}})";
+  UpdateManagedFields(ConfigMaps(), nullptr, cm,
+                      {"kubectl-client-side-apply", Subresource::kNone, kT0});
+  REQUIRE(Managed(cm).size() == 1);
+  // Without the migration (kubectl 1.20-1.25): [fm] lastAppliedManager lets manager "kubectl"
+  // take the fields the annotation names from client-side apply, and removes b.
+  auto taken = Apply(ConfigMaps(), &cm, ConfigMap({{"a", "1"}}), "kubectl");
+  REQUIRE(taken.ok());
+  CHECK((*taken)["data"] == Json{{"a", "1"}, {"b", "2"}});  // b is still CSA's
+  // [fm] lastAppliedUpdater keeps the annotation in step with kubectl's applied configuration.
+  CHECK(Json::parse((*taken)["metadata"]["annotations"][kLastAppliedAnnotation].get<std::string>())
+            ["data"] == Json{{"a", "1"}});
+  // Another manager gets the conflict.
+  auto other = Apply(ConfigMaps(), &cm, ConfigMap({{"a", "9"}}), "bob");
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.status().message() ==
+        "Apply failed with 1 conflict: conflict with \"kubectl-client-side-apply\" using v1: "
+        ".data.a");
+  // With the migration: the rewritten entries are taken as they are sent.
+  Json migrated = cm;
+  migrated["metadata"]["managedFields"] = Json::array(
+      {{{"apiVersion", "v1"}, {"fieldsType", "FieldsV1"}, {"manager", "kubectl"},
+        {"operation", "Apply"}, {"time", kT0},
+        {"fieldsV1", Managed(cm)[0]["fieldsV1"]}}});
+  Json patched = migrated;
+  UpdateManagedFields(ConfigMaps(), &cm, patched, {"kubectl", Subresource::kNone, kT1});
+  REQUIRE(Managed(patched).size() == 1);
+  CHECK(Managed(patched)[0]["operation"] == "Apply");
+  auto applied = Apply(ConfigMaps(), &patched, ConfigMap({{"a", "1"}}), "kubectl");
+  REQUIRE(applied.ok());
+  CHECK((*applied)["data"] == Json{{"a", "1"}});  // b removed: kubectl owned it alone
+}
+
+TEST_CASE("managers from the user agent, and entries sorted as the server sorts", "[api][ssa]") {
+  CHECK(ManagerFromUserAgent("kubectl/v1.33.1 (linux/amd64) kubernetes/8adc0f0") == "kubectl");
+  CHECK(ManagerFromUserAgent("OpenAPI-Generator/22.6.0/python") == "OpenAPI-Generator");
+  CHECK(ManagerFromUserAgent("") == "");
+  auto a = Apply(ConfigMaps(), nullptr, ConfigMap({{"a", "1"}}), "zed");
+  REQUIRE(a.ok());
+  Json next = *a;
+  next["data"]["b"] = "2";
+  UpdateManagedFields(ConfigMaps(), &*a, next, {"alpha", Subresource::kNone, kT0});
+  auto b = Apply(ConfigMaps(), &next, ConfigMap({{"c", "3"}}), "bee", false, kT0);
+  REQUIRE(b.ok());
+  std::vector<std::string> order;
+  for (const auto& e : Managed(*b)) order.push_back(e["manager"]);
+  // Apply before Update, then by time, then by manager.
+  CHECK(order == std::vector<std::string>{"bee", "zed", "alpha"});
+}
+
+}  // namespace
+}  // namespace pjemu::api
