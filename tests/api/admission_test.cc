@@ -49,6 +49,7 @@ TEST_CASE("no other served type has an admission", "[api]") {
                                                      &PersistentVolumes(),
                                                      &StorageClasses(),
                                                      &PodDisruptionBudgets(),
+                                                     &PyTorchTrainingJobs(),
                                                      &Jobs()};
   for (const ResourceType& type : AllResources()) {
     if (std::find(admitted.begin(), admitted.end(), &type) != admitted.end()) {
