@@ -22,13 +22,14 @@ ALLOWED = {
     "batchjob": {"controller", "client"},
     "scheduler": {"client"},
     "storage": {"client"},
+    "tensorboard": {"client"},
     "kubelet": {"client", "process"},
     "faults": {"client", "process", "kubelet"},
     "persist": {"store"},
     # The one wiring: faults reach it only as decorators handed in through its options.
     "cluster": {"store", "process", "client", "apiserver", "controller", "t9kjob", "batchjob",
                 "scheduler",
-                "kubelet", "persist", "ui", "storage"},
+                "kubelet", "persist", "ui", "storage", "tensorboard"},
     # The PyTorchJob's vocabulary (defaulting, validation, conditions) is api's: only the cluster
     # wiring reaches the controller itself.
     "scenario": {"cluster", "manifest", "faults", "client"},

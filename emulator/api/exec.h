@@ -53,6 +53,12 @@ class PodExec {
   // HTTP errors before it upgrades the connection (the command's own errors come later, on
   // the error channel).
   virtual Status Check(const ExecRequest& request) = 0;
+  // The pod's network namespace (a path to open and setns into) when it has one of its own:
+  // where pods/portforward dials the pod's ports. "" = the host's network (the default).
+  virtual std::string NetworkNamespace(const std::string& ns, const std::string& pod) {
+    (void)ns, (void)pod;
+    return "";
+  }
 };
 
 }  // namespace pjemu::api

@@ -51,4 +51,11 @@ const Json* FindDefaultStorageClass(const std::vector<const Json*>& classes) {
   return best;
 }
 
+std::string VolumeHostPath(const Json& volume) {
+  const Json& spec = Field(volume, "spec");
+  std::string path = Str(Field(spec, "local"), "path");
+  if (path.empty()) path = Str(Field(spec, "hostPath"), "path");
+  return path;
+}
+
 }  // namespace pjemu::api

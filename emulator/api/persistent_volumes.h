@@ -30,6 +30,11 @@ std::vector<std::string> VolumeNodes(const Json& volume);
 // VolumeNodes is empty or holds `node`.
 bool VolumeAdmitsNode(const Json& volume, const std::string& node);
 
+// The host folder a PersistentVolume stores its files in: spec.hostPath.path, else
+// spec.local.path (what the local-path provisioner and a static local volume name); "" for any
+// other kind of volume. The kubelet mounts it; a TensorBoard reads its log dirs from it.
+std::string VolumeHostPath(const Json& volume);
+
 // metadata.annotations says the class is the default (either annotation "true").
 bool IsDefaultStorageClass(const Json& storage_class);
 // The default class among `classes` (GetDefaultClass): of those IsDefaultStorageClass, the

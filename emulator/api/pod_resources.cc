@@ -60,6 +60,14 @@ ResourceList ContainerLimits(const Json& container) {
   return limits.ok() ? *limits : ResourceList{};
 }
 
+ResourceList ContainerRequests(const Json& container) {
+  if (!container.contains("resources") || !container["resources"].is_object()) return {};
+  auto requests = ParseResourceList(container["resources"].value("requests", Json::object()));
+  if (!requests.ok()) return {};
+  for (const auto& [name, amount] : ContainerLimits(container)) requests->emplace(name, amount);
+  return *requests;
+}
+
 std::string PodQosClass(const Json& pod) {
   const Json& spec = ObjectOr(Field(pod, "spec"));  // read in place: every status write asks
   bool any = false, guaranteed = true;

@@ -23,6 +23,9 @@ Result<ResourceList> ParseResourceList(const Json& list);
 Result<ResourceList> PodRequests(const Json& pod);
 // A container's limits (empty when none or malformed).
 ResourceList ContainerLimits(const Json& container);
+// A container's requests, a resource with only a limit requesting its limit (the API server's
+// defaulting); empty when none or malformed.
+ResourceList ContainerRequests(const Json& container);
 // The Guaranteed / Burstable / BestEffort class of a pod (status.qosClass).
 std::string PodQosClass(const Json& pod);
 

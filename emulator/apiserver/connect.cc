@@ -80,12 +80,16 @@ HttpResponse ExecUpgrade(const HttpRequest& request, const ExecOptions& options,
 
 // port-forward: a WebSocket names its ports in the query; SPDY (direct, or tunnelled in a
 // WebSocket) names one in each pair of streams.
+// `netns`: the pod's network namespace, where its ports are dialled ("" = the host's network).
 Result<HttpResponse> PortForwardUpgrade(const HttpRequest& request, const Query& query,
-                                        const std::string& pod, const std::string& uid) {
+                                        const std::string& pod, const std::string& uid,
+                                        const std::string& netns) {
   static constexpr const char* kHost = "127.0.0.1";
-  auto one_port = [pod, uid](std::uint16_t port) -> std::shared_ptr<ChannelHandler> {
-    return std::make_shared<PortForwardChannel>(pod, uid, kHost, std::vector<std::uint16_t>{port},
-                                                ChannelProtocol::kPortForward, false);
+  auto one_port = [pod, uid, netns](std::uint16_t port) -> std::shared_ptr<ChannelHandler> {
+    auto channel = std::make_shared<PortForwardChannel>(
+        pod, uid, kHost, std::vector<std::uint16_t>{port}, ChannelProtocol::kPortForward, false);
+    channel->SetNetworkNamespace(netns);
+    return channel;
   };
   if (IsWebSocketUpgrade(request)) {
     std::string offered = request.Header("sec-websocket-protocol");
@@ -96,9 +100,10 @@ Result<HttpResponse> PortForwardUpgrade(const HttpRequest& request, const Query&
     auto negotiated = NegotiateProtocol(offered, true);
     if (!negotiated) return UpgradeRefusal(request, true);
     ASSIGN_OR_RETURN(std::vector<std::uint16_t> ports, ParsePorts(query));
-    return WebSocketUpgrade(std::make_shared<PortForwardChannel>(pod, uid, kHost, std::move(ports),
-                                                                 negotiated->protocol),
-                            negotiated->name);
+    auto channel = std::make_shared<PortForwardChannel>(pod, uid, kHost, std::move(ports),
+                                                        negotiated->protocol);
+    channel->SetNetworkNamespace(netns);
+    return WebSocketUpgrade(channel, negotiated->name);
   }
   if (!IsSpdyUpgrade(request)) return UpgradeRefusal(request, true);
   std::string offered = request.Header("x-stream-protocol-version");
@@ -126,7 +131,9 @@ Result<HttpResponse> Router::Connect(const HttpRequest& request, const ApiPath& 
       return BadRequestError("unable to forward port because pod is not running. Current status=" +
                              phase);
     }
-    return PortForwardUpgrade(request, query, path.name, pod["metadata"].value("uid", ""));
+    std::string netns =
+        options_.exec != nullptr ? options_.exec->NetworkNamespace(path.ns, path.name) : "";
+    return PortForwardUpgrade(request, query, path.name, pod["metadata"].value("uid", ""), netns);
   }
   bool attach = path.subresource == "attach";
   ASSIGN_OR_RETURN(ExecOptions options, ParseExecOptions(query, attach));

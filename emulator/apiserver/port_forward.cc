@@ -1,13 +1,16 @@
 #include "emulator/apiserver/port_forward.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -22,8 +25,32 @@ std::string GoErrno(int error) {
   return text;
 }
 
-// A connected TCP socket to host:port, or -1 with *error set.
-int Dial(const std::string& host, std::uint16_t port, std::string* error) {
+// A TCP socket made inside the network namespace at `netns` (it stays there: connect then
+// reaches the pod's own addresses, its 127.0.0.1 included). The calling thread enters the
+// namespace for the socket(2) call only and goes back to its own.
+int SocketIn(const std::string& netns) {
+  if (netns.empty()) return socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int own = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+  int target = open(netns.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = -1, err = 0;
+  if (own < 0 || target < 0) {
+    err = errno;
+  } else if (setns(target, CLONE_NEWNET) != 0) {
+    err = errno;
+  } else {
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    err = errno;
+    if (setns(own, CLONE_NEWNET) != 0) std::abort();  // a thread left in a pod's network
+  }
+  if (own >= 0) close(own);
+  if (target >= 0) close(target);
+  errno = err;
+  return fd;
+}
+
+// A connected TCP socket to host:port (in the namespace `netns`, "" = ours), or -1 with *error.
+int Dial(const std::string& host, std::uint16_t port, const std::string& netns,
+         std::string* error) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
@@ -31,7 +58,7 @@ int Dial(const std::string& host, std::uint16_t port, std::string* error) {
     *error = "bad address " + host;
     return -1;
   }
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd = SocketIn(netns);
   if (fd < 0) {
     *error = GoErrno(errno);
     return -1;
@@ -79,7 +106,7 @@ void PortForwardChannel::Start(std::shared_ptr<ChannelSink> sink) {
   for (std::size_t i = 0; i < ports_.size(); ++i) {
     Port& p = ports_[i];
     std::string error;
-    p.fd = Dial(host_, p.number, &error);
+    p.fd = Dial(host_, p.number, netns_, &error);
     if (p.fd < 0) {
       Send(static_cast<std::uint8_t>(2 * i + 1), "error forwarding port " +
                                                      std::to_string(p.number) + " to pod " + pod_ +

@@ -35,6 +35,9 @@ class PortForwardChannel final : public ChannelHandler,
   void Start(std::shared_ptr<ChannelSink> sink) override;
   void OnMessage(std::string message, bool binary) override;
   void Stop() override;
+  // Dial the pod's ports inside this network namespace (a path; "" = the host's network),
+  // where a pod with a network of its own listens. Call before Start.
+  void SetNetworkNamespace(std::string path) { netns_ = std::move(path); }
 
  private:
   struct Port {
@@ -49,6 +52,7 @@ class PortForwardChannel final : public ChannelHandler,
   std::string pod_;
   std::string uid_;
   std::string host_;
+  std::string netns_;
   ChannelProtocol protocol_;
   bool port_prefix_;
   std::shared_ptr<ChannelSink> sink_;

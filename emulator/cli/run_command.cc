@@ -13,6 +13,8 @@
 #include <string_view>
 #include <thread>
 
+#include "emulator/api/pytorchjob.h"
+#include "emulator/api/workload.h"
 #include "emulator/cli/cli.h"
 #include "emulator/cli/commands.h"
 #include "emulator/cli/inputs.h"

@@ -44,9 +44,24 @@ bool ApplyLogLine(std::string_view line, TrainingProgress* p) {
     if (!p->metrics_seen) p->accuracy = std::atof(a[1].str().c_str());
     return true;
   }
+  // T9k's tutorial script (seed 004), every rank: "epoch 1/10, batch   125/375 with loss:
+  // 1.5640", then "test loss: 1.4957, test accuracy: 0.9660" at the end.
+  static const std::regex kT9kTest(R"(test loss: [0-9.]+, test accuracy: ([0-9.]+))");
+  if (std::regex_search(line.begin(), line.end(), a, kT9kTest)) {
+    if (!p->metrics_seen) p->accuracy = std::atof(a[1].str().c_str());
+    return true;
+  }
+  static const std::regex kT9kTrain(R"(epoch (\d+)/\d+, batch +(\d+)/(\d+) with loss: ([0-9.]+))");
+  std::match_results<std::string_view::const_iterator> m;
+  if (std::regex_search(line.begin(), line.end(), m, kT9kTrain)) {
+    p->epoch = std::atoll(m[1].str().c_str());
+    const double steps = std::max(1.0, std::atof(m[3].str().c_str()));
+    p->epoch_fraction = std::clamp(std::atof(m[2].str().c_str()) / steps, 0.0, 1.0);
+    p->loss = std::atof(m[4].str().c_str());
+    return true;
+  }
   static const std::regex kTrain(
       R"(Train Epoch: (\d+) \[(\d+)/(\d+) \((\d+)%\)\]\s*loss=([0-9.eE+-]+))");
-  std::match_results<std::string_view::const_iterator> m;
   if (!std::regex_search(line.begin(), line.end(), m, kTrain)) return false;
   p->epoch = std::atoll(m[1].str().c_str());
   // The percentage is of this rank's batches (the sample counts are of the whole data set, so

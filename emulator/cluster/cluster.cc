@@ -8,6 +8,7 @@
 #include <map>
 #include <thread>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/apiserver/apiserver.h"
 #include "emulator/batchjob/batchjob.h"
 #include "emulator/client/local_client.h"
@@ -18,13 +19,15 @@
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/kubelet.h"
 #include "emulator/persist/sqlite_durability.h"
+#include "emulator/process/io_sampler.h"
 #include "emulator/process/posix_process_runner.h"
 #include "emulator/process/resource_sampler.h"
 #include "emulator/process/simulated_process_runner.h"
 #include "emulator/scheduler/scheduler.h"
 #include "emulator/storage/volume_controller.h"
-#include "emulator/t9kjob/t9kjob.h"
 #include "emulator/store/store.h"
+#include "emulator/t9kjob/t9kjob.h"
+#include "emulator/tensorboard/tensorboard_controller.h"
 #include "emulator/ui/console.h"
 
 namespace pjemu::cluster {
@@ -66,9 +69,11 @@ class Cluster::Parts {
   std::unique_ptr<process::ProcessRunner> base_runner;  // TrainerRunner or SimulatedProcessRunner
   std::unique_ptr<process::ProcessRunner> wrapped_runner;
   std::unique_ptr<process::ResourceSampler> sampler;  // the console's CPU/memory charts
+  std::unique_ptr<process::IoSampler> io_sampler;     // its network and storage I/O charts
   std::vector<std::unique_ptr<controller::Controller>> controllers;  // one per job kind
   std::unique_ptr<scheduler::Scheduler> scheduler;
   std::unique_ptr<storage::VolumeController> volumes;  // local-path provisioner, PV binder
+  std::unique_ptr<tensorboard::TensorBoardController> tensorboards;  // their log dirs, status
   kubelet::KubeletOptions kubelet_options;             // to power the node on again
   std::unique_ptr<kubelet::ImageCache> image_cache;    // the kubelet's, with wrap_images
   std::unique_ptr<kubelet::ImagePuller> image_puller;  // wrap_images' decorator of it
@@ -91,6 +96,8 @@ class Cluster::Parts {
   Status OnLoop(const std::function<Status()>& fn);
   // Stops the actors in the reverse order of their start and kills every container process.
   void StopActors();
+  // Starts the I/O sampler over the real processes and hands its samples to the console.
+  void AddIoSampler(ui::ConsoleOptions& co);
 
  private:
   Status LoadImages();
@@ -110,6 +117,7 @@ Status Cluster::Parts::Build() {
   NewControllers();
   scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop);
   volumes = std::make_unique<storage::VolumeController>(actors(), loop, MakeVolumeOptions());
+  tensorboards = std::make_unique<tensorboard::TensorBoardController>(actors(), loop);
   NewKubelet();
   return Status::Ok();
 }
@@ -224,6 +232,7 @@ void Cluster::Parts::StopActors() {
   for (auto& c : controllers) c->Stop();
   scheduler->Stop();
   volumes->Stop();
+  tensorboards->Stop();
   kubelet->Stop();
   runner().KillAll();
 }
@@ -306,6 +315,7 @@ Status Cluster::StartActors() {
   RETURN_IF_ERROR(p->OnLoop([p]() -> Status {
     RETURN_IF_ERROR(p->kubelet->Start());
     RETURN_IF_ERROR(p->volumes->Start());
+    RETURN_IF_ERROR(p->tensorboards->Start());
     RETURN_IF_ERROR(p->scheduler->Start());
     for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());
     return Status::Ok();
@@ -329,23 +339,44 @@ Status Cluster::StartApiServer() {
   if (p->posix) {
     // The console's CPU/memory charts sample the pods' processes.
     process::PosixProcessRunner* posix = p->posix.get();
-    p->sampler =
-        std::make_unique<process::ResourceSampler>(*p->clock, [posix] { return posix->Live(); });
+    p->sampler = std::make_unique<process::ResourceSampler>(
+        *p->clock, [posix] { return posix->Live(); }, process::ResourceSamplerOptions{},
+        [posix](process::Pid pid) { return posix->CgroupUsageOf(pid); });
     p->sampler->Start();
     co.usage = [sampler = p->sampler.get()](const std::string& ns, const std::string& pod) {
       std::vector<ui::ContainerUsage> out;
       for (auto& [container, samples] : sampler->Samples(ns + "/" + pod + "/")) {
         ui::ContainerUsage usage{container, {}};
-        for (const auto& s : samples) usage.points.push_back({s.time, s.cpu_cores, s.rss_bytes});
+        for (const auto& s : samples) usage.points.push_back({s.time, s.cpu_cores, s.memory_bytes});
         out.push_back(std::move(usage));
       }
       return out;
     };
   }
+  if (p->posix) p->AddIoSampler(co);
   ao.mounts.push_back(ui::MakeConsoleMount(*p->store, std::move(co)));
   ao.exec = p->kubelet.get();  // pods/exec enters the kubelet's containers
   p->api = std::make_unique<apiserver::ApiServer>(*p->store, p->kubelet.get(), ao);
   return p->api->Start();
+}
+
+// The console's network and storage I/O charts sample the pods' processes too.
+void Cluster::Parts::AddIoSampler(ui::ConsoleOptions& co) {
+  process::PosixProcessRunner* runner = posix.get();
+  io_sampler = std::make_unique<process::IoSampler>(*clock, [runner] { return runner->Live(); });
+  io_sampler->Start();
+  co.io = [sampler = io_sampler.get()](const std::string& ns, const std::string& pod) {
+    std::vector<ui::ContainerIo> out;
+    for (auto& [container, samples] : sampler->Samples(ns + "/" + pod + "/")) {
+      ui::ContainerIo io{container, {}};
+      for (const auto& s : samples) {
+        io.points.push_back({s.time, s.rx_bytes_per_s, s.tx_bytes_per_s, s.read_bytes_per_s,
+                             s.write_bytes_per_s, s.reads_per_s, s.writes_per_s});
+      }
+      out.push_back(std::move(io));
+    }
+    return out;
+  };
 }
 
 void Cluster::Stop() {
@@ -353,6 +384,7 @@ void Cluster::Stop() {
     Parts* p = parts_.get();
     if (p->api) p->api->Stop();
     if (p->sampler) p->sampler->Stop();
+    if (p->io_sampler) p->io_sampler->Stop();
     (void)p->OnLoop([p] {
       p->StopActors();
       return Status::Ok();

@@ -1,12 +1,15 @@
 #include "emulator/kubelet/kubelet.h"
 
+#include <cstdio>
 #include <filesystem>
+#include <mutex>
 
 #include "emulator/api/pod_status.h"
 #include "emulator/kubelet/node_object.h"
 #include "emulator/kubelet/pod_reboot.h"
 #include "emulator/kubelet/pod_worker.h"
 #include "emulator/process/container_exec.h"
+#include "emulator/process/posix_process_runner.h"
 #include "emulator/process/sandbox.h"
 #include "emulator/process/simulated_process_runner.h"
 
@@ -33,6 +36,24 @@ client::InformerOptions ObjectInformerOptions(const std::string& node_name,
   client::InformerOptions options;
   options.name = "kubelet " + node_name + " " + plural;
   return options;
+}
+
+// One line per process, at the first start of a kubelet running real processes, naming the
+// isolation this host cannot give and why (the containers then run as without it).
+void ReportIsolation(const WorkerContext& ctx, const Status& network) {
+  static std::once_flag once;
+  std::string off;
+  if (!ctx.sandbox) off += "; filesystem: " + process::SandboxAvailable().message();
+  if (ctx.sandbox && !ctx.pid_namespaces) {
+    off += "; processes: " + process::PidNamespaceAvailable().message();
+  }
+  if (ctx.sandbox && !ctx.pod_networks && !network.ok()) off += "; network: " + network.message();
+  if (auto* posix = dynamic_cast<const process::PosixProcessRunner*>(&ctx.runner)) {
+    if (!posix->cgroups_status().ok()) off += "; limits: " + posix->cgroups_status().message();
+  }
+  if (off.empty()) return;
+  std::call_once(once,
+                 [&] { std::fprintf(stderr, "pjemu: kubelet: isolation off%s\n", off.c_str()); });
 }
 
 }  // namespace
@@ -82,6 +103,9 @@ Status Kubelet::Start() {
                                {},
                                {},
                                false,
+                               false,
+                               false,
+                               0,
                                {}});
   ctx_->gpu_owner.assign(res.gpus, "");
   // The simulated runner starts no process: nothing to give a filesystem to.
@@ -92,6 +116,14 @@ Status Kubelet::Start() {
   } else if (options_.sandbox == KubeletOptions::Sandbox::kAuto) {
     ctx_->sandbox = real && process::SandboxAvailable().ok();
   }
+  ctx_->pid_namespaces = ctx_->sandbox && process::PidNamespaceAvailable().ok();
+  ctx_->node_index = options_.node_index;
+  if (ctx_->sandbox && options_.pod_network == KubeletOptions::PodNetwork::kAuto) {
+    network_status_ = options_.network->EnableIsolation();
+    ctx_->pod_networks = network_status_.ok();
+  }
+  if (real && options_.sandbox != KubeletOptions::Sandbox::kOff)
+    ReportIsolation(*ctx_, network_status_);
   Json node = BuildNode(options_.node_name, host_ip_, options_.node_labels, res, loop_.Now());
   auto created = client_.Create(api::Nodes(), "", node);
   if (!created.ok() && created.status().code() == Code::kAlreadyExists) {
@@ -295,6 +327,13 @@ Result<process::ContainerExecSpec> Kubelet::ExecSpec(const api::ExecRequest& req
 }
 
 Status Kubelet::Check(const api::ExecRequest& request) { return ExecSpec(request).status(); }
+
+std::string Kubelet::NetworkNamespace(const std::string& ns, const std::string& pod) {
+  if (!ctx_) return "";
+  std::lock_guard<std::mutex> lock(ctx_->logs_mu);
+  auto it = ctx_->logs.find(ns + "/" + pod);
+  return it == ctx_->logs.end() ? "" : it->second.netns_path;
+}
 
 Result<std::unique_ptr<api::ExecProcess>> Kubelet::Exec(const api::ExecRequest& request) {
   ASSIGN_OR_RETURN(process::ContainerExecSpec spec, ExecSpec(request));

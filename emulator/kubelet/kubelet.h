@@ -68,6 +68,11 @@ struct KubeletOptions {
   // cannot; kOff: processes see the host's filesystem (volumes are still set up on the host).
   enum class Sandbox { kAuto, kOn, kOff };
   Sandbox sandbox = Sandbox::kAuto;
+  // A network namespace per pod on the cluster's bridge (ClusterNetwork::EnableIsolation):
+  // kAuto when the sandbox is on and the host can; kOff keeps the host's network (127.42.x.y
+  // addresses and the env rewriting of pod_network.h).
+  enum class PodNetwork { kAuto, kOff };
+  PodNetwork pod_network = PodNetwork::kAuto;
   // How often emptyDir sizeLimits are checked (eviction) and failed mounts and env references
   // are retried, as the kubelet's housekeeping does.
   Duration housekeeping_interval = 10s;
@@ -98,6 +103,9 @@ class Kubelet final : public api::PodLogs, public api::PodExec {
   // its namespaces, environment and working directory). Safe from any thread.
   Result<std::unique_ptr<api::ExecProcess>> Exec(const api::ExecRequest& request) override;
   Status Check(const api::ExecRequest& request) override;
+  // The pod's network namespace (a path to open and setns into) when it has one of its own,
+  // for port-forward's dials; "" = the host's network. Safe from any thread.
+  std::string NetworkNamespace(const std::string& ns, const std::string& pod) override;
 
   // Fault hooks (scenarios). The eviction manager evicts ns/name as under node pressure
   // (SIGKILL, phase Failed, reason Evicted, `message`; "" = a memory-pressure message);
@@ -133,6 +141,7 @@ class Kubelet final : public api::PodLogs, public api::PodExec {
   client::Informer configmaps_;
   client::Informer secrets_;
   const bool real_processes_;  // the runner starts real processes (exec can enter them)
+  Status network_status_ = Status::Ok();  // why pods have no network of their own, if so
   std::map<std::string, std::shared_ptr<PodWorker>> workers_;  // by pod uid
   std::shared_ptr<bool> alive_;
   EventLoop::TimerId heartbeat_ = 0;

@@ -56,8 +56,59 @@ std::string ClusterNetwork::PodIp(const std::string& uid) {
   return ip;
 }
 
+Status ClusterNetwork::EnableIsolation() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (bridge_) return Status::Ok();
+  ASSIGN_OR_RETURN(std::unique_ptr<process::BridgeNetwork> bridge,
+                   process::BridgeNetwork::Create("10.244.0.1", 16));
+  bridge_ = std::move(bridge);
+  return Status::Ok();
+}
+
+bool ClusterNetwork::isolated() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bridge_ != nullptr;
+}
+
+std::string ClusterNetwork::PodCidr(int node_index) const {
+  if (!isolated()) return "";
+  return "10.244." + std::to_string(node_index + 1) + ".0/24";
+}
+
+Result<PodSandboxNetwork> ClusterNetwork::PodSandbox(const std::string& uid, int node_index) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!bridge_) return Status(Code::kUnavailable, "pod networks are not enabled");
+  auto it = sandboxes_.find(uid);
+  if (it != sandboxes_.end()) return it->second;
+  // A free address in the node's /24 (.2 to .254; .1 stays free as a CNI's gateway would be).
+  std::string prefix = "10.244." + std::to_string(node_index + 1) + ".";
+  std::uint32_t& next = next_host_[node_index];
+  std::string ip;
+  for (int tries = 0; tries < 253 && ip.empty(); ++tries) {
+    next = next < 2 || next >= 254 ? 2 : next + 1;
+    std::string candidate = prefix + std::to_string(next);
+    if (!used_ips_.count(candidate)) ip = candidate;
+  }
+  if (ip.empty()) return Status(Code::kUnavailable, "no free address in " + prefix + "0/24");
+  // The namespace is named after the uid's first 12 hex digits (unique among live pods).
+  std::string name;
+  for (char c : uid) {
+    if (name.size() == 12) break;
+    if (std::isalnum(static_cast<unsigned char>(c))) name += static_cast<char>(std::tolower(c));
+  }
+  ASSIGN_OR_RETURN(std::string path, bridge_->AddPod(name, ip));
+  used_ips_.insert(ip);
+  pod_ips_[uid] = ip;
+  return sandboxes_[uid] = PodSandboxNetwork{ip, path};
+}
+
 void ClusterNetwork::ReleasePodIp(const std::string& uid) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (auto s = sandboxes_.find(uid); s != sandboxes_.end()) {
+    std::string name = s->second.netns_path.substr(s->second.netns_path.rfind('-') + 1);
+    bridge_->RemovePod(name);
+    sandboxes_.erase(s);
+  }
   auto it = pod_ips_.find(uid);
   if (it == pod_ips_.end()) return;
   used_ips_.erase(it->second);
@@ -105,6 +156,7 @@ std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::s
 
 EnvList RewriteServiceEnv(const EnvList& env, const ServiceResolver& resolve,
                           ServiceRewrite what) {
+  if (what == ServiceRewrite::kNone) return env;
   EnvList out = env;
   std::map<int, int> ports;
   for (auto& [name, value] : out) {

@@ -1,6 +1,8 @@
-// Pod networking on one host without root (see README.md in this folder):
-//  - ClusterNetwork, shared by every Kubelet of one emulator, hands each pod its own address in
-//    127.0.0.0/8 (status.podIP) and each (namespace, service, port) a free host port;
+// Pod networking (see README.md in this folder):
+//  - ClusterNetwork, shared by every Kubelet of one emulator, gives each pod a network namespace
+//    of its own on one bridge where the host can (EnableIsolation, process::BridgeNetwork: an
+//    address from the node's pod CIDR, nothing rewritten); else, on the host's network, its own
+//    address in 127.0.0.0/8 (status.podIP) and each (namespace, service, port) a free host port;
 //  - RewriteServiceEnv rewrites, at launch only, the env values that name a Service
 //    (`svc`, `svc.ns`, `svc.ns.svc[.cluster.local]`, optionally `:port`) to the service's
 //    target pod IP, and env values of *PORT* variables equal to a port of such a service to the
@@ -14,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -22,13 +25,32 @@
 
 #include "emulator/common/status.h"
 #include "emulator/kubelet/container_env.h"
+#include "emulator/process/pod_netns.h"
 
 namespace pjemu::kubelet {
+
+// A pod's own network (EnableIsolation): its address and the namespace its containers join.
+struct PodSandboxNetwork {
+  std::string ip;
+  std::string netns_path;
+};
 
 class ClusterNetwork {
  public:
   // Pod IPs are 127.<subnet>.x.y; node IPs 127.0.0.<n + 1>.
   explicit ClusterNetwork(int subnet = 42) : subnet_(subnet) {}
+
+  // Network isolation, as a CNI bridge plugin gives it (process::BridgeNetwork): every pod of
+  // the cluster gets a network namespace of its own on one bridge (10.244.0.1/16, in a namespace
+  // of its own: nothing leaves the machine), with an address from its node's pod CIDR
+  // 10.244.<node_index + 1>.0/24. Idempotent; kUnavailable with the reason where the host
+  // cannot (then pods keep the host's network and the addresses above).
+  Status EnableIsolation();
+  bool isolated() const;
+  // Under isolation: the pod's network, made on first call and kept until ReleasePodIp.
+  Result<PodSandboxNetwork> PodSandbox(const std::string& uid, int node_index);
+  // The node's pod CIDR under isolation ("" without).
+  std::string PodCidr(int node_index) const;
 
   // The address of pod `uid`, allocated on first call and stable until ReleasePodIp.
   std::string PodIp(const std::string& uid);
@@ -40,12 +62,15 @@ class ClusterNetwork {
   void ReleaseService(const std::string& ns, const std::string& service);
 
  private:
-  std::mutex mu_;
+  mutable std::mutex mu_;
   int subnet_;
   std::uint32_t next_ip_ = 2;                                       // GUARDED_BY(mu_)
   std::map<std::string, std::string> pod_ips_;                      // GUARDED_BY(mu_)
   std::set<std::string> used_ips_;                                  // GUARDED_BY(mu_)
   std::map<std::tuple<std::string, std::string, int>, int> ports_;  // GUARDED_BY(mu_)
+  std::shared_ptr<process::BridgeNetwork> bridge_;                  // GUARDED_BY(mu_)
+  std::map<std::string, PodSandboxNetwork> sandboxes_;              // GUARDED_BY(mu_), by uid
+  std::map<int, std::uint32_t> next_host_;  // GUARDED_BY(mu_): node -> next last octet
 };
 
 // A resolvable service: its target pod's IP and declared port -> host port.
@@ -63,8 +88,9 @@ std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::s
                                                                     const std::string& pod_ns);
 
 // What RewriteServiceEnv changes: Service names to their pods' IPs and ports to host ports, or
-// only the ports (the container's /etc/hosts resolves the names).
-enum class ServiceRewrite { kNamesAndPorts, kPortsOnly };
+// only the ports (the container's /etc/hosts resolves the names), or nothing (a pod with a
+// network of its own listens on its declared ports).
+enum class ServiceRewrite { kNamesAndPorts, kPortsOnly, kNone };
 
 // The rewrite described above, applied to a copy of env.
 EnvList RewriteServiceEnv(const EnvList& env, const ServiceResolver& resolve,

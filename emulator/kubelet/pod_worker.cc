@@ -99,7 +99,19 @@ void PodWorker::Update(std::shared_ptr<const Json> pod) {
 void PodWorker::Admit() {
   admitted_ = true;
   state_.host_ip = ctx_.host_ip;
-  state_.pod_ip = ctx_.network->PodIp(uid_);
+  if (ctx_.pod_networks) {
+    // The pod's sandbox network, as the CNI plugin's ADD gives it before any container starts.
+    auto net = ctx_.network->PodSandbox(uid_, ctx_.node_index);
+    if (net.ok()) {
+      state_.pod_ip = net->ip;
+      netns_path_ = net->netns_path;
+    } else {
+      Event("Warning", "FailedCreatePodSandBox",
+            "Failed to create pod sandbox: " + net.status().message() +
+                " (the pod keeps the host's network)");
+    }
+  }
+  if (state_.pod_ip.empty()) state_.pod_ip = ctx_.network->PodIp(uid_);
   state_.start_time = ctx_.loop.Now();
   // Device plugin: the first free GPUs, as many as the pod's limit asks for.
   auto requests = api::PodRequests(*pod_);
@@ -164,6 +176,9 @@ std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& e
   std::vector<std::string> out = {"PATH=" + std::string(process::kDefaultPath),
                                   "HOSTNAME=" + PodHostname(*pod_),
                                   "HOME=" + ctx_.options.root_dir};
+  // In a network of the pod's own, gloo's interface is eth0 (pjemu-trainer's default, lo, is
+  // the pod's alone); the container's or the image's own value wins.
+  if (!netns_path_.empty()) out.push_back("GLOO_SOCKET_IFNAME=eth0");
   if (!gpus_.empty()) {
     std::string ids;
     for (int d : gpus_) ids += (ids.empty() ? "" : ",") + std::to_string(d);
@@ -264,7 +279,9 @@ process::ProcessSpec PodWorker::ProcessSpecOf(const Json& spec, const std::strin
   env = ImageEnvUnder(plan.env, env);  // the image's env lies under the container's
   env = RewriteServiceEnv(
       env, [this](const std::string& host) { return Resolve(host, false); },
-      mounts ? ServiceRewrite::kPortsOnly : ServiceRewrite::kNamesAndPorts);
+      !netns_path_.empty() ? ServiceRewrite::kNone
+      : mounts             ? ServiceRewrite::kPortsOnly
+                           : ServiceRewrite::kNamesAndPorts);
   process::ProcessSpec ps;
   ps.argv = plan.argv;
   for (const auto& [k, v] : env) {
@@ -277,11 +294,19 @@ process::ProcessSpec PodWorker::ProcessSpecOf(const Json& spec, const std::strin
   if (mounts) {
     ps.mounts = mounts->plan;
     ps.working_dir = mounts->working_dir;
+    // The container's command is PID 1 of its own PID namespace. A pod sharing one namespace
+    // among its containers (shareProcessNamespace) keeps the host's (a listed deviation).
+    ps.own_pid_namespace =
+        ctx_.pid_namespaces && !(*pod_)["spec"].value("shareProcessNamespace", false);
   }
+  ps.netns_path = netns_path_;
   ps.log_path = log;
   ps.name = ns_ + "/" + name_ + "/" + name;
   api::ResourceList limits = api::ContainerLimits(spec);
   if (limits.count("memory")) ps.memory_limit_bytes = limits["memory"];
+  if (limits.count("cpu")) ps.cpu_limit_millis = limits["cpu"];
+  api::ResourceList requests = api::ContainerRequests(spec);
+  if (requests.count("cpu")) ps.cpu_request_millis = requests["cpu"];
   return ps;
 }
 
@@ -572,6 +597,7 @@ void PodWorker::Deleted() {
     std::error_code ec;
     std::filesystem::remove_all(dirs_.pod + "/containers", ec);
     std::filesystem::remove(dirs_.pod + "/etc-hosts", ec);
+    std::filesystem::remove(dirs_.pod + "/resolv.conf", ec);
   }
   for (const auto* list : {&state_.init, &state_.main}) {
     for (const auto& c : *list) ctx_.backoff.Forget(uid_ + "/" + c.name);

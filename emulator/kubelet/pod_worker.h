@@ -45,6 +45,7 @@ struct ContainerLogInfo {
 };
 struct PodLogInfo {
   std::string dir;  // root_dir/pods/<ns>_<pod>_<uid>
+  std::string netns_path;  // the pod's network namespace ("" = the host's)
   std::vector<ContainerLogInfo> init;
   std::vector<ContainerLogInfo> main;
 };
@@ -65,6 +66,9 @@ struct WorkerContext {
   std::map<std::string, PodLogInfo> logs;  // "ns/name" -> info; GUARDED_BY(logs_mu)
   ImageCache image_cache;                  // the node's images, unless options.image_puller
   bool sandbox = false;                    // containers get a MountPlan (KubeletOptions::sandbox)
+  bool pid_namespaces = false;  // under the sandbox, each container is PID 1 of its own namespace
+  bool pod_networks = false;    // each pod in a network namespace of its own (network->isolated())
+  int node_index = 0;
   EndpointWaiters endpoint_waiters;        // wait-for-service builtins, woken by pod events
 
   // The image pull step: options.image_puller when set, else image_cache.
@@ -122,6 +126,8 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   Result<ContainerMounts> MountsOf(const Json& spec, const std::string& field,
                                    const ContainerState& c, const ImagePlan& plan);
   std::string EtcHostsText();
+  // Binds the pod's resolv.conf at /etc/resolv.conf (a pod with a network of its own).
+  Status AddResolvConf(ContainerMounts& mounts);
   // Reads the ConfigMaps, Secrets, PVCs of the pod's namespace and cluster-scoped objects.
   ObjectLookup Objects();
   void RetryConfigErrors();
@@ -168,6 +174,7 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   // write's answer until the informer delivers that version, then the shared snapshot (Update).
   std::shared_ptr<const Json> written_;
   std::vector<int> gpus_;
+  std::string netns_path_;  // the pod's network namespace ("" = the host's network)
   PodVolumeDirs dirs_;
   std::map<std::string, PodVolume> volumes_;  // set up, by name
   bool volumes_ready_ = false;

@@ -113,6 +113,7 @@ void PodWorker::WriteStatus() {
 void PodWorker::PublishLogs() {
   PodLogInfo info;
   info.dir = ctx_.options.root_dir + "/pods/" + ns_ + "_" + name_ + "_" + uid_;
+  info.netns_path = netns_path_;
   for (auto* list : {&state_.init, &state_.main}) {
     for (const auto& c : *list) {
       ContainerLogInfo l;

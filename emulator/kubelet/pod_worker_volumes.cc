@@ -67,6 +67,27 @@ std::string PodWorker::EtcHostsText() {
   return EtcHosts(*pod_, state_.pod_ip, services);
 }
 
+// A pod with a network of its own gets the kubelet's resolv.conf: the search path of its
+// namespace and ndots:5. There is no cluster DNS server yet (names resolve through /etc/hosts),
+// and the pod has no route off the machine, so the nameserver is the pod's own 127.0.0.1, where
+// nothing listens: a name not in /etc/hosts fails at once (connection refused) rather than after
+// the resolver's timeouts. A volume mounted at /etc/resolv.conf wins.
+Status PodWorker::AddResolvConf(ContainerMounts& mounts) {
+  for (const process::Mount& m : mounts.plan.mounts) {
+    if (m.target == "/etc/resolv.conf") return Status::Ok();
+  }
+  std::string path = dirs_.pod + "/resolv.conf";
+  RETURN_IF_ERROR(WriteInPlace(path, "search " + ns_ + ".svc.cluster.local svc.cluster.local " +
+                                         "cluster.local\nnameserver 127.0.0.1\noptions ndots:5\n"));
+  process::Mount m;
+  m.kind = process::Mount::Kind::kBind;
+  m.source = path;
+  m.target = "/etc/resolv.conf";
+  m.read_only = true;
+  mounts.plan.mounts.push_back(m);
+  return Status::Ok();
+}
+
 Result<ContainerMounts> PodWorker::MountsOf(const Json& spec, const std::string& field,
                                             const ContainerState& c, const ImagePlan& plan) {
   MountInputs in;
@@ -95,6 +116,7 @@ Result<ContainerMounts> PodWorker::MountsOf(const Json& spec, const std::string&
   }
   // Written in place, never renamed: running containers of the pod have it bind-mounted.
   RETURN_IF_ERROR(WriteInPlace(in.etc_hosts, EtcHostsText()));
+  if (!netns_path_.empty()) RETURN_IF_ERROR(AddResolvConf(mounts));
   return mounts;
 }
 

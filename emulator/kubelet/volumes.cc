@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "emulator/api/base64.h"
+#include "emulator/api/persistent_volumes.h"
 #include "emulator/api/pod_resources.h"
 #include "emulator/api/resource_quantity.h"
 
@@ -244,10 +245,7 @@ Result<std::string> ClaimPath(const Json& source, const ObjectLookup& objects) {
   }
   auto pv = objects(api::PersistentVolumes(), pv_name);
   if (!pv) return Status(Code::kUnavailable, "persistentvolume \"" + pv_name + "\" not found");
-  const Json& spec = (*pv)["spec"];
-  std::string path;
-  if (spec.contains("hostPath")) path = spec["hostPath"].value("path", "");
-  if (spec.contains("local")) path = spec["local"].value("path", "");
+  std::string path = api::VolumeHostPath(*pv);
   if (path.empty()) {
     return Status(Code::kInvalid, "persistentvolume \"" + pv_name +
                                       "\" has neither spec.hostPath nor spec.local: pjemu mounts "

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <utility>
 
 #include "emulator/process/exec_path.h"
 
@@ -42,6 +43,8 @@ struct ChildPlan {
   int in = -1, out = -1, err = -1;  // the child's ends (0, 1, 2)
   const char* pty_slave = nullptr;  // tty: the terminal's path, opened as fds 0-2
   int uts_ns = -1, mnt_ns = -1, root = -1;
+  int pid_ns = -1;            // the container's PID namespace when it is not ours (-1: stay)
+  int net_ns = -1;            // the pod's network namespace when it is not ours (-1: stay)
   const char* dir = nullptr;  // nullptr = stay
   std::vector<const char*> candidates;
   bool searched = false;  // argv[0] had no '/'
@@ -67,6 +70,28 @@ void SetUpStdio(const ChildPlan& p) {
   dup2(p.in, 0), dup2(p.out, 1), dup2(p.err, 2);
 }
 
+// setns(CLONE_NEWPID) places only the children made after it: fork, and let this process wait
+// for the child (in the container's namespace, so its /proc and `ps` show the container's
+// processes) and exit as it did. It ignores the terminal's signals, which reach the child in the
+// same process group; a SIGKILL of the group reaches both; the child dies with it.
+void EnterPidNamespace(const ChildPlan& p) {
+  if (setns(p.pid_ns, CLONE_NEWPID) != 0) Fail(p, Failed::kNamespace, errno);
+  pid_t child = fork();
+  if (child < 0) Fail(p, Failed::kSetup, errno);
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    return;
+  }
+  close(p.report);  // the child reports; the parent's read ends when both ends are gone
+  for (int sig : {SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGHUP, SIGTERM, SIGPIPE}) {
+    signal(sig, SIG_IGN);
+  }
+  int st = 0;
+  while (waitpid(child, &st, 0) < 0 && errno == EINTR) {
+  }
+  _exit(WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
+}
+
 [[noreturn]] void RunChild(const ChildPlan& p) {
   setsid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -78,12 +103,14 @@ void SetUpStdio(const ChildPlan& p) {
     if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
   }
   SetUpStdio(p);
+  if (p.net_ns >= 0 && setns(p.net_ns, CLONE_NEWNET) != 0) Fail(p, Failed::kNamespace, errno);
   if (p.mnt_ns >= 0) {
     if (setns(p.uts_ns, CLONE_NEWUTS) != 0) Fail(p, Failed::kNamespace, errno);
     if (setns(p.mnt_ns, CLONE_NEWNS) != 0) Fail(p, Failed::kNamespace, errno);
     if (fchdir(p.root) != 0 || chroot(".") != 0) Fail(p, Failed::kRoot, errno);
   }
   if (p.dir != nullptr && chdir(p.dir) != 0) Fail(p, Failed::kChdir, errno);
+  if (p.pid_ns >= 0) EnterPidNamespace(p);
   int last = ENOENT;
   for (const char* c : p.candidates) {
     struct stat st {};
@@ -184,6 +211,18 @@ Status OpenStdio(const ContainerExecSpec& spec, ChildPlan& plan, int parent_fds[
 Status OpenNamespaces(const ContainerExecSpec& spec, ChildPlan& plan) {
   std::string proc = "/proc/" + std::to_string(spec.target);
   if (kill(spec.target, 0) != 0) return Status(Code::kNotFound, "container not running");
+  // The PID and network namespaces are joined whenever they are not the emulator's.
+  for (auto [kind, fd] : {std::pair{"pid", &plan.pid_ns}, std::pair{"net", &plan.net_ns}}) {
+    std::string ns = std::string("/ns/") + kind;
+    struct stat theirs {
+    }, ours{};
+    if (stat((proc + ns).c_str(), &theirs) != 0 || stat(("/proc/self" + ns).c_str(), &ours) != 0 ||
+        theirs.st_ino == ours.st_ino) {
+      continue;
+    }
+    *fd = open((proc + ns).c_str(), O_RDONLY | O_CLOEXEC);
+    if (*fd < 0) return InternalError("open the namespaces of " + proc + ": " + ErrnoText(errno));
+  }
   if (!spec.enter_namespaces) return Status::Ok();
   plan.uts_ns = open((proc + "/ns/uts").c_str(), O_RDONLY | O_CLOEXEC);
   plan.mnt_ns = open((proc + "/ns/mnt").c_str(), O_RDONLY | O_CLOEXEC);
@@ -224,7 +263,8 @@ Result<std::unique_ptr<api::ExecProcess>> StartInContainer(const ContainerExecSp
   std::string slave;
   int report[2] = {-1, -1};
   auto cleanup = [&] {
-    for (int* fd : {&plan.in, &plan.out, &plan.err, &plan.uts_ns, &plan.mnt_ns, &plan.root}) {
+    for (int* fd : {&plan.in, &plan.out, &plan.err, &plan.uts_ns, &plan.mnt_ns, &plan.root,
+                    &plan.pid_ns, &plan.net_ns}) {
       CloseFd(*fd);
     }
   };

@@ -1,7 +1,9 @@
 // StartInContainer: runs a command inside a running container, as a container runtime's exec
 // does: a fresh process (its own session and process group, SIGKILLed if the emulator dies)
 // that joins the container's UTS and mount namespaces and its root when the container has them
-// (`enter_namespaces`, the sandbox of sandbox.h), enters its working directory and execs argv
+// (`enter_namespaces`, the sandbox of sandbox.h), its network and PID namespaces whenever they
+// are not the emulator's (the PID one through a child: `ps` then shows the container's
+// processes, `kill 1` signals the container's PID 1), enters its working directory and execs argv
 // with the container's environment, argv[0] looked up in that environment's PATH inside the
 // container. Same user as the container (the emulator's). The child makes only
 // async-signal-safe calls; everything is prepared before the fork.

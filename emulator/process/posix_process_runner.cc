@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +31,8 @@ struct PosixProcessRunner::Proc {
   int err_fd = -1;
   std::int64_t memory_limit = 0;
   std::string name;  // ProcessSpec::name
+  bool pid_ns = false;                    // PID 1 of its own PID namespace: signalled alone
+  std::optional<ContainerCgroup> cgroup;  // the kernel enforces its limits and counts its use
   bool exited = false;
   bool oom_killed = false;
   ProcessExit exit;
@@ -40,12 +44,32 @@ namespace {
 // Runs in the forked child: async-signal-safe calls only (the parent has threads). Without a
 // sandbox the parent has resolved `path` and checked `dir`; with one, the sandbox enters the
 // container's filesystem, its working directory, and looks argv[0] up there.
+// In a PID namespace of its own the parent is invisible (getppid() is 0): the parent is known to
+// be alive while the report pipe has a reader, which poll says (POLLERR) on its write end.
 [[noreturn]] void ExecChild(pid_t parent, int out_fd, int err_fd, int null_fd, int report_fd,
                             const char* dir, const char* path, const SandboxProgram* sandbox,
-                            char** argv, char** envp) {
+                            const std::vector<int>* cgroup_fds, int netns_fd, char** argv,
+                            char** envp) {
   setpgid(0, 0);
+  for (int fd : *cgroup_fds) {  // into the container's cgroup before anything is allocated
+    if (write(fd, "0", 1) != 1) {
+      ChildReport r{kReportCgroup, errno};
+      (void)!write(report_fd, &r, sizeof r);
+      _exit(127);
+    }
+  }
+  if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) != 0) {
+    ChildReport r{kReportNetns, errno};
+    (void)!write(report_fd, &r, sizeof r);
+    _exit(127);
+  }
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(137);  // the parent died before prctl took effect
+  if (getpid() == 1) {
+    pollfd p{report_fd, POLLOUT, 0};
+    if (poll(&p, 1, 0) < 0 || (p.revents & POLLERR)) _exit(137);
+  } else if (getppid() != parent) {
+    _exit(137);  // the parent died before prctl took effect
+  }
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -95,6 +119,16 @@ Status PrepareExec(const ProcessSpec& spec, std::string& path,
 
 PosixProcessRunner::PosixProcessRunner(EventLoop& loop, PosixRunnerOptions options)
     : loop_(loop), options_(options) {
+  if (options_.cgroups) {
+    auto root = CgroupRoot::Open();
+    if (root.ok()) {
+      cgroups_ = *root;
+    } else {
+      cgroups_status_ = root.status();
+    }
+  } else {
+    cgroups_status_ = Status(Code::kUnavailable, "cgroups off");
+  }
   if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
   io_ = std::thread([this] { IoLoop(); });
 }
@@ -110,6 +144,14 @@ PosixProcessRunner::~PosixProcessRunner() {
   stop_ = true;
   if (wake_[1] >= 0) (void)!write(wake_[1], "x", 1);
   io_.join();
+  for (int i = 0; i < 100; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      RemoveCgroups();
+      if (dead_cgroups_.empty()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   CloseFd(wake_[0]);
   CloseFd(wake_[1]);
 }
@@ -133,20 +175,52 @@ Result<Pid> PosixProcessRunner::Start(const ProcessSpec& spec, ExitCallback on_e
     close(out[0]), close(out[1]), close(err[0]), close(err[1]);
     return InternalError("pipe: " + std::string(strerror(errno)));
   }
+  std::optional<ContainerCgroup> cgroup;
+  if (cgroups_) {
+    auto made = cgroups_->Create({.memory_bytes = spec.memory_limit_bytes,
+                                  .cpu_limit_millis = spec.cpu_limit_millis,
+                                  .cpu_request_millis = spec.cpu_request_millis});
+    if (!made.ok()) {
+      close(out[0]), close(out[1]), close(err[0]), close(err[1]);
+      close(report[0]), close(report[1]);
+      return made.status();
+    }
+    cgroup = std::move(*made);
+  }
+  static const std::vector<int> kNoCgroup;
+  const std::vector<int>* cgroup_fds = cgroup ? &cgroup->procs_fds() : &kNoCgroup;
+  int netns_fd = -1;
+  if (!spec.netns_path.empty()) {
+    netns_fd = open(spec.netns_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (netns_fd < 0) {
+      int e = errno;
+      close(out[0]), close(out[1]), close(err[0]), close(err[1]);
+      close(report[0]), close(report[1]);
+      if (cgroup) cgroups_->Remove(*cgroup);
+      return InternalError("open network namespace " + spec.netns_path + ": " + strerror(e));
+    }
+  }
   int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::vector<char*> argv = CStrings(spec.argv);
   std::vector<char*> envp = CStrings(spec.env);
   pid_t parent = getpid();
-  pid_t pid = fork();
+  // A PID namespace of its own: clone with fork's semantics (no new stack), the child its PID 1.
+  pid_t pid = spec.own_pid_namespace
+                  ? static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr,
+                                               nullptr, nullptr))
+                  : fork();
   if (pid == 0) {
     ExecChild(parent, out[1], err[1], null_fd, report[1], spec.working_dir.c_str(), path.c_str(),
-              sandbox ? &*sandbox : nullptr, argv.data(), envp.data());
+              sandbox ? &*sandbox : nullptr, cgroup_fds, netns_fd, argv.data(), envp.data());
   }
   close(out[1]), close(err[1]), close(report[1]);
+  if (netns_fd >= 0) close(netns_fd);
+  if (cgroup) cgroup->CloseProcs();
   if (null_fd >= 0) close(null_fd);
   if (pid < 0) {
     int e = errno;
     close(out[0]), close(err[0]), close(report[0]);
+    if (cgroup) cgroups_->Remove(*cgroup);
     return InternalError("fork: " + std::string(strerror(e)));
   }
   setpgid(pid, pid);  // also here, so the group exists before anyone signals it
@@ -161,6 +235,14 @@ Result<Pid> PosixProcessRunner::Start(const ProcessSpec& spec, ExitCallback on_e
     waitpid(pid, nullptr, 0);
     guard_.Remove(pid);
     close(out[0]), close(err[0]);
+    if (cgroup) cgroups_->Remove(*cgroup);
+    if (child.step == kReportNetns) {
+      return InternalError("join network namespace " + spec.netns_path + ": " +
+                           strerror(child.err));
+    }
+    if (child.step == kReportCgroup) {
+      return InternalError("cgroup: join " + cgroup->dirs().front() + ": " + strerror(child.err));
+    }
     if (sandbox) return sandbox->Describe(child);
     return Status(Code::kNotFound, "exec: \"" + spec.argv[0] + "\": " + strerror(child.err));
   }
@@ -172,6 +254,8 @@ Result<Pid> PosixProcessRunner::Start(const ProcessSpec& spec, ExitCallback on_e
   proc->err_fd = err[0];
   proc->memory_limit = spec.memory_limit_bytes;
   proc->name = spec.name;
+  proc->pid_ns = spec.own_pid_namespace;
+  proc->cgroup = std::move(cgroup);
   {
     std::lock_guard<std::mutex> lock(mu_);
     procs_[pid] = std::move(proc);
@@ -186,7 +270,8 @@ Status PosixProcessRunner::Signal(Pid pid, int sig) {
   if (it == procs_.end() || it->second->exited) {
     return Status(Code::kNotFound, "process " + std::to_string(pid) + " has exited");
   }
-  if (kill(-pid, sig) != 0) return InternalError("kill: " + std::string(strerror(errno)));
+  if (kill(it->second->pid_ns ? pid : -pid, sig) != 0)
+    return InternalError("kill: " + std::string(strerror(errno)));
   return Status::Ok();
 }
 
@@ -207,6 +292,21 @@ std::vector<std::pair<Pid, std::string>> PosixProcessRunner::Live() const {
     if (!proc->exited) out.emplace_back(pid, proc->name);
   }
   return out;
+}
+
+std::optional<CgroupUsage> PosixProcessRunner::CgroupUsageOf(Pid pid) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = procs_.find(pid);
+  if (it == procs_.end() || it->second->exited || !it->second->cgroup) return std::nullopt;
+  return it->second->cgroup->Usage();
+}
+
+void PosixProcessRunner::RemoveCgroups() {
+  std::erase_if(dead_cgroups_, [this](const ContainerCgroup& cg) {
+    if (cgroups_->Remove(cg)) return true;
+    for (pid_t p : cg.Members()) kill(p, SIGKILL);
+    return false;
+  });
 }
 
 void PosixProcessRunner::IoLoop() {
@@ -279,11 +379,14 @@ void PosixProcessRunner::ReapAndMeasure(Time now, bool measure) {
           } else {
             e.exit_code = WEXITSTATUS(st);
           }
-          e.oom_killed = proc->oom_killed && e.signal == SIGKILL;
+          // With a cgroup the kernel's OOM killer decides, and its counter says; without, the
+          // sampling below.
+          e.oom_killed =
+              proc->cgroup ? proc->cgroup->OomKills() > 0 : proc->oom_killed && e.signal == SIGKILL;
           e.finished_at = now;
           // A container ends when its main process does: the rest of the group goes with it.
           kill(-pid, SIGKILL);
-        } else if (proc->memory_limit > 0) {
+        } else if (proc->memory_limit > 0 && !proc->cgroup) {
           limited.insert(pid);
         }
       }
@@ -307,12 +410,14 @@ void PosixProcessRunner::ReapAndMeasure(Time now, bool measure) {
         proc.log->Flush();
         proc.log.reset();
         guard_.Remove(proc.pid);
+        if (proc.cgroup) dead_cgroups_.push_back(std::move(*proc.cgroup));
         done.emplace_back(std::move(proc.on_exit), proc.exit);
         it = procs_.erase(it);
       } else {
         ++it;
       }
     }
+    if (!dead_cgroups_.empty()) RemoveCgroups();
   }
   if (drop_callbacks_) return;
   for (auto& [cb, exit] : done) {

@@ -27,15 +27,26 @@ struct ProcessSpec {
                             // under an enabled plan, a path inside the container
   std::string log_path;                 // CRI-format log file, appended ("" = output discarded)
   std::int64_t memory_limit_bytes = 0;  // 0 = none; over it the group is killed (OOMKilled)
+  std::int64_t cpu_limit_millis = 0;    // 0 = none; a CFS quota where the runner has cgroups
+  std::int64_t cpu_request_millis = 0;  // 0 = none; the cgroup's CPU weight (cgroups.h)
   std::string name;  // "<ns>/<pod>/<container>", for messages and simulation scripts
   MountPlan mounts;  // the container's filesystem (mount_plan.h); disabled = the host's
+  // The process is PID 1 of a PID namespace of its own (PosixProcessRunner; needs an enabled
+  // mount plan, whose fresh /proc then shows that namespace). As on a cluster: a signal without
+  // a handler in it (SIGTERM, SIGINT) is ignored, Signal reaches it alone (not its group), and
+  // when it exits the kernel kills everything left in the namespace.
+  bool own_pid_namespace = false;
+  // A network namespace to join before exec (the pod's, BridgeNetwork::AddPod); "" = the
+  // runner's own.
+  std::string netns_path;
 };
 
 struct ProcessExit {
   Pid pid = 0;
   int exit_code = 0;        // the exit status, or 128 + signal when killed by a signal
   int signal = 0;           // the terminating signal, 0 when it exited
-  bool oom_killed = false;  // killed for exceeding memory_limit_bytes (exit_code 137)
+  bool oom_killed = false;  // killed for exceeding memory_limit_bytes (exit_code 137), or the
+                            // kernel's OOM killer killed a process of its cgroup
   Time finished_at{};
 };
 
@@ -53,7 +64,9 @@ class ProcessRunner {
   // (`error mounting "/src" to rootfs at "/dst": no such file or directory`), kInternal when
   // the container's root cannot be set up (sandbox.h; SandboxAvailable() says beforehand).
   virtual Result<Pid> Start(const ProcessSpec& spec, ExitCallback on_exit) = 0;
-  // Sends sig to the whole process group of a running process. kNotFound once it has exited.
+  // Sends sig to the whole process group of a running process (to the process alone when it is
+  // PID 1 of its own namespace, as a container runtime signals a container's init).
+  // kNotFound once it has exited.
   virtual Status Signal(Pid pid, int sig) = 0;
   // SIGKILLs every process group still running (emulator shutdown). Exits are still reported.
   virtual void KillAll() = 0;

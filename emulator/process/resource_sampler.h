@@ -1,8 +1,9 @@
 // ResourceSampler: CPU and memory use over time of every running container, for the web
-// console's resource charts. Each sample reads /proc for the container's process group: CPU time
-// (utime + stime of the live members, turned into cores used since the previous sample) and
-// resident memory (RSS summed over the members). History is bounded per container and in the
-// number of containers kept.
+// console's resource charts and the metrics API (Latest). Each sample reads the container's
+// cgroup when the runner gave it one (CgroupReader: cumulative CPU time, and the working set as
+// cAdvisor and metrics-server compute it), else /proc for its process group (utime + stime of
+// the live members, RSS summed over them). CPU time is turned into cores used since the
+// previous sample. History is bounded per container and in the number of containers kept.
 // Thread safety: every method may be called from any thread; Start runs a sampling thread.
 #pragma once
 
@@ -11,20 +12,25 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "emulator/common/clock.h"
+#include "emulator/process/cgroups.h"
 #include "emulator/process/process_runner.h"
 
 namespace pjemu::process {
 
 struct ResourceSample {
   Time time{};
-  double cpu_cores = 0;        // CPU time per wall time since the previous sample of that pid
-  std::int64_t rss_bytes = 0;  // resident set of the process group
+  double cpu_cores = 0;           // CPU time per wall time since the previous sample of that pid
+                                  // (metrics.k8s.io's usage.cpu is cpu_cores x 1e9 nanocores)
+  std::int64_t memory_bytes = 0;  // the cgroup's working set (usage - inactive file), or the
+                                  // group's resident set without a cgroup
+  bool from_cgroup = false;       // memory_bytes and cpu_cores are the cgroup's
   Pid pid = 0;                 // the group's leader (a restarted container has a new one)
 };
 
@@ -38,8 +44,12 @@ class ResourceSampler {
  public:
   // The running processes as (pid, ProcessSpec::name "<ns>/<pod>/<container>").
   using Lister = std::function<std::vector<std::pair<Pid, std::string>>()>;
+  // The kernel's figures for a process's cgroup (PosixProcessRunner::CgroupUsageOf); nullopt
+  // reads /proc instead.
+  using CgroupReader = std::function<std::optional<CgroupUsage>(Pid)>;
 
-  ResourceSampler(const Clock& clock, Lister lister, ResourceSamplerOptions options = {});
+  ResourceSampler(const Clock& clock, Lister lister, ResourceSamplerOptions options = {},
+                  CgroupReader cgroups = nullptr);
   ~ResourceSampler();  // Stop()
   ResourceSampler(const ResourceSampler&) = delete;
   ResourceSampler& operator=(const ResourceSampler&) = delete;
@@ -52,17 +62,25 @@ class ResourceSampler {
   // Samples of the containers whose name starts with `name_prefix` ("ns/pod/"), keyed by the
   // rest of the name (the container), oldest first.
   std::map<std::string, std::vector<ResourceSample>> Samples(const std::string& name_prefix) const;
+  // The newest sample of each running container whose name starts with `name_prefix`
+  // ("ns/pod/" for a pod, "" for all), keyed by the rest of the name: the per-pod usage
+  // snapshot a metrics API serves (PodMetrics: usage.cpu from cpu_cores, usage.memory from
+  // memory_bytes; window = options.interval). A container whose newest sample is older than two
+  // intervals (exited) is left out, and so is one sampled once (its CPU rate is not known yet).
+  std::map<std::string, ResourceSample> Latest(const std::string& name_prefix) const;
+  Duration interval() const { return options_.interval; }
 
  private:
   struct Series {
     std::vector<ResourceSample> samples;  // ring: oldest first after trimming
-    std::int64_t last_ticks = -1;
+    std::int64_t last_cpu_ns = -1;
     Time last_time{};
   };
 
   const Clock& clock_;
   Lister lister_;
   ResourceSamplerOptions options_;
+  CgroupReader cgroups_;
   mutable std::mutex mu_;
   std::map<std::string, Series> series_;  // GUARDED_BY(mu_)
   std::condition_variable cv_;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -468,6 +469,25 @@ Status SandboxAvailable(const std::string& scratch_dir) {
   auto it = cache.find(dir);
   if (it == cache.end()) it = cache.emplace(dir, Probe(dir)).first;
   return it->second;
+}
+
+Status PidNamespaceAvailable() {
+  static const Status result = [] {
+    pid_t pid = static_cast<pid_t>(
+        syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+    if (pid == 0) _exit(getpid() == 1 ? 0 : 1);
+    if (pid < 0) {
+      return Status(Code::kUnavailable, "pid namespaces unavailable: " + ErrText(errno));
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+      return Status(Code::kUnavailable, "pid namespaces unavailable: the child is not PID 1");
+    }
+    return Status::Ok();
+  }();
+  return result;
 }
 
 }  // namespace pjemu::process

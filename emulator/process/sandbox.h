@@ -20,8 +20,9 @@
 //   error mounting "/srv/data" to rootfs at "/opt/data": no such file or directory
 //   exec: "x": executable file not found in $PATH
 //   chdir to cwd ("/x") set in config.json failed: no such file or directory
-// Isolation is of the filesystem only: same pid, network, user and IPC namespaces as the
-// emulator, the host's /dev. The process keeps its pid, process group and PDEATHSIG, so
+// The filesystem only: the PID namespace (ProcessSpec::own_pid_namespace, a clone flag), the
+// network namespace and the cgroup are the runner's to give; user and IPC namespaces are the
+// emulator's, /dev the host's. The process keeps its pid, process group and PDEATHSIG, so
 // signals, memory sampling and the OrphanGuard work as without a plan.
 // Needs CAP_SYS_ADMIN (run as root): SandboxAvailable() says whether this host can do it.
 // Unprivileged user namespaces are not used (a non-root emulator runs without plans).
@@ -46,6 +47,8 @@ struct ChildReport {
 inline constexpr int kReportExec = -1;      // execve (or the lookup of an explicit path) failed
 inline constexpr int kReportNotFound = -2;  // argv[0] is in no PATH entry
 inline constexpr int kReportChdir = -3;     // the working directory could not be entered
+inline constexpr int kReportCgroup = -4;    // the container's cgroup could not be joined
+inline constexpr int kReportNetns = -5;     // the pod's network namespace could not be joined
 
 class SandboxProgram {
  public:
@@ -114,5 +117,10 @@ class SandboxProgram {
 // not run as root (no unprivileged user namespaces are tried), a kernel without overlayfs, a
 // seccomp profile refusing mount(2) (an unprivileged Docker container).
 Status SandboxAvailable(const std::string& scratch_dir = "");
+
+// Whether a process can be started as PID 1 of a PID namespace of its own
+// (ProcessSpec::own_pid_namespace): a clone(CLONE_NEWPID) child that exits at once. Cached.
+// kUnavailable with the reason (`pid namespaces unavailable: operation not permitted`).
+Status PidNamespaceAvailable();
 
 }  // namespace pjemu::process

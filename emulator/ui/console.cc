@@ -8,6 +8,7 @@
 #include "emulator/ui/assets.h"
 #include "emulator/ui/manifest_check.h"
 #include "emulator/ui/metrics_reader.h"
+#include "emulator/ui/tfevents.h"
 
 namespace pjemu::ui {
 namespace {
@@ -117,9 +118,10 @@ class Console {
       }
       return JsonResponse(200, CheckManifest(request.body));
     }
-    // namespaces/{ns}/pods/{pod}/{metrics|resources}
+    // namespaces/{ns}/pods/{pod}/{metrics|resources}, namespaces/{ns}/tensorboards/{tb}/scalars
     std::vector<std::string> parts = Split(rest);
-    if (parts.size() != 5 || parts[0] != "namespaces" || parts[2] != "pods") {
+    if (parts.size() != 5 || parts[0] != "namespaces" ||
+        (parts[2] != "pods" && parts[2] != "tensorboards")) {
       return NotFound("/ui/api/" + rest);
     }
     if (request.method != "GET" && request.method != "HEAD") {
@@ -130,10 +132,15 @@ class Console {
     if (!ValidName(ns, false, 63) || !ValidName(name, true, 253)) {
       return StatusResponse(400, "BadRequest", "invalid namespace or pod name");
     }
+    if (parts[2] == "tensorboards") {
+      if (parts[4] != "scalars") return NotFound("/ui/api/" + rest);
+      return Scalars(ns, name);
+    }
     auto pod = store_.Get(api::Pods(), ns, name);
     if (!pod.ok()) return NotFound("pods \"" + name + "\"");
     if (parts[4] == "metrics") return Metrics(*pod);
     if (parts[4] == "resources") return Resources(ns, name);
+    if (parts[4] == "io") return Io(ns, name);
     return NotFound("/ui/api/" + rest);
   }
 
@@ -147,6 +154,36 @@ class Console {
     return JsonResponse(200, body);
   }
 
+  // The scalars of a TensorBoard's event files, from the host folders its controller resolved
+  // (status.logDirs of the stored object; never a path from the request).
+  HttpResponse Scalars(const std::string& ns, const std::string& name) const {
+    auto board = store_.Get(api::TensorBoards(), ns, name);
+    if (!board.ok()) return NotFound("tensorboards.tensorstack.dev \"" + name + "\"");
+    std::vector<std::string> dirs, labels;
+    Json status = board->value("status", Json::object());
+    Json log_dirs = status.is_object() ? status.value("logDirs", Json::array()) : Json::array();
+    if (!log_dirs.is_array()) log_dirs = Json::array();
+    for (const Json& d : log_dirs) {
+      if (!d.is_object() || !d.contains("path") || !d["path"].is_string()) continue;
+      dirs.push_back(d["path"]);
+      bool named = d.contains("source") && d["source"].is_string();
+      labels.push_back(named ? d["source"] : d["path"]);
+    }
+    ScalarScan scan = ScanScalars(dirs, labels, options_.log_dir_limits);
+    Json series = Json::array();
+    for (const ScalarSeries& s : scan.series) {
+      Json points = Json::array();
+      for (const ScalarPoint& p : s.points) points.push_back(Json::array({p.step, p.value, p.wall_time}));
+      series.push_back({{"tag", s.tag}, {"run", s.run}, {"thinned", s.thinned}, {"points", std::move(points)}});
+    }
+    Json body = {{"logDirs", std::move(log_dirs)},
+                 {"files", scan.files.size()},
+                 {"partial", scan.partial},
+                 {"errors", scan.errors},
+                 {"series", std::move(series)}};
+    return JsonResponse(200, body);
+  }
+
   HttpResponse Resources(const std::string& ns, const std::string& name) const {
     Json containers = Json::array();
     if (options_.usage) {
@@ -154,6 +191,22 @@ class Console {
         Json points = Json::array();
         for (const UsagePoint& p : c.points) {
           points.push_back(Json::array({Seconds(p.time), p.cpu_cores, p.rss_bytes}));
+        }
+        containers.push_back({{"container", c.container}, {"points", std::move(points)}});
+      }
+    }
+    return JsonResponse(200, {{"containers", std::move(containers)}});
+  }
+
+  // [time, rx, tx, read bytes, write bytes, reads, writes] per second, per container.
+  HttpResponse Io(const std::string& ns, const std::string& name) const {
+    Json containers = Json::array();
+    if (options_.io) {
+      for (const ContainerIo& c : options_.io(ns, name)) {
+        Json points = Json::array();
+        for (const IoPoint& p : c.points) {
+          points.push_back(Json::array({Seconds(p.time), p.rx_bytes, p.tx_bytes, p.read_bytes,
+                                        p.write_bytes, p.reads, p.writes}));
         }
         containers.push_back({{"container", c.container}, {"points", std::move(points)}});
       }

@@ -44,5 +44,18 @@ TEST_CASE("ArrayOr and ObjectOr give an empty value for anything else", "[api]")
   CHECK(ObjectOr(Json::array({1})).empty());
 }
 
+TEST_CASE("JsonPathValue reads a printer column's path: keys, [N] and [-1:]", "[api]") {
+  Json job = Json::parse(R"({"metadata": {"name": "j"}, "status": {"phase": "Running",
+      "conditions": [{"type": "Created"}, {"type": "Running"}]}})");
+  CHECK(JsonPathValue(job, ".status.phase") == "Running");
+  CHECK(JsonPathValue(job, ".status.conditions[-1:].type") == "Running");
+  CHECK(JsonPathValue(job, ".status.conditions[0].type") == "Created");
+  CHECK(JsonPathValue(job, ".status.conditions[2].type").is_null());
+  CHECK(JsonPathValue(job, ".status.missing.x").is_null());
+  CHECK(JsonPathValue(job, ".status.phase[0]").is_null());
+  CHECK(JsonPathValue(job, ".status.conditions[x]").is_null());
+  CHECK(JsonPathValue(Json::object(), ".status.conditions[-1:].type").is_null());
+}
+
 }  // namespace
 }  // namespace pjemu::api

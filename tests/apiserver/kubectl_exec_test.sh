@@ -6,7 +6,9 @@
 # (the operator's MASTER_ADDR and RANK, FOO); `exec -i -- sh -c 'cat; exit 3'` gets stdin and
 # exits 3; `kubectl cp` (tar over exec) puts a file in the container; as root (the sandbox)
 # the command sees the container's UTS namespace (hostname = the pod's name) and the file is in
-# the container's private /tmp, not the host's; an unknown container and a missing program are refused
+# the container's private /tmp, not the host's, `ps` shows only the container's processes (its
+# command is PID 1 of its own PID namespace) and `kill 1` ends the container (restarted), not the
+# host's init; an unknown container and a missing program are refused
 # with the real messages. kubectl port-forward (SPDY, tunnelled in a WebSocket from 1.31)
 # reaches a pod's HTTP server twice over one forward, and a port nothing listens on gets the
 # kubelet's error.
@@ -36,7 +38,7 @@ spec:
             - name: pytorch
               image: busybox
               workingDir: /tmp
-              command: [sleep, "600"]
+              command: [sh, -c, 'trap "exit 143" TERM; while :; do sleep 0.2; done']
               env:
                 - name: FOO
                   value: bar
@@ -70,12 +72,26 @@ if [ "$(id -u)" = 0 ]; then
   expect_match "exec in the container's UTS namespace" "^$pod\$" "$(kc exec $pod -- cat /proc/sys/kernel/hostname 2>&1)"
   [ -e "$copied" ] && fail "cp wrote the host's $copied, not the container's private /tmp"
 fi
+if [ "$(id -u)" = 0 ]; then
+  out=$(kc exec $pod -- ps -e -o pid=,args= 2>&1)
+  expect_match "exec ps: the container's command is PID 1" '^ *1 sh -c trap' "$out"
+  [ "$(printf '%s\n' "$out" | wc -l)" -le 4 ] || fail "exec ps shows more than the container's processes: $out"
+  kc exec $pod -- kill 1 >/dev/null 2>&1
+  restarts() { kc get pod $pod -o jsonpath='{.status.containerStatuses[0].restartCount}' 2>&1; }
+  for _ in $(seq 100); do [ "$(restarts)" = 1 ] && break; sleep 0.1; done
+  expect_match "exec kill 1 ended the container, which restarted" '^1$' "$(restarts)"
+  for _ in $(seq 100); do
+    [ "$(kc get pod $pod -o jsonpath='{.status.containerStatuses[0].ready}' 2>/dev/null)" = true ] && break
+    sleep 0.1
+  done
+fi
 out=$(kc exec $pod -c nope -- env 2>&1) && fail "exec -c nope succeeded: $out"
 expect_match "exec unknown container" 'container nope is not valid for pod execme-master-0' "$out"
 out=$(kc exec $pod -- no-such-program 2>&1) && fail "exec no-such-program succeeded: $out"
 expect_match "exec missing program" 'executable file not found in \$PATH' "$out"
 
-# port-forward: a plain pod serving HTTP on a free port (pods share the host's network).
+# port-forward: a plain pod serving HTTP on a free port (in the pod's own network namespace as
+# root; on the host's network otherwise).
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 web_port=$(free_port)
 cat >"$work/web.yaml" <<EOF
@@ -92,7 +108,7 @@ spec:
 EOF
 kc create -f "$work/web.yaml" >/dev/null 2>&1 || fail "create pod web"
 for _ in $(seq 100); do
-  /usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $web_port))" 2>/dev/null && break
+  kc exec web -- python3 -c "import socket; socket.create_connection(('127.0.0.1', $web_port))" >/dev/null 2>&1 && break
   sleep 0.1
 done
 forward() {  # forward LOG POD_PORT: kubectl port-forward in the background; echoes the local port

@@ -336,6 +336,37 @@ TEST_CASE("Table output for pytorchjobs shows the last condition as State", "[ap
   CHECK(one["rows"].size() == 1);
 }
 
+TEST_CASE("Table output for pytorchtrainingjobs: its printer columns, wide ones at priority 1",
+          "[apiserver]") {
+  RouterFixture f;
+  const std::string jobs = "/apis/batch.tensorstack.dev/v1beta1/namespaces/default/pytorchtrainingjobs";
+  Json job = Json::parse(R"({"apiVersion": "batch.tensorstack.dev/v1beta1",
+      "kind": "PyTorchTrainingJob", "metadata": {"name": "t9k"},
+      "spec": {"replicaSpecs": [{"type": "node", "template": {"spec": {"containers": [
+        {"name": "pytorch", "image": "t9kpublic/pytorch-1.13.0:sdk-0.5.2"}]}}}]}})");
+  REQUIRE(f.Do("POST", jobs, job.dump()).status == 201);
+  REQUIRE(f.Do("PATCH", jobs + "/t9k/status",
+               R"({"status":{"phase":"Running","backoffCount":1,"aggregate":{"running":1}}})",
+               {{"content-type", "application/merge-patch+json"}})
+              .status == 200);
+  f.clock.Advance(3s);
+  Json table = RouterFixture::Body(f.Do("GET", jobs, "", {{"accept", kTableAccept}}));
+  std::vector<std::pair<std::string, int>> cols;
+  for (const auto& c : table["columnDefinitions"]) cols.push_back({c["name"], c["priority"]});
+  CHECK(cols == std::vector<std::pair<std::string, int>>{{"Name", 0},    {"Phase", 0},
+                                                         {"Age", 0},     {"Backoff", 1},
+                                                         {"Running", 1}, {"Succeeded", 1},
+                                                         {"Failed", 1}});
+  CHECK(table["rows"][0]["cells"] == Json({"t9k", "Running", "3s", 1, 1, nullptr, nullptr}));
+  // Refused with one cause per bad field.
+  job["metadata"]["name"] = "bad";
+  job["spec"]["replicaSpecs"][0]["restartPolicy"] = "Sometimes";
+  auto r = f.Do("POST", jobs, job.dump());
+  CHECK(r.status == 422);
+  CHECK(RouterFixture::Body(r)["details"]["causes"][0]["field"] ==
+        "spec.replicaSpecs[0].restartPolicy");
+}
+
 TEST_CASE("pods/eviction honours a PodDisruptionBudget: 429, then the pod deleted",
           "[apiserver][eviction]") {
   RouterFixture f;

@@ -5,98 +5,19 @@
 // included), deletes the job, and saves a screenshot of each page under --out.
 // Usage: node console_test.mjs --pjemu BIN --out DIR [--chromium /usr/bin/chromium]
 // Exit: 0 passed, 1 failed, 77 skipped (playwright-core or chromium missing; ctest SKIP).
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import https from 'node:https';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
+import { root, setup, step, fail as failIn, startServer as startIn, rawGet, openBrowser, shot as shotIn,
+  expectText as expectIn, checkConsoleErrors, run } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../..');
-const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => {
-  if (a.startsWith('--')) acc.push([a.slice(2), all[i + 1]]);
-  return acc;
-}, []));
-const pjemu = args.pjemu;
-const outDir = args.out;
-const chromiumPath = args.chromium || '/usr/bin/chromium';
-if (!pjemu || !outDir) {
-  console.error('usage: node console_test.mjs --pjemu BIN --out DIR [--chromium PATH]');
-  process.exit(2);
-}
-
-let playwright;
-try {
-  playwright = createRequire(import.meta.url)('playwright-core');
-} catch (e) {
-  console.log('SKIP: playwright-core is not installed (tools/setup runs npm ci in tests/browser)');
-  process.exit(77);
-}
-if (!fs.existsSync(chromiumPath)) {
-  console.log(`SKIP: no chromium at ${chromiumPath} (tools/setup installs Debian's chromium)`);
-  process.exit(77);
-}
-
-fs.rmSync(outDir, { recursive: true, force: true });
-fs.mkdirSync(outDir, { recursive: true });
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pjemu-browser-'));
-const token = `t-${process.pid}-${Date.now()}`;
+const t = setup('usage: node console_test.mjs --pjemu BIN --out DIR [--chromium PATH]');
+const { token } = t;
 const seedPath = path.join(root, 'fixtures/seeds/pytorch-simple.yaml');
 const seed = fs.readFileSync(seedPath, 'utf8');
-
-let server = null;
-let browser = null;
-let failures = 0;
-const step = (msg) => console.log(`== ${msg}`);
-const fail = (msg) => { failures++; console.error(`FAIL: ${msg}`); };
-
-function startServer() {
-  return new Promise((resolve, reject) => {
-    const log = fs.openSync(path.join(outDir, 'serve.log'), 'w');
-    server = spawn(pjemu, ['serve', '--port', '0', '--token', token,
-      '--kubeconfig', path.join(work, 'kubeconfig'), '--output-dir', path.join(work, 'state'),
-      '--image-map', path.join(root, 'tests/e2e/fast-trainer-images.yaml')],
-    { cwd: root, env: { ...process.env, HOME: work }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`pjemu serve did not start:\n${text}`)), 30000);
-    const onData = (d) => {
-      fs.writeSync(log, d);
-      text += d;
-      const m = text.match(/serving the Kubernetes API on (https:\/\/[0-9.]+:\d+)/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    };
-    server.stdout.on('data', onData);
-    server.stderr.on('data', onData);
-    server.on('exit', (code) => { clearTimeout(timer); reject(new Error(`pjemu serve exited ${code}:\n${text}`)); });
-  });
-}
-
-// A request without the browser: what /ui/ gives to someone without the token.
-function rawGet(url, headers) {
-  return new Promise((resolve, reject) => {
-    https.get(url, { rejectUnauthorized: false, headers: headers || {} }, (res) => {
-      let body = '';
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode, body, type: res.headers['content-type'] }));
-    }).on('error', reject);
-  });
-}
-
-async function shot(page, name) {
-  await page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
-  console.log(`   screenshot ${name}.png`);
-}
-
-async function expectText(locator, re, what, timeout = 20000) {
-  try {
-    await locator.filter({ hasText: re }).first().waitFor({ timeout });
-  } catch (e) {
-    const actual = await locator.first().innerText({ timeout: 1000 }).catch(() => '(absent)');
-    fail(`${what}: no text matching ${re}; got: ${actual.slice(0, 500)}`);
-  }
-}
+const fail = (msg) => failIn(t, msg);
+const shot = (page, name) => shotIn(t, page, name);
+const expectText = (locator, re, what, timeout) => expectIn(t, locator, re, what, timeout);
+const startServer = () => startIn(t, ['--image-map', path.join(root, 'tests/e2e/fast-trainer-images.yaml')]);
 
 async function main() {
   const base = await startServer();
@@ -109,22 +30,7 @@ async function main() {
   const apiNoToken = await rawGet(`${base}/apis/kubeflow.org/v1/pytorchjobs`);
   if (apiNoToken.status !== 401) fail(`the API without a token: ${apiNoToken.status}`);
 
-  // A fresh profile (--user-data-dir) per run: playwright takes it as launchPersistentContext's
-  // first argument.
-  const context = await playwright.chromium.launchPersistentContext(path.join(work, 'chromium-profile'), {
-    executablePath: chromiumPath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    ignoreHTTPSErrors: true,
-    viewport: { width: 1280, height: 860 },
-  });
-  browser = context;
-  const page = context.pages()[0] || await context.newPage();
-  const consoleErrors = [];
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  page.on('dialog', (d) => d.accept());
+  const page = await openBrowser(t);
 
   step('open the console: it asks for the token');
   await page.goto(`${base}/ui/`);
@@ -210,28 +116,7 @@ async function main() {
     { Authorization: `Bearer ${token}` });
   if (after.status !== 404) fail(`the job is still there after delete: ${after.status}`);
 
-  const real = consoleErrors.filter((e) => !/Failed to load resource|401|ERR_ABORTED|AbortError/.test(e));
-  if (real.length) fail(`errors in the page's console:\n${real.join('\n')}`);
+  checkConsoleErrors(t);
 }
 
-async function cleanup() {
-  if (browser) await browser.close().catch(() => {});
-  if (server && server.exitCode === null) {
-    server.removeAllListeners('exit');
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 15000))]);
-    if (server.exitCode === null) server.kill('SIGKILL');
-  }
-  fs.rmSync(work, { recursive: true, force: true });
-}
-
-try {
-  await main();
-} catch (e) {
-  fail(e.stack || String(e));
-} finally {
-  await cleanup();
-}
-console.log(failures ? `browser test: ${failures} failure(s); screenshots in ${outDir}` : `browser test: passed; screenshots in ${outDir}`);
-process.exit(failures ? 1 : 0);
+await run(t, main);

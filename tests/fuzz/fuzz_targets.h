@@ -21,6 +21,7 @@ int FuzzQuantity(const std::uint8_t* data, std::size_t size);   // resource quan
 int FuzzPatch(const std::uint8_t* data, std::size_t size);      // merge/JSON patch in the store
 int FuzzRouter(const std::uint8_t* data, std::size_t size);     // HTTP request router and paths
 int FuzzSpdy(const std::uint8_t* data, std::size_t size);       // SPDY/3.1 exec and port-forward
+int FuzzTfEvents(const std::uint8_t* data, std::size_t size);   // TensorBoard event files
 
 struct FuzzTarget {
   const char* name;  // "manifest": corpus tests/fuzz/corpus/manifest, binary fuzz_manifest
@@ -29,7 +30,7 @@ struct FuzzTarget {
 inline constexpr FuzzTarget kFuzzTargets[] = {
     {"manifest", FuzzManifest}, {"json_codec", FuzzJsonCodec}, {"selector", FuzzSelector},
     {"quantity", FuzzQuantity}, {"patch", FuzzPatch},          {"router", FuzzRouter},
-    {"spdy", FuzzSpdy},
+    {"spdy", FuzzSpdy},         {"tfevents", FuzzTfEvents},
 };
 
 inline std::string_view AsText(const std::uint8_t* data, std::size_t size) {

@@ -271,11 +271,13 @@ TEST_CASE("a pod resolves its own name and the Services through /etc/hosts",
   CHECK(log.find(" stdout F " + ip + " ") != std::string::npos);
   CHECK(log.find("named-svc") != std::string::npos);
   CHECK(log.find(" stdout F tmp:0\n") != std::string::npos);  // a private, empty /tmp
-  // Names stay (they resolve through /etc/hosts); ports still go to the service's host port.
+  // Names stay (they resolve through /etc/hosts); ports go to the service's host port on the
+  // host's network, and stay as declared in a network of the pod's own.
   auto at = log.find(" stdout F env:named-svc:named-svc:");
   REQUIRE(at != std::string::npos);
   std::string rest = log.substr(at + 34, log.find('\n', at) - at - 34);  // "<port>:<port>"
   CHECK(rest.substr(0, rest.find(':')) == rest.substr(rest.find(':') + 1));
+  if (!f.kubelet->NetworkNamespace("default", "named").empty()) CHECK(rest == "23456:23456");
 }
 
 TEST_CASE("an emptyDir over its sizeLimit gets the pod evicted", "[kubelet][process][volumes]") {

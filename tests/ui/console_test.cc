@@ -68,6 +68,13 @@ struct Fixture {
       }
       return out;
     };
+    options.io = [](const std::string& ns, const std::string& pod) {
+      std::vector<ContainerIo> out;
+      if (ns == "kubeflow" && pod == "job-master-0") {
+        out.push_back({"pytorch", {{Time(std::chrono::seconds(1000)), 1, 2, 3, 4, 5, 6}}});
+      }
+      return out;
+    };
     options.max_metrics_bytes = 4096;
     mount = MakeConsoleMount(store, std::move(options));
     for (const char* name : {"job-master-0", "no-trainer"}) {
@@ -199,6 +206,45 @@ TEST_CASE("console: resource samples per container") {
   CHECK(r["containers"][0]["points"] == Json::parse("[[1000.0,0.0,1024],[1001.0,1.5,4096]]"));
   Json none = Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/no-trainer/resources").body);
   CHECK(none["containers"].empty());
+}
+
+TEST_CASE("console: network and storage I/O rates per container") {
+  Fixture f;
+  Json r = Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/job-master-0/io").body);
+  REQUIRE(r["containers"].size() == 1);
+  CHECK(r["containers"][0]["points"] == Json::parse("[[1000.0,1.0,2.0,3.0,4.0,5.0,6.0]]"));
+  CHECK(Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/no-trainer/io").body)["containers"].empty());
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/pods/absent/io").status == 404);
+}
+
+TEST_CASE("console: a TensorBoard's scalars come from the log dirs in its stored status") {
+  const api::ResourceType* boards = &api::TensorBoards();
+  Fixture f;
+  std::string fixtures = std::string(PJEMU_SOURCE_DIR) + "/tests/ui/tfevents";
+  Json tb = {{"apiVersion", "tensorstack.dev/v1beta1"},
+             {"kind", "TensorBoard"},
+             {"metadata", {{"name", "job-5b373"}, {"namespace", "kubeflow"}}},
+             {"spec", {{"logDir", {{"hostPath", {{{"path", fixtures + "/torch"}}}}}}}}};
+  auto created = f.store.Create(*boards, "kubeflow", tb);
+  REQUIRE(created.ok());
+  // No status yet: no log dirs, nothing read (the request names no path).
+  Json empty = Json::parse(f.Get("/ui/api/namespaces/kubeflow/tensorboards/job-5b373/scalars").body);
+  CHECK(empty["series"].empty());
+  CHECK(empty["files"] == 0);
+  Json with_status = *created;
+  with_status["status"] = {{"logDirs", {{{"source", "/x"}, {"path", fixtures + "/torch"}}}}};
+  REQUIRE(f.store.Update(*boards, "kubeflow", with_status, api::Subresource::kStatus).ok());
+  Json r = Json::parse(f.Get("/ui/api/namespaces/kubeflow/tensorboards/job-5b373/scalars").body);
+  CHECK(r["files"] == 1);
+  CHECK(r["errors"].empty());
+  REQUIRE(r["series"].size() == 3);
+  CHECK(r["series"][0]["tag"] == "train/loss");
+  CHECK(r["series"][0]["run"] == ".");
+  CHECK(r["series"][0]["points"].size() == 9);
+  CHECK(r["series"][0]["points"][0][0] == 125);
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/tensorboards/absent/scalars").status == 404);
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/tensorboards/job-5b373/other").status == 404);
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/tensorboards/..%2Fx/scalars").status == 400);
 }
 
 TEST_CASE("console: validate gives objects, field lines and the webhook's errors at their line") {

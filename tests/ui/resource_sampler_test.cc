@@ -43,7 +43,7 @@ TEST_CASE("resource sampler: CPU and RSS of a process group over time, per conta
   // ~0.3 s of CPU in 1 s of (fake) wall time; clock ticks are 10 ms.
   CHECK(series[1].cpu_cores > 0.1);
   CHECK(series[1].cpu_cores < 5);
-  CHECK(series[1].rss_bytes > 1024 * 1024);
+  CHECK(series[1].memory_bytes > 1024 * 1024);
   CHECK(series[1].pid == group);
   CHECK(series[1].time - series[0].time == std::chrono::seconds(1));
 

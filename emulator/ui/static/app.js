@@ -232,11 +232,6 @@ function jobState(job) {
   return trueConds.length ? trueConds[trueConds.length - 1].type : (conds.length ? conds[conds.length - 1].type : 'Pending');
 }
 
-function desiredReplicas(job) {
-  const specs = (job.spec && job.spec.pytorchReplicaSpecs) || {};
-  return Object.values(specs).reduce((n, r) => n + (r.replicas === undefined ? 1 : r.replicas), 0);
-}
-
 function podReady(pod) {
   return ((pod.status && pod.status.conditions) || []).some((c) => c.type === 'Ready' && c.status === 'True');
 }
@@ -272,55 +267,68 @@ function jobPath(ns, name) {
   return `${JOBS}/namespaces/${encodeURIComponent(ns)}/pytorchjobs/${encodeURIComponent(name)}`;
 }
 
-async function deleteJob(ns, name) {
-  if (!confirm(`Delete PyTorchJob ${ns}/${name}? Its pods and services go with it.`)) return false;
-  await api('DELETE', jobPath(ns, name), { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' });
+async function deleteAnyJob(kind, path, ns, name) {
+  if (!confirm(`Delete ${kind} ${ns}/${name}? Its pods and services go with it.`)) return false;
+  await api('DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' });
   return true;
+}
+
+function deleteJob(ns, name) {
+  return deleteAnyJob('PyTorchJob', jobPath(ns, name), ns, name);
 }
 
 // ---------- job list ----------
 
+// Every workload kind the list shows: where its objects and pods are, its page, its state.
+const JOB_KINDS = [
+  { kind: 'PyTorchJob', list: `${JOBS}/pytorchjobs`, podLabel: JOB_LABEL, page: (ns, n) => `#/jobs/${ns}/${n}/overview`,
+    path: jobPath, state: jobState },
+  { kind: 'PyTorchTrainingJob', list: `${T9K}/pytorchtrainingjobs`, podLabel: T9K_LABEL, page: (ns, n) => `#/t9k/${ns}/${n}/job`,
+    path: t9kJobPath, state: t9kPhase },
+];
+
 function showJobList(main, signal) {
   const body = h('div');
   replace(main,
-    h('div', { class: 'page-head' }, h('h1', { class: 'grow' }, 'PyTorchJobs'),
+    h('div', { class: 'page-head' }, h('h1', { class: 'grow' }, 'Jobs'),
       h('a', { href: '#/create' }, h('button', { class: 'primary', type: 'button' }, 'Create job'))),
     body);
-  let jobs = new Map();
-  let pods = new Map();
+  const jobs = new Map(JOB_KINDS.map((k) => [k.kind, new Map()]));
+  const pods = new Map(JOB_KINDS.map((k) => [k.kind, new Map()]));
   const render = () => {
-    if (!jobs.size) {
-      replace(body, h('div', { class: 'empty', id: 'no-jobs' }, 'No PyTorchJobs yet. ', h('a', { href: '#/create' }, 'Create one from YAML.')));
+    const all = JOB_KINDS.flatMap((k) => [...jobs.get(k.kind).values()].map((job) => [k, job]));
+    if (!all.length) {
+      replace(body, h('div', { class: 'empty', id: 'no-jobs' }, 'No jobs yet. ', h('a', { href: '#/create' }, 'Create one from YAML.')));
       return;
     }
-    const byJob = new Map();
-    for (const p of pods.values()) {
-      const k = `${p.metadata.namespace}/${(p.metadata.labels || {})[JOB_LABEL]}`;
-      if (!byJob.has(k)) byJob.set(k, []);
-      byJob.get(k).push(p);
-    }
-    const rows = [...jobs.values()].sort((a, b) => keyOf(a).localeCompare(keyOf(b))).map((job) => {
+    const rows = all.sort((a, b) => keyOf(a[1]).localeCompare(keyOf(b[1])) || a[0].kind.localeCompare(b[0].kind)).map(([k, job]) => {
       const ns = job.metadata.namespace;
       const name = job.metadata.name;
-      const jp = byJob.get(`${ns}/${name}`) || [];
+      const jp = [...pods.get(k.kind).values()].filter((p) => p.metadata.namespace === ns && (p.metadata.labels || {})[k.podLabel] === name);
       const ready = jp.filter(podReady).length;
       const done = jp.filter((p) => p.status && p.status.phase === 'Succeeded').length;
-      const state = jobState(job);
-      return h('tr', { 'data-job': `${ns}/${name}` },
-        h('td', {}, h('a', { href: `#/jobs/${ns}/${name}/overview`, class: 'job-link' }, name)),
+      const sums = jobSums(job);
+      const desired = replicaSpecsOf(job).reduce((n, r) => n + r.replicas, 0);
+      return h('tr', { 'data-job': `${ns}/${name}`, 'data-kind': k.kind },
+        h('td', {}, h('a', { href: k.page(ns, name), class: 'job-link' }, name)),
         h('td', {}, ns),
-        h('td', { class: 'job-state' }, badge(state)),
-        h('td', { class: 'job-ready' }, `${ready}/${desiredReplicas(job)}`, done ? h('span', { class: 'muted' }, ` (${done} succeeded)`) : ''),
+        h('td', { class: 'job-state' }, badge(k.state(job))),
+        h('td', { class: 'job-ready' }, `${ready}/${desired}`, done ? h('span', { class: 'muted' }, ` (${done} succeeded)`) : ''),
+        h('td', { class: 'job-kind' }, k.kind),
+        h('td', { class: 'job-cpu' }, reqLimit(sums.cpuReq, sums.cpuLim, fmtCores)),
+        h('td', { class: 'job-memory' }, reqLimit(sums.memReq, sums.memLim, fmtBytes)),
         h('td', {}, h('span', { 'data-age-plain': job.metadata.creationTimestamp }, age(job.metadata.creationTimestamp))),
         h('td', {}, h('button', {
           class: 'danger', type: 'button',
-          onclick: () => deleteJob(ns, name).catch((e) => alert(e.message)),
+          onclick: () => deleteAnyJob(k.kind, k.path(ns, name), ns, name).catch((e) => alert(e.message)),
         }, 'Delete')));
     });
-    replace(body, table(['Name', 'Namespace', 'State', 'Replicas ready', 'Age', ''], rows, { id: 'job-table' }));
+    replace(body, table(['Name', 'Namespace', 'State', 'Replicas ready', 'Kind', 'CPU req / limit', 'Memory req / limit', 'Age', ''], rows, { id: 'job-table' }));
   };
-  watchList(`${JOBS}/pytorchjobs`, signal, (items) => { jobs = items; render(); });
-  watchList(`/api/v1/pods?labelSelector=${encodeURIComponent(JOB_LABEL)}`, signal, (items) => { pods = items; render(); });
+  for (const k of JOB_KINDS) {
+    watchList(k.list, signal, (items) => { jobs.set(k.kind, items); render(); });
+    watchList(`/api/v1/pods?labelSelector=${encodeURIComponent(k.podLabel)}`, signal, (items) => { pods.set(k.kind, items); render(); });
+  }
 }
 
 // ---------- job page ----------
@@ -798,8 +806,8 @@ function showCreate(main) {
             return;
           }
         }
-        const job = created.find((o) => o.kind === 'PyTorchJob');
-        if (job) location.hash = `#/jobs/${job.metadata.namespace}/${job.metadata.name}/overview`;
+        const job = created.find((o) => JOB_KINDS.some((x) => x.kind === o.kind));
+        if (job) location.hash = JOB_KINDS.find((x) => x.kind === job.kind).page(job.metadata.namespace, job.metadata.name);
         else replace(result, h('div', { class: 'notice' }, `Created ${created.length} object(s).`));
       } catch (e) {
         replace(result, h('div', { class: 'notice error' }, e.message));
@@ -831,12 +839,22 @@ function route() {
   document.getElementById('nav-jobs').className = parts[0] !== 'create' ? 'active' : '';
   document.getElementById('nav-create').className = parts[0] === 'create' ? 'active' : '';
   if (parts[0] === 'create') { document.title = 'Create job · pjemu'; showCreate(main); return; }
+  if (parts[0] === 't9k' && parts.length >= 3) {
+    document.title = `${parts[2]} · pjemu`;
+    showT9kJob(main, signal, parts[1], parts[2], parts[3] || 'job');
+    return;
+  }
+  if (parts[0] === 'tensorboards' && parts.length >= 3) {
+    document.title = `TensorBoard ${parts[2]} · pjemu`;
+    showTensorBoard(main, signal, parts[1], parts[2]);
+    return;
+  }
   if (parts[0] === 'jobs' && parts.length >= 3) {
     document.title = `${parts[2]} · pjemu`;
     showJob(main, signal, parts[1], parts[2], parts[3] || 'overview', query);
     return;
   }
-  document.title = 'PyTorchJobs · pjemu';
+  document.title = 'Jobs · pjemu';
   showJobList(main, signal);
 }
 

@@ -1,0 +1,62 @@
+// BridgeNetwork: pods' network namespaces on one bridge, as a CNI bridge plugin gives them, made
+// with iproute2's `ip` (exec'd as argv, never through a shell). The bridge lives in a network
+// namespace of its own (`pjemu-<pid>-net`, the "node" side), which has no link to the host's: pod
+// addresses exist only inside namespaces this object makes, and no packet of a pod can leave the
+// machine (there is no route out; the host's own routing table gets an `unreachable` route for
+// the pod CIDR, so a host process addressing a pod fails at once instead of using the default
+// route). Each pod gets a namespace `pjemu-<pid>-<name>` (under /run/netns, as `ip netns`
+// keeps them, so the pod's containers come and go while it stays), a veth pair whose one end
+// is the pod's `eth0` with the pod's address and a default route via the bridge, the other
+// end on the bridge; `lo` is up. Pods reach each other by address, on any port, each with ports
+// of its own.
+// Costs: three `ip` processes per pod (netns add, the node side's batch, the pod side's batch).
+// Thread safety: every method may be called from any thread (one mutex around the commands).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "emulator/common/status.h"
+
+namespace pjemu::process {
+
+class BridgeNetwork {
+ public:
+  // The bridge's namespace with `cni0` at `gateway`/`prefix` (e.g. "10.244.0.1", 16). Namespaces
+  // left by emulators that are gone (pjemu-<dead pid>-*) are deleted first. kUnavailable with
+  // the reason where the host cannot (no `ip`, not root, no network namespaces).
+  static Result<std::unique_ptr<BridgeNetwork>> Create(const std::string& gateway, int prefix);
+  // Deletes every pod namespace, the bridge's, and the host's route (unless another emulator's
+  // bridge is there).
+  ~BridgeNetwork();
+  BridgeNetwork(const BridgeNetwork&) = delete;
+  BridgeNetwork& operator=(const BridgeNetwork&) = delete;
+
+  // A pod's namespace named `name` ([a-z0-9-], at most 20 characters) with `ip` on eth0: the
+  // path of the namespace (/run/netns/...), which containers join with setns. kInternal with
+  // ip's message when a step fails (nothing is left half made).
+  Result<std::string> AddPod(const std::string& name, const std::string& ip);
+  // Deletes the pod's namespace (and its veth pair with it). Idempotent.
+  void RemovePod(const std::string& name);
+
+  const std::string& gateway() const { return gateway_; }
+  int prefix() const { return prefix_; }
+
+ private:
+  BridgeNetwork() = default;
+  std::string NsName(const std::string& pod) const { return base_ + "-" + pod; }
+  std::mutex mu_;
+  std::string base_;     // pjemu-<pid>
+  std::string node_ns_;  // base_ + "-net"
+  std::string gateway_;
+  int prefix_ = 16;
+  std::string host_route_;  // the unreachable route added to the host ("" = none)
+  int next_veth_ = 0;       // GUARDED_BY(mu_)
+};
+
+// Runs argv (argv[0] looked up in PATH), stdin fed from `input`, and waits: ok, or kInternal
+// with its stderr. Used for `ip`; exported for tests.
+Status RunCommand(const std::vector<std::string>& argv, const std::string& input = "");
+
+}  // namespace pjemu::process

@@ -1,0 +1,146 @@
+// Given a kubelet with the sandbox on (root), pods should be isolated as a cluster's are: each
+// pod has a network of its own (an address from the node's pod CIDR, its declared ports as they
+// are), so two jobs whose masters listen on the same fixed port both run, each worker reaching
+// its own master by name; each container's command is PID 1 of its own PID namespace, so an
+// exec's `ps` shows only the container's processes, its `kill 1` ends only that container, and
+// a deletion waits out the grace period for a PID 1 without a SIGTERM handler; memory limits
+// are the kernel's. Skipped (with the reason) where the host cannot.
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "emulator/process/sandbox.h"
+#include "tests/kubelet/node_fixture.h"
+
+namespace pjemu::kubelet {
+namespace {
+
+KubeletOptions SandboxOn() {
+  KubeletOptions o;
+  o.sandbox = KubeletOptions::Sandbox::kOn;
+  return o;
+}
+
+#define SKIP_WITHOUT_ISOLATION()                                      \
+  do {                                                                \
+    Status available = process::SandboxAvailable();                   \
+    if (available.ok()) available = process::PidNamespaceAvailable(); \
+    if (!available.ok()) {                                            \
+      WARN("skipped: " << available.message());                       \
+      return;                                                         \
+    }                                                                 \
+  } while (false)
+
+std::string Output(Kubelet& kubelet, const api::ExecRequest& request, int* code) {
+  auto p = kubelet.Exec(request);
+  if (!p.ok()) return "exec failed: " + p.status().message();
+  std::string all;
+  char buf[512];
+  ssize_t n;
+  while ((n = read((*p)->stdout_fd(), buf, sizeof buf)) > 0) all.append(buf, n);
+  *code = (*p)->Wait();
+  return all;
+}
+
+Json PythonContainer(const std::string& name, const std::string& script) {
+  return {{"name", name},
+          {"image", "python:3.11"},
+          {"command", {"python3", "-c", script}},
+          {"env",
+           {{{"name", "MASTER_ADDR"}, {"value", "job-master-0"}},
+            {{"name", "MASTER_PORT"}, {"value", "29400"}}}}};
+}
+
+TEST_CASE("isolation: two jobs' masters on one fixed port, each worker reaching its own by name",
+          "[kubelet][process][isolation]") {
+  SKIP_WITHOUT_ISOLATION();
+  NodeFixture f(SandboxOn(), "isolation-net");
+  const std::string master =
+      "import os, socket\n"
+      "s = socket.socket(); s.bind(('0.0.0.0', int(os.environ['MASTER_PORT']))); s.listen(1)\n"
+      "c, peer = s.accept(); c.sendall(os.environ['TEAM'].encode()); c.close()\n";
+  const std::string worker =
+      "import os, socket, time\n"
+      "for i in range(200):\n"
+      "    try:\n"
+      "        c = socket.create_connection((os.environ['MASTER_ADDR'], "
+      "int(os.environ['MASTER_PORT'])), timeout=5); break\n"
+      "    except OSError: time.sleep(0.05)\n"
+      "print('master says', c.recv(64).decode())\n";
+  for (const char* ns : {"team-a", "team-b"}) {
+    Json namespace_obj = {
+        {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
+    (void)f.client->Create(api::Namespaces(), "", namespace_obj);
+    Json svc = {{"apiVersion", "v1"},
+                {"kind", "Service"},
+                {"metadata", {{"name", "job-master-0"}}},
+                {"spec",
+                 {{"clusterIP", "None"},
+                  {"selector", {{"job", "job-master-0"}}},
+                  {"ports", {{{"name", "c10d"}, {"port", 29400}, {"targetPort", 29400}}}}}}};
+    REQUIRE(f.client->Create(api::Services(), ns, svc).ok());
+    Json m = PythonContainer("pytorch", master);
+    m["env"].push_back({{"name", "TEAM"}, {"value", ns}});
+    Json pod = TestPod("job-master-0", {m});
+    pod["metadata"]["labels"] = {{"job", "job-master-0"}};
+    f.Create(pod, ns);
+    f.Create(TestPod("job-worker-0", {PythonContainer("pytorch", worker)}), ns);
+  }
+  for (const char* ns : {"team-a", "team-b"}) {
+    INFO(ns);
+    REQUIRE(f.WaitPhase("job-worker-0", "Succeeded", 30s, ns));
+    REQUIRE(f.WaitPhase("job-master-0", "Succeeded", 10s, ns));
+    auto log = f.kubelet->Find({ns, "job-worker-0", "", false});
+    REQUIRE(log.ok());
+    CHECK(ReadFile(log->path).find(std::string("master says ") + ns) != std::string::npos);
+    // A network of the pod's own where the host can (`ip`); else the host's, ports remapped.
+    if (!f.kubelet->NetworkNamespace(ns, "job-master-0").empty()) {
+      std::string ip = f.Get("job-master-0", ns)["status"]["podIP"];
+      CHECK(ip.rfind("10.244.1.", 0) == 0);
+    }
+  }
+  CHECK(f.Get("job-master-0", "team-a")["status"]["podIP"] !=
+        f.Get("job-master-0", "team-b")["status"]["podIP"]);
+}
+
+TEST_CASE("isolation: exec's ps shows the container's processes, its kill 1 ends the container",
+          "[kubelet][process][isolation]") {
+  SKIP_WITHOUT_ISOLATION();
+  NodeFixture f(SandboxOn(), "isolation-pid");
+  Json c = {{"name", "main"},
+            {"image", "busybox"},
+            {"command", {"sh", "-c", "trap 'exit 143' TERM; while :; do sleep 0.1; done"}}};
+  f.Create(TestPod("pid", {c}, "OnFailure"));
+  REQUIRE(f.WaitPhase("pid", "Running"));
+  int code = -1;
+  std::string ps =
+      Output(*f.kubelet, {"default", "pid", "", {"ps", "-e", "-o", "pid=,args="}}, &code);
+  CHECK(code == 0);
+  INFO(ps);
+  CHECK(ps.substr(ps.find_first_not_of(' '), 12) == "1 sh -c trap");  // its command is PID 1
+  CHECK(std::count(ps.begin(), ps.end(), '\n') <= 4);  // sh, sleep, ps: not the host's
+  std::string kill = Output(*f.kubelet, {"default", "pid", "", {"kill", "1"}}, &code);
+  CHECK(code == 0);
+  REQUIRE(f.Wait([&] { return f.Status("pid", "main").value("restartCount", 0) == 1; }, 10s));
+  Json last = f.Status("pid", "main")["lastState"]["terminated"];
+  CHECK(last.value("exitCode", 0) == 143);
+  CHECK(getppid() > 1);  // the host is untouched, this test with it
+}
+
+TEST_CASE("isolation: deleting a PID 1 without a SIGTERM handler waits out the grace period",
+          "[kubelet][process][isolation]") {
+  SKIP_WITHOUT_ISOLATION();
+  NodeFixture f(SandboxOn(), "isolation-grace");
+  Json c = {{"name", "main"}, {"image", "busybox"}, {"command", {"sleep", "600"}}};
+  Json pod = TestPod("grace", {c});
+  pod["spec"]["terminationGracePeriodSeconds"] = 1;
+  f.Create(pod);
+  REQUIRE(f.WaitPhase("grace", "Running"));
+  auto begin = std::chrono::steady_clock::now();
+  REQUIRE(f.client->Delete(api::Pods(), "default", "grace", {}).ok());
+  REQUIRE(f.Wait([&] { return f.Get("grace").is_null(); }, 10s));
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  CHECK(waited >= 0.9);  // SIGTERM was ignored: SIGKILL after the 1 s grace period
+}
+
+}  // namespace
+}  // namespace pjemu::kubelet
