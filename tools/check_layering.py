@@ -19,6 +19,7 @@ ALLOWED = {
     "controller": {"client"},
     # Each further job kind's controller: its own folder over the shared controller machinery.
     "t9kjob": {"controller", "client"},
+    "batchjob": {"controller", "client"},
     "scheduler": {"client"},
     "storage": {"client"},
     "tensorboard": {"client"},
@@ -26,7 +27,8 @@ ALLOWED = {
     "faults": {"client", "process", "kubelet"},
     "persist": {"store"},
     # The one wiring: faults reach it only as decorators handed in through its options.
-    "cluster": {"store", "process", "client", "apiserver", "controller", "t9kjob", "scheduler",
+    "cluster": {"store", "process", "client", "apiserver", "controller", "t9kjob", "batchjob",
+                "scheduler",
                 "kubelet", "persist", "ui", "storage", "tensorboard"},
     # The PyTorchJob's vocabulary (defaulting, validation, conditions) is api's: only the cluster
     # wiring reaches the controller itself.

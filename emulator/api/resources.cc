@@ -1,5 +1,6 @@
 #include "emulator/api/resources.h"
 
+#include "emulator/api/batchjob.h"
 #include "emulator/api/config_validation.h"
 #include "emulator/api/disruption.h"
 #include "emulator/api/field_schema.h"
@@ -13,6 +14,9 @@ namespace pjemu::api {
 // Each job kind's workload table, defined in the kind's own files.
 extern const Workload kPyTorchJobWorkload;
 namespace t9k {
+extern const Workload kWorkload;
+}
+namespace batchjob {
 extern const Workload kWorkload;
 }
 
@@ -45,6 +49,9 @@ const std::vector<ResourceType>& AllResources() {
        PersistentVolumeFieldRules},
       {"storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false, false,
        false, {"sc"}, {DefaultStorageClass, ValidateStorageClass}, StorageClassFieldRules},
+      // Built in: its table is kubectl's own (apiserver/tables.cc), not printer columns.
+      {"batch", "v1", "Job", "jobs", "job", true, true, false, {},
+       {batchjob::SetDefaults, batchjob::Validate}, nullptr, {}, &batchjob::kWorkload},
       {"kubeflow.org", "v1", "PyTorchJob", "pytorchjobs", "pytorchjob", true, true, true, {},
        {nullptr, ValidatePyTorchJob}, PyTorchJobFieldRules,
        {{"State", "string", ".status.conditions[-1:].type", 0, ""}, kAgeColumn},
@@ -99,6 +106,7 @@ const ResourceType& StorageClasses() { return *FindResource("storage.k8s.io", "s
 const ResourceType& PodDisruptionBudgets() {
   return *FindResource("policy", "poddisruptionbudgets");
 }
+const ResourceType& Jobs() { return *FindResource("batch", "jobs"); }
 const ResourceType& PyTorchJobs() { return *FindResource("kubeflow.org", "pytorchjobs"); }
 const ResourceType& PyTorchTrainingJobs() {
   return *FindResource("batch.tensorstack.dev", "pytorchtrainingjobs");

@@ -100,6 +100,7 @@ const ResourceType& PersistentVolumeClaims();
 const ResourceType& PersistentVolumes();
 const ResourceType& StorageClasses();
 const ResourceType& PodDisruptionBudgets();
+const ResourceType& Jobs();  // batch/v1
 const ResourceType& PyTorchJobs();
 const ResourceType& PyTorchTrainingJobs();
 const ResourceType& TensorBoards();

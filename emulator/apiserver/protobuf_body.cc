@@ -13,7 +13,7 @@ constexpr std::string_view kMagic("k8s\0", 4);
 
 // How one field of a message maps to JSON (k8s.io/api generated.proto numbering).
 struct Message;
-enum class Kind { kString, kBytes, kBool, kInt, kMessage, kStringMap, kBytesMap, kStrings };
+enum class Kind { kString, kBytes, kBool, kInt, kMessage, kMessages, kStringMap, kBytesMap, kStrings };
 struct FieldSpec {
   const char* json;
   Kind kind;
@@ -48,6 +48,31 @@ const Message* MessageOf(const api::ResourceType& type) {
   static const Message kNamespaceSpec{{{1, {"finalizers", Kind::kStrings}}}};
   static const Message kNamespace{{{1, {"metadata", Kind::kMessage, &ObjectMeta()}},
                                    {2, {"spec", Kind::kMessage, &kNamespaceSpec}}}};
+  // batch/v1 Job as `kubectl create job NAME --image=I -- CMD` sends it: the template's
+  // containers (name, image, command, args, workingDir) and restartPolicy, and the spec's
+  // scalars; fields not described here are skipped.
+  static const Message kContainer{{{1, {"name", Kind::kString}},
+                                   {2, {"image", Kind::kString}},
+                                   {3, {"command", Kind::kStrings}},
+                                   {4, {"args", Kind::kStrings}},
+                                   {5, {"workingDir", Kind::kString}},
+                                   {14, {"imagePullPolicy", Kind::kString}}}};
+  static const Message kPodSpec{{{2, {"containers", Kind::kMessages, &kContainer}},
+                                 {3, {"restartPolicy", Kind::kString}}}};
+  static const Message kPodTemplate{{{1, {"metadata", Kind::kMessage, &ObjectMeta()}},
+                                     {2, {"spec", Kind::kMessage, &kPodSpec}}}};
+  static const Message kJobSpec{{{1, {"parallelism", Kind::kInt}},
+                                 {2, {"completions", Kind::kInt}},
+                                 {3, {"activeDeadlineSeconds", Kind::kInt}},
+                                 {5, {"manualSelector", Kind::kBool}},
+                                 {6, {"template", Kind::kMessage, &kPodTemplate}},
+                                 {7, {"backoffLimit", Kind::kInt}},
+                                 {8, {"ttlSecondsAfterFinished", Kind::kInt}},
+                                 {9, {"completionMode", Kind::kString}},
+                                 {10, {"suspend", Kind::kBool}}}};
+  static const Message kJob{{{1, {"metadata", Kind::kMessage, &ObjectMeta()}},
+                             {2, {"spec", Kind::kMessage, &kJobSpec}}}};
+  if (type.group == "batch" && type.plural == "jobs") return &kJob;
   if (!type.group.empty()) return nullptr;
   if (type.plural == "configmaps") return &kConfigMap;
   if (type.plural == "secrets") return &kSecret;
@@ -137,6 +162,11 @@ bool Put(Json& out, const FieldSpec& f, std::string_view bytes) {
     case Kind::kMessage: {
       auto sub = Decode(*f.message, bytes);
       if (sub) out[f.json] = std::move(*sub);
+      return sub.has_value();
+    }
+    case Kind::kMessages: {
+      auto sub = Decode(*f.message, bytes);
+      if (sub) out[f.json].push_back(std::move(*sub));
       return sub.has_value();
     }
     case Kind::kStringMap:

@@ -130,6 +130,50 @@ std::vector<Json> BudgetCells(const Json& pdb, Time now) {
           Age(Str(Field(pdb, "metadata"), "creationTimestamp"), now)};
 }
 
+// kubectl's Job printer (printJob, 1.33): its STATUS word, "succeeded/completions", and the
+// duration from startTime to completionTime (or to now while it runs).
+std::vector<Json> JobCells(const Json& job, Time now) {
+  const Json& spec = Field(job, "spec");
+  const Json& status = Field(job, "status");
+  auto has = [&](const char* type) {
+    for (const Json& c : ArrayOr(Field(status, "conditions"))) {
+      if (Str(c, "type") == type && Str(c, "status") == "True") return true;
+    }
+    return false;
+  };
+  std::string state = "Running";
+  if (has("Complete")) state = "Complete";
+  else if (has("Failed")) state = "Failed";
+  else if (!Str(Field(job, "metadata"), "deletionTimestamp").empty()) state = "Terminating";
+  else if (has("Suspended")) state = "Suspended";
+  else if (has("FailureTarget")) state = "FailureTarget";
+  else if (has("SuccessCriteriaMet")) state = "SuccessCriteriaMet";
+  const std::int64_t succeeded = api::OptInt(status, "succeeded").value_or(0);
+  std::string completions;
+  if (auto c = api::OptInt(spec, "completions")) {
+    completions = std::to_string(succeeded) + "/" + std::to_string(*c);
+  } else {
+    const std::int64_t parallelism = api::OptInt(spec, "parallelism").value_or(0);
+    completions = std::to_string(succeeded) + "/1" +
+                  (parallelism > 1 ? " of " + std::to_string(parallelism) : "");
+  }
+  std::string duration;
+  auto start = ParseTime(Str(status, "startTime"));
+  auto end = ParseTime(Str(status, "completionTime"));
+  if (start) duration = FormatAge((end ? *end : now) - *start);
+  std::string names, images;
+  for (const Json& c : ArrayOr(api::FieldAt(spec, {"template", "spec", "containers"}))) {
+    names += (names.empty() ? "" : ",") + Str(c, "name");
+    images += (images.empty() ? "" : ",") + Str(c, "image");
+  }
+  std::string selector;
+  for (const auto& [k, v] : ObjectOr(api::FieldAt(spec, {"selector", "matchLabels"})).items()) {
+    selector += (selector.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : "");
+  }
+  return {state, completions, duration, Age(Str(Field(job, "metadata"), "creationTimestamp"), now),
+          names, images, selector.empty() ? "<none>" : selector};
+}
+
 struct TypedTable {
   const char* group;
   const char* plural;
@@ -182,6 +226,17 @@ const std::vector<TypedTable>& TypedTables() {
         {"AllowVolumeExpansion", "string", "", 0, "allowVolumeExpansion shows expansion."},
         {"Age", "string", "", 0, kAgeDoc}},
        StorageClassCells},
+      {"batch",
+       "jobs",
+       {{"Status", "string", "", 0, "Status of the job."},
+        {"Completions", "string", "", 0, "The completion status of the job."},
+        {"Duration", "string", "", 0, "Time required to complete the job."},
+        {"Age", "string", "", 0, kAgeDoc},
+        {"Containers", "string", "", 1, "Names of each container in the template."},
+        {"Images", "string", "", 1, "Images referenced by each container in the template."},
+        {"Selector", "string", "", 1,
+         "A label query over pods that should match the pod count."}},
+       JobCells},
       {"policy",
        "poddisruptionbudgets",
        {{"Min Available", "string", "", 0, "The minimum number of pods that must be available."},

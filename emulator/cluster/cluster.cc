@@ -10,6 +10,7 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/apiserver/apiserver.h"
+#include "emulator/batchjob/batchjob.h"
 #include "emulator/client/local_client.h"
 #include "emulator/cluster/trainer_runner.h"
 #include "emulator/controller/controller.h"
@@ -126,6 +127,7 @@ using KindFactory = controller::KindSpec (*)(client::Client&, const Clock&);
 const KindFactory kJobKinds[] = {
     [](client::Client& c, const Clock& k) { return controller::PyTorchJobKind(c, k); },
     t9kjob::Kind,
+    batchjob::Kind,
 };
 
 void Cluster::Parts::NewControllers() {

@@ -9,6 +9,7 @@
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pod_resources.h"
 #include "emulator/kubelet/container_env.h"
+#include "emulator/kubelet/pod_mounts.h"
 #include "emulator/kubelet/pod_reboot.h"
 #include "emulator/process/cri_log_writer.h"
 #include "emulator/process/exec_path.h"
@@ -170,7 +171,10 @@ std::string PodWorker::LogPath(const std::string& container, int restart_count) 
 }
 
 std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& env) {
-  std::vector<std::string> out = {"PATH=" + std::string(process::kDefaultPath), "HOSTNAME=" + name_,
+  // HOSTNAME is the container's hostname: spec.hostname (an Indexed Job's `<job>-<index>`) or
+  // the pod's name.
+  std::vector<std::string> out = {"PATH=" + std::string(process::kDefaultPath),
+                                  "HOSTNAME=" + PodHostname(*pod_),
                                   "HOME=" + ctx_.options.root_dir};
   // In a network of the pod's own, gloo's interface is eth0 (pjemu-trainer's default, lo, is
   // the pod's alone); the container's or the image's own value wins.

@@ -40,7 +40,7 @@ TEST_CASE("the PyTorchJob row admits through the operator's webhook", "[api]") {
 TEST_CASE("no other served type has an admission", "[api]") {
   // Pods (volumes), ConfigMaps, Secrets, PVCs, PVs, StorageClasses and PodDisruptionBudgets
   // carry the API server's own admission: config_validation_test.cc, pod_validation_test.cc and
-  // disruption_test.cc.
+  // disruption_test.cc; batch/v1 Jobs tests/batchjob/sync_test.cc.
   const std::vector<const ResourceType*> admitted = {&PyTorchJobs(),
                                                      &Pods(),
                                                      &ConfigMaps(),
@@ -48,7 +48,9 @@ TEST_CASE("no other served type has an admission", "[api]") {
                                                      &PersistentVolumeClaims(),
                                                      &PersistentVolumes(),
                                                      &StorageClasses(),
-                                                     &PodDisruptionBudgets()};
+                                                     &PodDisruptionBudgets(),
+                                                     &PyTorchTrainingJobs(),
+                                                     &Jobs()};
   for (const ResourceType& type : AllResources()) {
     if (std::find(admitted.begin(), admitted.end(), &type) != admitted.end()) {
       CHECK(type.admission.validator != nullptr);

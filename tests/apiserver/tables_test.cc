@@ -115,6 +115,28 @@ TEST_CASE("poddisruptionbudgets print kubectl's columns", "[apiserver]") {
   CHECK(unset == Json({"max", "N/A", "2", 0, "5s"}));
 }
 
+TEST_CASE("batch/v1 jobs print kubectl 1.33's columns", "[apiserver]") {
+  using Names = std::vector<std::string>;
+  Json job = {{"metadata", {{"name", "pi"}}},
+              {"spec",
+               {{"completions", 3},
+                {"parallelism", 1},
+                {"template", {{"spec", {{"containers", {{{"name", "pi"}, {"image", "busybox"}}}}}}}}}},
+              {"status",
+               {{"succeeded", 1},
+                {"startTime", "2024-01-01T00:00:01Z"},
+                {"conditions", Json::array()}}}};
+  auto [cols, row] = TableOf(api::Jobs(), job);
+  CHECK(cols == Names{"Name", "Status", "Completions", "Duration", "Age"});
+  CHECK(row == Json({"pi", "Running", "1/3", "4s", "5s", "pi", "busybox", "<none>"}));
+  job["status"]["completionTime"] = "2024-01-01T00:00:03Z";
+  job["status"]["conditions"] = Json::array({{{"type", "Complete"}, {"status", "True"}}});
+  job["spec"].erase("completions");
+  job["spec"]["parallelism"] = 2;
+  auto [cols2, done] = TableOf(api::Jobs(), job);
+  CHECK(done == Json({"pi", "Complete", "1/1 of 2", "2s", "5s", "pi", "busybox", "<none>"}));
+}
+
 TEST_CASE("config and storage kinds print kubectl's columns", "[apiserver]") {
   using Names = std::vector<std::string>;
   auto [cm_cols, cm] = TableOf(
