@@ -17,6 +17,8 @@ namespace pjemu::api::batchjob {
 
 inline constexpr char kApiVersion[] = "batch/v1";
 inline constexpr char kKind[] = "Job";
+// kube-controller-manager's Job controller: source.component of its events.
+inline constexpr char kControllerName[] = "job-controller";
 
 // Labels the API server puts on the pod template (and the selector) of a Job without
 // manualSelector, and the Indexed pods' completion index (annotation and label).

@@ -26,7 +26,10 @@ std::string SelectorOf(const Json& job) {
 }  // namespace
 
 Reconciler::Reconciler(client::Client& client, const Clock& clock)
-    : client_(client), clock_(clock), recorder_(client, clock), writer_(client, recorder_) {}
+    : client_(client),
+      clock_(clock),
+      recorder_(client, clock, api::batchjob::kControllerName),
+      writer_(client, recorder_) {}
 
 Result<controller::ReconcileResult> Reconciler::Reconcile(const controller::Request& request) {
   // Objects are user JSON; a shape nlohmann cannot read becomes an error, never an exception.

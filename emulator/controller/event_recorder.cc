@@ -7,7 +7,7 @@
 
 namespace pjemu::controller {
 
-using api::Field, api::OptInt, api::Str, api::kControllerName;
+using api::Field, api::OptInt, api::Str;
 
 Status EventRecorder::Record(const Json& object, const std::string& type, const std::string& reason,
                              const std::string& message) {
@@ -29,7 +29,7 @@ Status EventRecorder::Record(const Json& object, const std::string& type, const 
     names_.erase(it);  // gone (TTL, deleted with its object): start a new one
   }
   Json event = api::MakeEvent(api::ObjectReferenceOf(object), type, reason, message,
-                              {kControllerName, ""}, now);
+                              {component_, ""}, now);
   const std::string name = event["metadata"]["name"];
   Result<Json> created = client_.Create(api::Events(), ns, std::move(event));
   if (!created.ok()) return created.status();

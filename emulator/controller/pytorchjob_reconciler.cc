@@ -23,7 +23,7 @@ PyTorchJobReconciler::PyTorchJobReconciler(client::Client& client, const Clock& 
     : client_(client),
       clock_(clock),
       init_(std::move(init)),
-      recorder_(client, clock),
+      recorder_(client, clock, api::kControllerName),
       writer_(client, recorder_) {}
 
 Result<std::vector<Json>> PyTorchJobReconciler::ListOwned(const api::ResourceType& type,

@@ -11,7 +11,7 @@ namespace t9k = api::t9k;
 using api::Field, api::Str;
 
 Reconciler::Reconciler(client::Client& client, const Clock& clock)
-    : client_(client), clock_(clock), recorder_(client, clock), writer_(client, recorder_) {}
+    : client_(client), clock_(clock), recorder_(client, clock, t9k::kControllerName), writer_(client, recorder_) {}
 
 Result<controller::ReconcileResult> Reconciler::Reconcile(const controller::Request& request) {
   // Objects are user JSON; a shape nlohmann cannot read becomes an error, never an exception.
