@@ -38,11 +38,24 @@ void ResourceSampler::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+std::map<Pid, GpuProcessUse> ResourceSampler::GpuByGroup(const std::set<Pid>& groups) const {
+  std::map<Pid, GpuProcessUse> out;
+  if (!options_.gpu) return out;
+  for (const auto& [pid, use] : options_.gpu()) {
+    const Pid group = getpgid(pid);
+    if (group < 0 || groups.count(group) == 0) continue;
+    out[group].memory_bytes += use.memory_bytes;
+    out[group].util_percent += use.util_percent;
+  }
+  return out;
+}
+
 void ResourceSampler::SampleOnce() {
   std::vector<std::pair<Pid, std::string>> live = lister_();
   std::set<pid_t> groups;
   for (const auto& [pid, name] : live) groups.insert(pid);
   std::map<pid_t, GroupUsage> usage = UsageByGroup(groups);
+  std::map<Pid, GpuProcessUse> gpu = GpuByGroup(groups);
   static const double kTicksPerSecond = static_cast<double>(sysconf(_SC_CLK_TCK));
   Time now = clock_.Now();
   std::lock_guard<std::mutex> lock(mu_);
@@ -55,6 +68,11 @@ void ResourceSampler::SampleOnce() {
     sample.time = now;
     sample.pid = pid;
     sample.rss_bytes = it->second.rss_bytes;
+    if (options_.gpu) {
+      auto g = gpu.find(pid);
+      sample.gpu_util_percent = g == gpu.end() ? 0 : g->second.util_percent;
+      sample.gpu_memory_bytes = g == gpu.end() ? 0 : g->second.memory_bytes;
+    }
     bool same_pid = !series.samples.empty() && series.samples.back().pid == pid;
     if (same_pid && series.last_ticks >= 0 && now > series.last_time) {
       double cpu_seconds = (it->second.cpu_ticks - series.last_ticks) / kTicksPerSecond;
