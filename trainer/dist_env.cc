@@ -6,8 +6,10 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#if defined(USE_C10D_NCCL)
+// NCCL only where this Torch has it: its targets define USE_C10D_NCCL, and the header is there.
+#if defined(USE_C10D_NCCL) && __has_include(<torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>)
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#define PJEMU_TRAINER_NCCL 1
 #endif
 
 #include <arpa/inet.h>
@@ -233,7 +235,7 @@ Result<DistEnv> ReadDistEnv(const EnvLookup& env) {
 Result<std::unique_ptr<Comm>> ConnectComm(const DistEnv& env, const std::string& backend,
                                           std::chrono::milliseconds timeout) {
   if (backend == "mpi") return Status(Code::kInvalid, "--backend mpi is not supported");
-#if !defined(USE_C10D_NCCL)
+#if !defined(PJEMU_TRAINER_NCCL)
   if (backend == "nccl") {
     return Status(Code::kInvalid, "--backend nccl: this build's Torch has no NCCL (use gloo)");
   }
@@ -259,7 +261,7 @@ Result<std::unique_ptr<Comm>> ConnectComm(const DistEnv& env, const std::string&
                          " master at " + where + " (MASTER_ADDR/MASTER_PORT): " + msg);
   }
   try {
-#if defined(USE_C10D_NCCL)
+#if defined(PJEMU_TRAINER_NCCL)
     if (backend == "nccl") {
       auto opts = c10d::ProcessGroupNCCL::Options::create();
       opts->timeout = timeout;

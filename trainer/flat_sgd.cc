@@ -11,8 +11,11 @@ FlatSgd::FlatSgd(torch::nn::Module& model, double lr, double momentum)
   auto ps = model.parameters();
   int64_t total = 0;
   for (const auto& p : ps) total += p.numel();
-  params_ = torch::empty({total}, torch::kFloat32);
-  grads_ = torch::zeros({total}, torch::kFloat32);
+  // On the parameters' device (the CPU, or the GPU after model.to(device)).
+  const auto options = ps.empty() ? torch::TensorOptions(torch::kFloat32)
+                                  : torch::TensorOptions(torch::kFloat32).device(ps[0].device());
+  params_ = torch::empty({total}, options);
+  grads_ = torch::zeros({total}, options);
   int64_t off = 0;
   torch::NoGradGuard no_grad;
   for (auto& p : ps) {
@@ -45,6 +48,11 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
 
 void FlatSgd::Step() {
   torch::NoGradGuard no_grad;
+  if (momentum_factor_ != 0 && momentum_.defined() && !params_.device().is_cpu()) {
+    momentum_.mul_(momentum_factor_).add_(grads_);  // torch.optim.SGD's ops, on the GPU
+    params_.add_(momentum_, -lr_);
+    return;
+  }
   if (momentum_factor_ != 0 && momentum_.defined()) {
     FusedSgd(params_.data_ptr<float>(), momentum_.data_ptr<float>(), grads_.data_ptr<float>(),
              params_.numel(), static_cast<float>(momentum_factor_), static_cast<float>(-lr_));
@@ -60,7 +68,7 @@ void FlatSgd::Step() {
 
 void FlatSgd::SetMomentum(const torch::Tensor& m) {
   if (m.defined()) {
-    momentum_ = m.to(torch::kFloat32).clone().view({-1});
+    momentum_ = m.to(params_.device(), torch::kFloat32).clone().view({-1});
   } else {
     momentum_ = torch::Tensor();
   }

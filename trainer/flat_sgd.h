@@ -2,7 +2,9 @@
 // float tensor and every gradient a view into another, so the gradient all-reduce is a single
 // call on one buffer with no gather/scatter copies, and the update is three vector ops. The
 // arithmetic is torch.optim.SGD's (1.13, single-tensor path, dampening 0, no nesterov), so the
-// results equal the reference bit for bit. Flow: TrainLoop -> FlatSgd. Thread safety: one thread.
+// results equal the reference bit for bit. The buffers live on the parameters' device: on the
+// CPU the update is one fused loop, on CUDA torch's own mul_/add_. Flow: TrainLoop -> FlatSgd.
+// Thread safety: one thread.
 #pragma once
 
 #include <torch/nn/module.h>

@@ -1,6 +1,6 @@
 // pjemu-trainer: the C++ LibTorch port of the reference FashionMNIST DDP script (mnist.py).
-// Thin: flags -> env -> threads -> rendezvous -> RunTraining; maps Status to the exit codes in
-// exit_codes.h. Error paths leave with _exit so no process-group destructor can hang.
+// Thin: flags -> device -> env -> threads -> rendezvous -> RunTraining; maps Status to the exit
+// codes in exit_codes.h. Error paths leave with _exit so no process-group destructor can hang.
 #include <torch/torch.h>
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "trainer/device.h"
 #include "trainer/dist_env.h"
 #include "trainer/exit_codes.h"
 #include "trainer/options.h"
@@ -53,6 +54,17 @@ int Main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }).detach();
+  // The reference's device choice, before any rendezvous: nccl without a GPU fails here.
+  Result<DeviceChoice> device = ChooseDevice(ProbeCuda(), o.no_cuda, o.backend, ProcessEnv);
+  if (!device.ok()) Fail(device.status());
+  if (device->cuda) {
+    UseDevice(*device);
+    std::printf("Using CUDA\n");
+    if (o.backend != "nccl") {  // the reference's own advice, word for word
+      std::printf(
+          "Warning. Please use `nccl` distributed backend for the best performance using GPUs\n");
+    }
+  }
   std::printf("Using distributed PyTorch with %s backend\n", o.backend.c_str());
   std::fflush(stdout);
   Result<DistEnv> env = ReadDistEnv();
@@ -68,7 +80,7 @@ int Main(int argc, char** argv) {
     Fail(comm.status());
   }
   g_training.store(true);
-  Result<RunSummary> run = RunTraining(o, **comm, stdout);
+  Result<RunSummary> run = RunTraining(o, *device, **comm, stdout);
   if (TerminationRequested() || (run.ok() && run->terminated)) {
     std::fprintf(
         stderr, "pjemu-trainer: SIGTERM: %s\n",

@@ -48,19 +48,31 @@ struct Position {
 
 class Run {
  public:
-  Run(const Options& o, Comm& comm, std::FILE* out) : o_(o), comm_(comm), out_(out) {}
+  Run(const Options& o, const DeviceChoice& device, Comm& comm, std::FILE* out)
+      : o_(o),
+        comm_(comm),
+        out_(out),
+        cuda_(device.cuda),
+        device_(device.cuda
+                    ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(device.index))
+                    : torch::Device(torch::kCPU)) {}
 
   Result<RunSummary> Go() {
     start_ = std::chrono::steady_clock::now();
     ASSIGN_OR_RETURN(train_, LoadSplit(o_.data_dir, "train"));
     ASSIGN_OR_RETURN(test_, LoadSplit(o_.data_dir, "t10k"));
+    if (cuda_) MoveDataToDevice();
     RETURN_IF_ERROR(metrics_.Open(o_.dir, comm_.rank()));
     torch::manual_seed(o_.seed);
     model_ = Net();
+    if (cuda_) model_->to(device_);  // the reference's Net().to(device): same initial weights
     sgd_ = std::make_unique<FlatSgd>(*model_, o_.lr, o_.momentum);
     // auto = fast: faster than torch's kernels at one thread per rank too since Speed work 7-12
-    // (trainer/README.md); --kernels=reference keeps the reference's exact loss lines.
-    if (o_.kernels != "reference") fast_ = std::make_unique<FastNet>(*model_, o_.batch_size);
+    // (trainer/README.md); --kernels=reference keeps the reference's exact loss lines. The fast
+    // kernels are CPU code: on CUDA every setting runs torch's modules (cuDNN, as the reference).
+    if (o_.kernels != "reference" && !cuda_) {
+      fast_ = std::make_unique<FastNet>(*model_, o_.batch_size);
+    }
     RETURN_IF_ERROR(SyncInitialState());
     if (!o_.checkpoint_dir.empty()) {
       comm_.SetOnTermWhileBlocked([this] { (void)SaveNow(); });
@@ -69,6 +81,21 @@ class Run {
   }
 
  private:
+  // On CUDA both splits go to the GPU once, the images already as ToFloat's float32 (188 MB
+  // for the training split), so a batch is two index_selects on the device and no copy.
+  void MoveDataToDevice() {
+    for (Split* split : {&train_, &test_}) {
+      split->images = ToFloat(split->images.to(device_));
+      split->labels = split->labels.to(device_);
+    }
+  }
+
+  // A batch's ToTensor'd images: sliced on the GPU from the float copy, or converted on the CPU.
+  torch::Tensor Images(const Split& split, const torch::Tensor& idx) const {
+    if (cuda_) return split.images.index_select(0, idx);
+    return ToFloat(split.images.index_select(0, idx));
+  }
+
   // Rank 0's weights (and checkpoint, if any) go to every rank, as DDP broadcasts at start.
   Status SyncInitialState() {
     // meta: {status (0 none, 1 resumed, -1 error), epoch, next_batch, global_step, has_momentum}
@@ -78,8 +105,9 @@ class Run {
       load_status = LoadOwnCheckpoint(meta);
       if (!load_status.ok()) meta[0] = -1;
     }
-    std::vector<torch::Tensor> m{meta};
+    std::vector<torch::Tensor> m{meta.to(device_)};  // NCCL takes CUDA tensors only
     RETURN_IF_ERROR(comm_.Broadcast(m));
+    meta = m[0].cpu();
     if (!load_status.ok()) return load_status;
     if (meta[0].item<int64_t>() < 0) {
       return InternalError("rank 0 could not load its checkpoint from --checkpoint-dir");
@@ -133,8 +161,8 @@ class Run {
     std::lock_guard<std::mutex> lock(save_mu_);
     if (comm_.rank() != 0 || o_.checkpoint_dir.empty()) return Status::Ok();
     Checkpoint c;
-    c.params = sgd_->params();
-    c.momentum = sgd_->momentum();
+    c.params = sgd_->params().cpu();  // checkpoints hold CPU tensors, whatever trained them
+    c.momentum = sgd_->momentum().defined() ? sgd_->momentum().cpu() : torch::Tensor();
     c.epoch = pos_.epoch;
     c.next_batch = pos_.next_batch;
     c.global_step = pos_.global_step;
@@ -153,7 +181,7 @@ class Run {
       const std::vector<int64_t> order = DistributedSamplerIndices(train_n, ws, comm_.rank());
       const int64_t n = static_cast<int64_t>(order.size());
       const int64_t batches = (n + o_.batch_size - 1) / o_.batch_size;
-      torch::Tensor order_t = torch::tensor(order, torch::kInt64);
+      torch::Tensor order_t = torch::tensor(order, torch::kInt64).to(device_);
       const auto epoch_start = std::chrono::steady_clock::now();
       const double epoch_cpu_start = CpuSeconds();
       int64_t trained_samples = 0, epoch_steps = 0;
@@ -170,14 +198,15 @@ class Run {
         const int64_t lo = b * o_.batch_size;
         const int64_t len = std::min<int64_t>(o_.batch_size, n - lo);
         torch::Tensor idx = order_t.narrow(0, lo, len);
-        torch::Tensor data = ToFloat(train_.images.index_select(0, idx));
+        torch::Tensor data = Images(train_, idx);
         torch::Tensor target = train_.labels.index_select(0, idx);
-        ASSIGN_OR_RETURN(float loss, Step(data, target));
+        RETURN_IF_ERROR(Step(data, target));
         ++epoch_steps;
         trained_samples += len;
         pos_.global_step = pos_.global_step + 1;
         pos_.next_batch = b + 1;
         if (b % o_.log_interval == 0) {
+          const float loss = LastLoss();  // on CUDA the only wait for the GPU in a step
           PrintLine(out_, fmt::format("Train Epoch: {} [{}/{} ({})]\tloss={:.4f}", epoch, b * len,
                                       train_n, Percent(b, batches), loss));
           metrics_.Step(epoch, pos_.global_step, b, batches, loss, b * len, Seconds(start_));
@@ -213,15 +242,16 @@ class Run {
     return buf;
   }
 
-  Result<float> Step(const torch::Tensor& data, const torch::Tensor& target) {
-    float loss_value;
+  // One optimizer step; its loss is read back only when logged (LastLoss), so on CUDA the
+  // steps queue up on the GPU without waiting for each other.
+  Status Step(const torch::Tensor& data, const torch::Tensor& target) {
     if (fast_) {
-      loss_value = fast_->TrainStep(data, target);  // writes every gradient
+      last_loss_ = fast_->TrainStep(data, target);  // writes every gradient
     } else {
       sgd_->ZeroGrad();
       torch::Tensor loss = torch::nll_loss(model_->forward(data), target);
       loss.backward();
-      loss_value = loss.item<float>();
+      last_loss_tensor_ = loss.detach();
     }
     if (comm_.world_size() > 1) {
       // DDP 1.13 multiplies each gradient by 1/world_size, then sums over ranks.
@@ -230,26 +260,28 @@ class Run {
       RETURN_IF_ERROR(comm_.AllReduceSum(g));
     }
     sgd_->Step();
-    return loss_value;
+    return Status::Ok();
   }
+
+  float LastLoss() const { return fast_ ? last_loss_ : last_loss_tensor_.item<float>(); }
 
   // The true accuracy: each rank tests a disjoint shard, the counts are summed over ranks.
   Result<RunSummary> Test() {
     torch::NoGradGuard no_grad;
     const std::vector<int64_t> shard = UniqueShard(test_.size(), comm_.world_size(), comm_.rank());
-    torch::Tensor shard_t = torch::tensor(shard, torch::kInt64);
+    torch::Tensor shard_t = torch::tensor(shard, torch::kInt64).to(device_);
     double correct = 0, loss_sum = 0;
     const int64_t n = static_cast<int64_t>(shard.size());
     for (int64_t lo = 0; lo < n; lo += o_.test_batch_size) {
       torch::Tensor idx = shard_t.narrow(0, lo, std::min<int64_t>(o_.test_batch_size, n - lo));
       torch::Tensor target = test_.labels.index_select(0, idx);
-      torch::Tensor output = model_->forward(ToFloat(test_.images.index_select(0, idx)));
+      torch::Tensor output = model_->forward(Images(test_, idx));
       loss_sum += torch::nll_loss(output, target, {}, at::Reduction::Sum).item<double>();
       correct += output.argmax(1).eq(target).sum().item<double>();
     }
-    torch::Tensor sums = torch::tensor({correct, loss_sum}, torch::kFloat64);
-    std::vector<torch::Tensor> s{sums};
+    std::vector<torch::Tensor> s{torch::tensor({correct, loss_sum}, torch::kFloat64).to(device_)};
     RETURN_IF_ERROR(comm_.AllReduceSum(s));
+    torch::Tensor sums = s[0].cpu();
     RunSummary r;
     r.accuracy = sums[0].item<double>() / test_.size();
     r.test_loss = sums[1].item<double>() / test_.size();
@@ -273,21 +305,26 @@ class Run {
   const Options& o_;
   Comm& comm_;
   std::FILE* out_;
+  const bool cuda_;
+  const torch::Device device_;
   std::chrono::steady_clock::time_point start_;
   Split train_, test_;
   MetricsLog metrics_;
   Net model_{nullptr};
   std::unique_ptr<FlatSgd> sgd_;
-  std::unique_ptr<FastNet> fast_;  // null with --kernels=reference
+  std::unique_ptr<FastNet> fast_;   // null with --kernels=reference and on CUDA
+  float last_loss_ = 0;             // the fast step's loss
+  torch::Tensor last_loss_tensor_;  // the modules' loss, read when logged
   Position pos_;
   std::mutex save_mu_;
 };
 
 }  // namespace
 
-Result<RunSummary> RunTraining(const Options& options, Comm& comm, std::FILE* out) {
+Result<RunSummary> RunTraining(const Options& options, const DeviceChoice& device, Comm& comm,
+                               std::FILE* out) {
   try {
-    Run run(options, comm, out);
+    Run run(options, device, comm, out);
     return run.Go();
   } catch (const std::exception& e) {
     std::string msg = e.what();

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 
+#include "trainer/device.h"
 #include "trainer/dist_env.h"
 #include "trainer/options.h"
 #include "trainer/status.h"
@@ -21,8 +22,11 @@ struct RunSummary {
   bool terminated = false;  // SIGTERM: checkpoint saved, caller exits 143
 };
 
-// Runs the epochs. Log lines go to `out` (flushed per line). Returns kUnavailable when a peer
-// failed, kNotFound/kInternal for bad data or checkpoints.
-Result<RunSummary> RunTraining(const Options& options, Comm& comm, std::FILE* out);
+// Runs the epochs on `device`: on CUDA the model, both splits (once, as float) and the flat
+// buffers live on the GPU and torch's modules compute (the hand-written kernels are CPU-only);
+// collectives then take CUDA tensors. Log lines go to `out` (flushed per line). Returns
+// kUnavailable when a peer failed, kNotFound/kInternal for bad data or checkpoints.
+Result<RunSummary> RunTraining(const Options& options, const DeviceChoice& device, Comm& comm,
+                               std::FILE* out);
 
 }  // namespace pjemu::trainer

@@ -1,4 +1,5 @@
-// `pjemu run -f FILE... [--timeout D] [--image-map F] [--gpus N] [--dataset-dir D] [--output-dir D]
+// `pjemu run -f FILE... [--timeout D] [--image-map F] [--gpus N] [--gpu-sharing N] [--dataset-dir
+// D] [--output-dir D]
 // [--all-logs] [--output json]`: the one-command path. Validates every manifest (exit 2, nothing
 // started), starts an embedded cluster in real time with real processes, submits every object
 // (ConfigMaps, Secrets, claims and storage before the jobs: CreationRank), shows live
@@ -279,6 +280,11 @@ void SetupRun(CLI::App& command, int& exit_code) {
                      "entries win; ClusterOptions::image_map)");
   command.add_option("--gpus", flags->cluster.gpus,
                      "GPUs of the node (ClusterOptions::gpus; default: detected)");
+  command
+      .add_option("--gpu-sharing", flags->cluster.gpu_sharing,
+                  "advertise each GPU N times, as the NVIDIA device plugin's time-slicing "
+                  "(ClusterOptions::gpu_sharing)")
+      ->check(CLI::PositiveNumber);
   command.add_option(
       "--dataset-dir", flags->cluster.dataset_dir,
       "FashionMNIST directory for mapped trainer images (ClusterOptions::dataset_dir)");

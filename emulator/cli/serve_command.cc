@@ -1,4 +1,5 @@
-// `pjemu serve [--port N] [--address A] [--kubeconfig F] [--dataset-dir D] [--gpus N] [--token T]
+// `pjemu serve [--port N] [--address A] [--kubeconfig F] [--dataset-dir D] [--gpus N]
+// [--gpu-sharing N] [--token T]
 // [--insecure-http] [--image-map F] [--output-dir D] [--data-dir D]`: the embedded cluster plus
 // its Kubernetes API server, until SIGINT/SIGTERM (with --data-dir it resumes from D:
 // emulator/persist/README.md). HTTPS by default, with a CA made at the first start (kept in
@@ -104,6 +105,11 @@ void SetupServe(CLI::App& command, int& exit_code) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   command.add_option("--gpus", flags->cluster.gpus, "GPUs of the node (ClusterOptions::gpus)");
+  command
+      .add_option("--gpu-sharing", flags->cluster.gpu_sharing,
+                  "advertise each GPU N times, as the NVIDIA device plugin's time-slicing "
+                  "(ClusterOptions::gpu_sharing)")
+      ->check(CLI::PositiveNumber);
   command.add_option(
       "--dataset-dir", flags->cluster.dataset_dir,
       "FashionMNIST directory for mapped trainer images (ClusterOptions::dataset_dir)");

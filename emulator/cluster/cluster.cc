@@ -184,6 +184,7 @@ kubelet::KubeletOptions Cluster::Parts::MakeKubeletOptions() const {
   ko.user_image_map_path = options.image_map;
   ko.image_vars = image_vars;
   if (options.gpus >= 0) ko.gpus = options.gpus;
+  ko.gpu_sharing = options.gpu_sharing;
   ko.cpu = options.cpu;
   ko.memory = options.memory;
   ko.max_pods = options.max_pods;
@@ -339,15 +340,23 @@ Status Cluster::StartApiServer() {
   if (p->posix) {
     // The console's CPU/memory charts sample the pods' processes.
     process::PosixProcessRunner* posix = p->posix.get();
+    // With an NVIDIA driver (NVML loads), the GPU figures of each pod too.
+    process::ResourceSamplerOptions so;
+    if (std::shared_ptr<process::NvmlGpuUsage> nvml = process::NvmlGpuUsage::Open()) {
+      so.gpu = [nvml] { return nvml->ByProcess(); };
+    }
     p->sampler = std::make_unique<process::ResourceSampler>(
-        *p->clock, [posix] { return posix->Live(); }, process::ResourceSamplerOptions{},
+        *p->clock, [posix] { return posix->Live(); }, so,
         [posix](process::Pid pid) { return posix->CgroupUsageOf(pid); });
     p->sampler->Start();
     co.usage = [sampler = p->sampler.get()](const std::string& ns, const std::string& pod) {
       std::vector<ui::ContainerUsage> out;
       for (auto& [container, samples] : sampler->Samples(ns + "/" + pod + "/")) {
         ui::ContainerUsage usage{container, {}};
-        for (const auto& s : samples) usage.points.push_back({s.time, s.cpu_cores, s.memory_bytes});
+        for (const auto& s : samples) {
+          usage.points.push_back(
+              {s.time, s.cpu_cores, s.memory_bytes, s.gpu_util_percent, s.gpu_memory_bytes});
+        }
         out.push_back(std::move(usage));
       }
       return out;

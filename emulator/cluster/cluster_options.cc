@@ -7,6 +7,10 @@ Status ClusterOptions::Validate() const {
   if (node_name.empty()) return invalid("node_name: must not be empty");
   if (gpus < -1)
     return invalid("gpus: must be >= 0 (or -1 to detect), got " + std::to_string(gpus));
+  if (gpu_sharing < 1) {
+    return invalid("gpu_sharing: must be >= 1 (replicas per GPU), got " +
+                   std::to_string(gpu_sharing));
+  }
   if (!(backoff_scale > 0)) return invalid("backoff_scale: must be > 0");
   if (max_pods <= 0) return invalid("max_pods: must be > 0, got " + std::to_string(max_pods));
   if (port < 0 || port > 65535) {

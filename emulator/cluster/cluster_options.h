@@ -57,6 +57,10 @@ struct ClusterOptions {
   // Node: its name and GPU count (`--gpus`); -1 detects GPUs (nvidia-smi, /proc/driver/nvidia).
   std::string node_name = "pjemu-node";
   int gpus = -1;
+  // GPU sharing as the NVIDIA device plugin's time-slicing (`--gpu-sharing N`): each GPU is
+  // advertised N times (nvidia.com/gpu = GPUs x N, labels nvidia.com/gpu.replicas=N and
+  // nvidia.com/gpu.sharing-strategy=time-slicing); the pods on one GPU all see its index.
+  int gpu_sharing = 1;
   // Node capacity; "" = detected from the host (cpu count, MemTotal).
   std::string cpu;
   std::string memory;

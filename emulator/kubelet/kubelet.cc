@@ -88,6 +88,7 @@ Status Kubelet::Start() {
   if (!options_.cpu.empty()) res.cpu = options_.cpu;
   if (!options_.memory.empty()) res.memory = options_.memory;
   res.gpus = options_.gpus ? *options_.gpus : DetectGpuCount();
+  res.gpu_replicas = options_.gpu_sharing;
   res.max_pods = options_.max_pods;
   ctx_.reset(new WorkerContext{client_,
                                loop_,
@@ -107,7 +108,7 @@ Status Kubelet::Start() {
                                false,
                                0,
                                {}});
-  ctx_->gpu_owner.assign(res.gpus, "");
+  ctx_->gpus = GpuSlots(res.gpus, res.gpu_replicas);
   // The simulated runner starts no process: nothing to give a filesystem to.
   bool real = real_processes_;
   if (options_.sandbox == KubeletOptions::Sandbox::kOn) {

@@ -49,6 +49,10 @@ struct KubeletOptions {
   std::string cpu;
   std::string memory;
   std::optional<int> gpus;
+  // Time-slicing as the NVIDIA device plugin configures it: each GPU is advertised this many
+  // times (nvidia.com/gpu = GPUs x gpu_sharing, node labels nvidia.com/gpu.replicas and
+  // nvidia.com/gpu.sharing-strategy), and pods sharing a GPU all see its index. 1: no sharing.
+  int gpu_sharing = 1;
   int max_pods = 110;
   std::map<std::string, std::string> node_labels;
   // Multiplies CrashLoopBackOff's 10 s initial / 5 min cap (tests use e.g. 0.01).

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <thread>
@@ -91,12 +92,18 @@ Json BuildNode(const std::string& name, const std::string& ip,
                       {"kubernetes.io/arch", "amd64"},
                       {"beta.kubernetes.io/os", "linux"},
                       {"beta.kubernetes.io/arch", "amd64"}};
+  if (res.gpus > 0 && res.gpu_replicas > 1) {
+    node_labels["nvidia.com/gpu.replicas"] = std::to_string(res.gpu_replicas);
+    node_labels["nvidia.com/gpu.sharing-strategy"] = "time-slicing";
+  }
   for (const auto& [k, v] : labels) node_labels[k] = v;
   Json capacity = {{"cpu", res.cpu},
                    {"memory", res.memory},
                    {"pods", std::to_string(res.max_pods)},
                    {"ephemeral-storage", "100Gi"}};
-  if (res.gpus > 0) capacity["nvidia.com/gpu"] = std::to_string(res.gpus);
+  if (res.gpus > 0) {
+    capacity["nvidia.com/gpu"] = std::to_string(res.gpus * std::max(res.gpu_replicas, 1));
+  }
   return {
       {"apiVersion", "v1"},
       {"kind", "Node"},

@@ -1,7 +1,9 @@
 // The Node object a kubelet registers and heartbeats: capacity/allocatable (cpu, memory,
 // nvidia.com/gpu, pods, ephemeral-storage), Ready/MemoryPressure/DiskPressure/PIDPressure
 // conditions, InternalIP/Hostname addresses, nodeInfo and the usual kubernetes.io labels.
-// GPUs come from options or are detected (nvidia-smi -L, else /proc/driver/nvidia/gpus).
+// GPUs come from options or are detected (nvidia-smi -L, else /proc/driver/nvidia/gpus); with
+// time-slicing replicas, nvidia.com/gpu is GPUs x replicas and the node carries the labels the
+// NVIDIA GPU feature discovery writes for it (nvidia.com/gpu.replicas, .sharing-strategy).
 // Thread safety: pure functions, except DetectGpuCount which reads the host.
 #pragma once
 
@@ -14,9 +16,10 @@
 namespace pjemu::kubelet {
 
 struct NodeResources {
-  std::string cpu;     // e.g. "16"
-  std::string memory;  // e.g. "131072000Ki"
-  int gpus = 0;
+  std::string cpu;       // e.g. "16"
+  std::string memory;    // e.g. "131072000Ki"
+  int gpus = 0;          // physical GPUs
+  int gpu_replicas = 1;  // time-slicing replicas per GPU (KubeletOptions::gpu_sharing)
   int max_pods = 110;
 };
 

@@ -113,16 +113,9 @@ void PodWorker::Admit() {
   }
   if (state_.pod_ip.empty()) state_.pod_ip = ctx_.network->PodIp(uid_);
   state_.start_time = ctx_.loop.Now();
-  // Device plugin: the first free GPUs, as many as the pod's limit asks for.
+  // Device plugin: free GPU units, as many as the pod's limit asks for (gpu_slots.h).
   auto requests = api::PodRequests(*pod_);
-  std::int64_t want = requests.ok() ? (*requests)["nvidia.com/gpu"] : 0;
-  for (std::size_t d = 0; d < ctx_.gpu_owner.size() && want > 0; ++d) {
-    if (ctx_.gpu_owner[d].empty()) {
-      ctx_.gpu_owner[d] = uid_;
-      gpus_.push_back(static_cast<int>(d));
-      --want;
-    }
-  }
+  gpus_ = ctx_.gpus.Allocate(uid_, requests.ok() ? (*requests)["nvidia.com/gpu"] : 0);
   std::error_code ec;
   std::filesystem::create_directories(LogPath("", 0).substr(0, LogPath("", 0).rfind("/")), ec);
   WriteStatus();  // podIP and hostIP are known before any container starts
@@ -180,11 +173,10 @@ std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& e
   // the pod's alone); the container's or the image's own value wins.
   if (!netns_path_.empty()) out.push_back("GLOO_SOCKET_IFNAME=eth0");
   if (!gpus_.empty()) {
-    std::string ids;
-    for (int d : gpus_) ids += (ids.empty() ? "" : ",") + std::to_string(d);
+    const std::string ids = ctx_.gpus.VisibleDevices(gpus_);
     if (!LookupEnv(env, "CUDA_VISIBLE_DEVICES")) SetEnv(env, "CUDA_VISIBLE_DEVICES", ids);
     SetEnv(env, "NVIDIA_VISIBLE_DEVICES", ids);
-  } else if (ctx_.gpu_owner.size() > 0 && !LookupEnv(env, "CUDA_VISIBLE_DEVICES")) {
+  } else if (ctx_.gpus.units() > 0 && !LookupEnv(env, "CUDA_VISIBLE_DEVICES")) {
     SetEnv(env, "CUDA_VISIBLE_DEVICES", "");  // no GPU requested: none visible, as in a container
   }
   api::ResourceList limits = api::ContainerLimits(container);
@@ -524,9 +516,7 @@ void PodWorker::FinishEviction() {
 }
 
 void PodWorker::ReleaseResources() {
-  for (auto& owner : ctx_.gpu_owner) {
-    if (owner == uid_) owner.clear();
-  }
+  ctx_.gpus.Release(uid_);
   gpus_.clear();
 }
 

@@ -20,6 +20,7 @@
 #include "emulator/common/event_loop.h"
 #include "emulator/kubelet/crash_backoff.h"
 #include "emulator/kubelet/endpoint_waiters.h"
+#include "emulator/kubelet/gpu_slots.h"
 #include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/kubelet.h"
 #include "emulator/kubelet/pod_mounts.h"
@@ -61,7 +62,7 @@ struct WorkerContext {
   ImageMap images;
   std::shared_ptr<ClusterNetwork> network;
   CrashBackoff backoff;
-  std::vector<std::string> gpu_owner;  // device index -> pod uid ("" = free)
+  GpuSlots gpus;  // the node's nvidia.com/gpu units and who holds them
   std::mutex logs_mu;
   std::map<std::string, PodLogInfo> logs;  // "ns/name" -> info; GUARDED_BY(logs_mu)
   ImageCache image_cache;                  // the node's images, unless options.image_puller
@@ -173,7 +174,7 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   // written; null before the first write): a status equal to it is not written again. The
   // write's answer until the informer delivers that version, then the shared snapshot (Update).
   std::shared_ptr<const Json> written_;
-  std::vector<int> gpus_;
+  std::vector<int> gpus_;    // the GpuSlots units this pod holds
   std::string netns_path_;  // the pod's network namespace ("" = the host's network)
   PodVolumeDirs dirs_;
   std::map<std::string, PodVolume> volumes_;  // set up, by name

@@ -39,6 +39,18 @@ void ResourceSampler::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+std::map<Pid, GpuProcessUse> ResourceSampler::GpuByGroup(const std::set<Pid>& groups) const {
+  std::map<Pid, GpuProcessUse> out;
+  if (!options_.gpu) return out;
+  for (const auto& [pid, use] : options_.gpu()) {
+    const Pid group = getpgid(pid);
+    if (group < 0 || groups.count(group) == 0) continue;
+    out[group].memory_bytes += use.memory_bytes;
+    out[group].util_percent += use.util_percent;
+  }
+  return out;
+}
+
 void ResourceSampler::SampleOnce() {
   std::vector<std::pair<Pid, std::string>> live = lister_();
   // Per pid: cumulative CPU ns and memory bytes, from the cgroup or else /proc.
@@ -49,7 +61,9 @@ void ResourceSampler::SampleOnce() {
   };
   std::map<pid_t, Reading> readings;
   std::set<pid_t> groups;
+  std::set<Pid> containers;
   for (const auto& [pid, name] : live) {
+    containers.insert(pid);
     std::optional<CgroupUsage> cg = cgroups_ ? cgroups_(pid) : std::nullopt;
     if (cg) {
       readings[pid] = {cg->cpu_usage_ns, cg->working_set_bytes, true};
@@ -63,6 +77,7 @@ void ResourceSampler::SampleOnce() {
     if (usage.rss_bytes > 0)
       readings[pgid] = {usage.cpu_ticks * kNsPerTick, usage.rss_bytes, false};
   }
+  std::map<Pid, GpuProcessUse> gpu = GpuByGroup(containers);
   Time now = clock_.Now();
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [pid, name] : live) {
@@ -74,6 +89,11 @@ void ResourceSampler::SampleOnce() {
     sample.pid = pid;
     sample.memory_bytes = it->second.memory;
     sample.from_cgroup = it->second.cgroup;
+    if (options_.gpu) {
+      auto g = gpu.find(pid);
+      sample.gpu_util_percent = g == gpu.end() ? 0 : g->second.util_percent;
+      sample.gpu_memory_bytes = g == gpu.end() ? 0 : g->second.memory_bytes;
+    }
     bool same_pid = !series.samples.empty() && series.samples.back().pid == pid;
     if (same_pid && series.last_cpu_ns >= 0 && now > series.last_time) {
       double cpu_seconds = static_cast<double>(it->second.cpu_ns - series.last_cpu_ns) / 1e9;

@@ -4,6 +4,9 @@
 // cAdvisor and metrics-server compute it), else /proc for its process group (utime + stime of
 // the live members, RSS summed over them). CPU time is turned into cores used since the
 // previous sample. History is bounded per container and in the number of containers kept.
+// With a GPU source (ResourceSamplerOptions::gpu, NVML's when the driver is there) each sample
+// also carries the group's GPU memory and utilisation: the figures of the pids whose process
+// group is the container's.
 // Thread safety: every method may be called from any thread; Start runs a sampling thread.
 #pragma once
 
@@ -13,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -20,6 +24,7 @@
 
 #include "emulator/common/clock.h"
 #include "emulator/process/cgroups.h"
+#include "emulator/process/gpu_usage.h"
 #include "emulator/process/process_runner.h"
 
 namespace pjemu::process {
@@ -32,12 +37,17 @@ struct ResourceSample {
                                   // group's resident set without a cgroup
   bool from_cgroup = false;       // memory_bytes and cpu_cores are the cgroup's
   Pid pid = 0;                 // the group's leader (a restarted container has a new one)
+  // GPU figures of the group (gpu_usage.h), -1 when there is no GPU source.
+  double gpu_util_percent = -1;
+  std::int64_t gpu_memory_bytes = -1;
 };
 
 struct ResourceSamplerOptions {
   Duration interval = std::chrono::seconds(1);
   std::size_t max_samples = 1800;    // per container (30 minutes at 1 s)
   std::size_t max_containers = 512;  // the least recently sampled are dropped beyond it
+  // GPU use by host pid (NvmlGpuUsage::ByProcess); null: no GPU figures.
+  std::function<std::map<Pid, GpuProcessUse>()> gpu;
 };
 
 class ResourceSampler {
@@ -76,6 +86,9 @@ class ResourceSampler {
     std::int64_t last_cpu_ns = -1;
     Time last_time{};
   };
+
+  // options_.gpu's figures summed per process group, for the groups listed.
+  std::map<Pid, GpuProcessUse> GpuByGroup(const std::set<Pid>& groups) const;
 
   const Clock& clock_;
   Lister lister_;

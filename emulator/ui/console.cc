@@ -190,7 +190,12 @@ class Console {
       for (const ContainerUsage& c : options_.usage(ns, name)) {
         Json points = Json::array();
         for (const UsagePoint& p : c.points) {
-          points.push_back(Json::array({Seconds(p.time), p.cpu_cores, p.rss_bytes}));
+          Json point = Json::array({Seconds(p.time), p.cpu_cores, p.rss_bytes});
+          if (p.gpu_memory_bytes >= 0) {  // [t, cores, rss, gpu %, gpu bytes] where NVML is
+            point.push_back(p.gpu_util_percent);
+            point.push_back(p.gpu_memory_bytes);
+          }
+          points.push_back(std::move(point));
         }
         containers.push_back({{"container", c.container}, {"points", std::move(points)}});
       }

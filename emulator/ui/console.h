@@ -34,6 +34,8 @@ struct UsagePoint {
   Time time{};
   double cpu_cores = 0;
   std::int64_t rss_bytes = 0;
+  double gpu_util_percent = -1;  // -1: no GPU figures (no NVIDIA driver)
+  std::int64_t gpu_memory_bytes = -1;
 };
 
 struct ContainerUsage {

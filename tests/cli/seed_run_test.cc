@@ -39,5 +39,28 @@ TEST_CASE("run of the nccl seed on CPU through seed-nccl-on-cpu.yaml Succeeds", 
   CHECK(r.out.find("Succeeded") != std::string::npos);
 }
 
+TEST_CASE("seed 000 verbatim on one GPU shared by time-slicing Succeeds", "[cli][slow]") {
+  // One (pretend) GPU advertised twice: Master and Worker both schedule and both see GPU 0; on
+  // this CPU-only machine the trainer runs gloo on the CPU, as the map rewrites nccl to gloo.
+  std::string out_dir = TempDir("seed-000-shared");
+  CliResult r = RunPjemu({"run", "-f", "fixtures/seeds/pytorch_job_mnist_nccl.yaml",
+                          "--image-map", "fixtures/image-maps/seed-nccl-shared-gpu.yaml", "--gpus",
+                          "1", "--gpu-sharing", "2", "--timeout", "8m", "--output", "json",
+                          "--output-dir", out_dir},
+                         9min);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["jobs"].size() == 1);
+  CHECK(j["jobs"][0]["condition"] == "Succeeded");
+}
+
+TEST_CASE("--gpu-sharing must be a positive number", "[cli]") {
+  CliResult r = RunPjemu({"run", "-f", "fixtures/seeds/pytorch-simple.yaml", "--gpu-sharing", "0"},
+                         60s);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--gpu-sharing") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace pjemu::testing

@@ -261,6 +261,26 @@ TEST_CASE("the seed-python map runs the seed's own mnist.py", "[kubelet]") {
                                                               "/usr/share/datasets/fashion-mnist"});
 }
 
+TEST_CASE("the GPU seed maps: nccl kept for a GPU each, gloo on a shared GPU", "[kubelet][gpu]") {
+  std::string src = std::string(PJEMU_SOURCE_DIR) + "/fixtures";
+  const std::vector<std::string> seed_args = {"--backend", "nccl"};
+  for (const char* placeholder : {"<training image>", "<训练镜像>"}) {
+    CAPTURE(placeholder);
+    auto own =
+        ImageMap::LoadLayered({src + "/images.yaml", src + "/image-maps/seed-nccl-on-gpu.yaml"});
+    REQUIRE(own.ok());
+    auto plan = own->Resolve(placeholder, {}, seed_args, kVars);
+    REQUIRE(plan.ok());
+    CHECK(plan->argv == std::vector<std::string>{kVars.at("PJEMU_TRAINER"), "--backend", "nccl"});
+    auto shared = ImageMap::LoadLayered(
+        {src + "/images.yaml", src + "/image-maps/seed-nccl-shared-gpu.yaml"});
+    REQUIRE(shared.ok());
+    plan = shared->Resolve(placeholder, {}, seed_args, kVars);
+    REQUIRE(plan.ok());
+    CHECK(plan->argv == std::vector<std::string>{kVars.at("PJEMU_TRAINER"), "--backend", "gloo"});
+  }
+}
+
 TEST_CASE("wildcards match any run and single characters", "[kubelet]") {
   CHECK(WildcardMatch("docker.io/library/python:*", "docker.io/library/python:3.11"));
   CHECK(WildcardMatch("a?c", "abc"));

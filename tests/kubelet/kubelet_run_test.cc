@@ -171,6 +171,46 @@ TEST_CASE("pods with GPUs see exactly their devices", "[kubelet][process]") {
   CHECK(b.find("CUDA_VISIBLE_DEVICES=1\n") != std::string::npos);
 }
 
+TEST_CASE("with GPU time-slicing two pods share GPU 0 and a third does not fit",
+          "[kubelet][process][gpu]") {
+  KubeletOptions opts;
+  opts.gpus = 1;
+  opts.gpu_sharing = 2;
+  NodeFixture f(opts);
+  auto node = f.client->Get(api::Nodes(), "", opts.node_name);
+  REQUIRE(node.ok());
+  CHECK((*node)["status"]["capacity"]["nvidia.com/gpu"] == "2");
+  CHECK((*node)["status"]["allocatable"]["nvidia.com/gpu"] == "2");
+  CHECK((*node)["metadata"]["labels"]["nvidia.com/gpu.replicas"] == "2");
+  CHECK((*node)["metadata"]["labels"]["nvidia.com/gpu.sharing-strategy"] == "time-slicing");
+  Json c = TestContainer("main", {"--print-env", "CUDA_VISIBLE_DEVICES", "--print-env",
+                                  "NVIDIA_VISIBLE_DEVICES", "--sleep-ms", "1500"});
+  c["resources"] = {{"limits", {{"nvidia.com/gpu", 1}}}};
+  f.Create(TestPod("gpu-a", {c}));
+  f.Create(TestPod("gpu-b", {c}));
+  REQUIRE(f.WaitPhase("gpu-a", "Running"));
+  REQUIRE(f.WaitPhase("gpu-b", "Running"));
+  f.Create(TestPod("gpu-c", {c}));
+  REQUIRE(f.Wait(
+      [&] {
+        for (const Json& cond : f.Get("gpu-c")["status"].value("conditions", Json::array())) {
+          if (cond["type"] == "PodScheduled" && cond["status"] == "False") return true;
+        }
+        return false;
+      },
+      5s));
+  CHECK(f.Get("gpu-c")["status"]["conditions"][0]["message"] ==
+        "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.");
+  REQUIRE(f.WaitPhase("gpu-a", "Succeeded"));
+  REQUIRE(f.WaitPhase("gpu-b", "Succeeded"));
+  for (const char* pod : {"gpu-a", "gpu-b"}) {
+    std::string log = ReadFile(f.kubelet->Find({"default", pod, "", false})->path);
+    INFO(pod << ": " << log);
+    CHECK(log.find("CUDA_VISIBLE_DEVICES=0\n") != std::string::npos);
+    CHECK(log.find("NVIDIA_VISIBLE_DEVICES=0\n") != std::string::npos);
+  }
+}
+
 TEST_CASE("image errors leave the pod Pending with the kubelet's reasons", "[kubelet][process]") {
   NodeFixture f;
   f.Create(TestPod("badref", {{{"name", "c"}, {"image", "<training image>"}}}));

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "fake_env.h"
 #include "trainer/exit_codes.h"
 
 // LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
@@ -13,13 +14,7 @@
 namespace pjemu::trainer {
 namespace {
 
-EnvLookup Env(std::map<std::string, std::string> m) {
-  return [m](const std::string& k) -> std::optional<std::string> {
-    auto it = m.find(k);
-    if (it == m.end()) return std::nullopt;
-    return it->second;
-  };
-}
+EnvLookup Env(std::map<std::string, std::string> m) { return testing::FakeEnv(std::move(m)); }
 
 TEST_CASE("no WORLD_SIZE means a single process", "[trainer]") {
   auto d = ReadDistEnv(Env({}));

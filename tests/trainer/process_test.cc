@@ -123,6 +123,37 @@ TEST_CASE("bad input gives a one-line error and a permanent exit code", "[traine
   fs::remove_all(dir);
 }
 
+TEST_CASE("--backend nccl without a visible GPU exits at once with its cause", "[trainer][slow]") {
+  const std::string dir = TempDir();
+  // A worker of a 2-rank job whose master never comes: the check must come before rendezvous.
+  struct Case {
+    std::string name;
+    std::string visible;  // CUDA_VISIBLE_DEVICES ("" = unset)
+    std::string says;
+  };
+  std::vector<Case> cases = {
+      {"pod without nvidia.com/gpu", testing::kEmptyValue,
+       "--backend nccl needs a CUDA device: no GPU visible to this pod (CUDA_VISIBLE_DEVICES is "
+       "empty: the container asks for no nvidia.com/gpu)"}};
+  if (!PJEMU_TRAINER_TEST_TORCH_CUDA) {
+    cases.push_back(
+        {"LibTorch without CUDA", "0", "--backend nccl needs a CUDA device: this LibTorch "});
+  }
+  for (const auto& c : cases) {
+    INFO(c.name);
+    auto env = RankEnv(1, 2, FreePort());
+    env["CUDA_VISIBLE_DEVICES"] = c.visible;
+    const auto t0 = std::chrono::steady_clock::now();
+    Child child = Start({"--backend", "nccl", "--dir", dir + "/logs"}, env, dir + "/out.log");
+    CHECK(Wait(child, 60) == kExitUsage);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+    const std::vector<std::string> lines = Lines(ReadFile(dir + "/out.log"));
+    REQUIRE(lines.size() == 1);
+    CHECK_THAT(lines[0], Catch::StartsWith("pjemu-trainer: error: " + c.says));
+  }
+  fs::remove_all(dir);
+}
+
 // Starts a 2-rank run and waits until both print their second loss line.
 std::vector<Child> StartPair(const std::string& dir, int port, double timeout) {
   std::vector<Child> ranks;

@@ -33,6 +33,8 @@ Child Start(const std::vector<std::string>& args, const std::map<std::string, st
   for (const auto& [k, v] : env) {
     if (v.empty()) {
       merged.erase(k);
+    } else if (v == kEmptyValue) {
+      merged[k] = "";
     } else {
       merged[k] = v;
     }

@@ -18,8 +18,11 @@ struct Child {
   std::string out;  // stdout and stderr go here
 };
 
-// Starts pjemu-trainer with args; env entries are set (empty value: unset) on top of ours,
-// with RANK/WORLD_SIZE/MASTER_* removed unless given.
+// An env value that sets the variable to the empty string (an empty value unsets it).
+inline constexpr char kEmptyValue[] = "<empty>";
+
+// Starts pjemu-trainer with args; env entries are set (empty value: unset; kEmptyValue: set to
+// "") on top of ours, with RANK/WORLD_SIZE/MASTER_* removed unless given.
 Child Start(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
             const std::string& out_path);
 

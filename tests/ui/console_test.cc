@@ -66,6 +66,9 @@ struct Fixture {
         Time t0 = Time(std::chrono::seconds(1000));
         out.push_back({"pytorch", {{t0, 0.0, 1024}, {t0 + std::chrono::seconds(1), 1.5, 4096}}});
       }
+      if (ns == "kubeflow" && pod == "job-worker-0") {  // sampled where NVML is
+        out.push_back({"pytorch", {{Time(std::chrono::seconds(1000)), 0.5, 2048, 37.0, 1 << 20}}});
+      }
       return out;
     };
     options.io = [](const std::string& ns, const std::string& pod) {
@@ -206,6 +209,10 @@ TEST_CASE("console: resource samples per container") {
   CHECK(r["containers"][0]["points"] == Json::parse("[[1000.0,0.0,1024],[1001.0,1.5,4096]]"));
   Json none = Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/no-trainer/resources").body);
   CHECK(none["containers"].empty());
+  // GPU utilisation (%) and memory (bytes) follow, only when the sampler had them.
+  Json gpu = Json::parse(f.Get("/ui/api/namespaces/kubeflow/pods/job-worker-0/resources").body);
+  REQUIRE(gpu["containers"].size() == 1);
+  CHECK(gpu["containers"][0]["points"] == Json::parse("[[1000.0,0.5,2048,37.0,1048576]]"));
 }
 
 TEST_CASE("console: network and storage I/O rates per container") {

@@ -1,5 +1,6 @@
 #include "emulator/process/resource_sampler.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,6 +101,54 @@ TEST_CASE("resource sampler: the number of containers kept is bounded") {
   auto all = sampler.Samples("ns/");
   CHECK(all.size() == 2);
   CHECK(all.count("a/c") == 0);  // the least recently sampled went first
+}
+
+}  // namespace
+}  // namespace pjemu::process
+
+namespace pjemu::process {
+namespace {
+
+TEST_CASE("resource sampler: GPU figures of a container's pids, only with a GPU source") {
+  FakeClock clock;
+  setpgid(0, 0);
+  const pid_t group = getpgrp();
+  std::vector<std::pair<Pid, std::string>> live = {{group, "kubeflow/job-master-0/pytorch"}};
+  ResourceSampler without(clock, [&] { return live; });
+  without.SampleOnce();
+  auto none = without.Samples("kubeflow/").at("job-master-0/pytorch");
+  REQUIRE(none.size() == 1);
+  CHECK(none[0].gpu_memory_bytes == -1);  // no NVML: no GPU figures at all
+  CHECK(none[0].gpu_util_percent == -1);
+
+  ResourceSamplerOptions options;
+  std::map<Pid, GpuProcessUse> gpu = {
+      {getpid(), {512LL << 20, 40}},  // a member of the container's group
+      {1, {1LL << 30, 99}},           // init: in no listed group, not counted
+  };
+  options.gpu = [&] { return gpu; };
+  ResourceSampler with(
+      clock, [&] { return live; }, options);
+  with.SampleOnce();
+  gpu.erase(getpid());  // the process released the GPU: 0, not "no figure"
+  clock.Advance(std::chrono::seconds(1));
+  with.SampleOnce();
+  auto series = with.Samples("kubeflow/").at("job-master-0/pytorch");
+  REQUIRE(series.size() == 2);
+  CHECK(series[0].gpu_memory_bytes == 512LL << 20);
+  CHECK(series[0].gpu_util_percent == 40);
+  CHECK(series[1].gpu_memory_bytes == 0);
+  CHECK(series[1].gpu_util_percent == 0);
+}
+
+TEST_CASE("NVML absent: no GPU source at all") {
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib != nullptr) {
+    dlclose(lib);
+    WARN("this machine has NVIDIA's driver library: nothing to check");
+    return;
+  }
+  CHECK(NvmlGpuUsage::Open() == nullptr);
 }
 
 }  // namespace

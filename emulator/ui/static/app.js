@@ -561,17 +561,28 @@ function resourcesTab(el, signal, ns, name, state) {
     const pods = sortPods(state.pods.values()).map((p) => p.metadata.name);
     const cpu = [];
     const mem = [];
+    const gpuUtil = [];
+    const gpuMem = [];
     for (const pod of pods) {
       const r = await api('GET', `/ui/api/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(pod)}/resources`, undefined, undefined, signal);
       for (const c of r.containers) {
         const label = r.containers.length > 1 ? `${pod}/${c.container}` : pod;
         cpu.push({ name: label, points: c.points.map(([t, cores]) => [t, cores]) });
         mem.push({ name: label, points: c.points.map(([t, , rss]) => [t, rss / (1024 * 1024)]) });
+        // [t, cores, rss, gpu %, gpu bytes]: the GPU figures come only where NVML is.
+        const withGpu = c.points.filter((p) => p.length >= 5);
+        if (withGpu.length) {
+          gpuUtil.push({ name: label, points: withGpu.map(([t, , , util]) => [t, util]) });
+          gpuMem.push({ name: label, points: withGpu.map(([t, , , , bytes]) => [t, bytes / (1024 * 1024)]) });
+        }
       }
     }
     replace(charts,
       chartBox('CPU (cores)', 'cpu-chart', cpu, { time: true, yMin: 0 }),
-      chartBox('Memory (MiB RSS)', 'memory-chart', mem, { time: true, yMin: 0 }));
+      chartBox('Memory (MiB RSS)', 'memory-chart', mem, { time: true, yMin: 0 }),
+      ...(gpuUtil.length ? [
+        chartBox('GPU utilisation (%)', 'gpu-util-chart', gpuUtil, { time: true, yMin: 0 }),
+        chartBox('GPU memory (MiB)', 'gpu-memory-chart', gpuMem, { time: true, yMin: 0 })] : []));
   };
   poll(signal, 2000, load);
   return { update() {} };
