@@ -19,12 +19,13 @@ ALLOWED = {
     "controller": {"client"},
     "scheduler": {"client"},
     "storage": {"client"},
+    "namespaces": {"client"},
     "kubelet": {"client", "process"},
     "faults": {"client", "process", "kubelet"},
     "persist": {"store"},
     # The one wiring: faults reach it only as decorators handed in through its options.
     "cluster": {"store", "process", "client", "apiserver", "controller", "scheduler", "kubelet",
-                "persist", "ui", "storage"},
+                "persist", "ui", "storage", "namespaces"},
     # The PyTorchJob's vocabulary (defaulting, validation, conditions) is api's: only the cluster
     # wiring reaches the controller itself.
     "scenario": {"cluster", "manifest", "faults", "client"},

@@ -19,6 +19,8 @@ const std::vector<ResourceType>& AllResources() {
       {"", "v1", "Event", "events", "event", true, false, false, {"ev"}, {}},
       {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"},
        {nullptr, ValidateConfigMap}},
+      {"", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", true, false, false, {"sa"},
+       {}},
       {"", "v1", "Secret", "secrets", "secret", true, false, false, {},
        {DefaultSecret, ValidateSecret}},
       {"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", true,
@@ -60,6 +62,7 @@ const ResourceType& Namespaces() { return *FindResource("", "namespaces"); }
 const ResourceType& Nodes() { return *FindResource("", "nodes"); }
 const ResourceType& ConfigMaps() { return *FindResource("", "configmaps"); }
 const ResourceType& Secrets() { return *FindResource("", "secrets"); }
+const ResourceType& ServiceAccounts() { return *FindResource("", "serviceaccounts"); }
 const ResourceType& PersistentVolumeClaims() { return *FindResource("", "persistentvolumeclaims"); }
 const ResourceType& PersistentVolumes() { return *FindResource("", "persistentvolumes"); }
 const ResourceType& StorageClasses() { return *FindResource("storage.k8s.io", "storageclasses"); }

@@ -84,6 +84,7 @@ class Cluster {
   void RemoveTempStateDir();
   Status StartActors();
   Status StartApiServer();
+  void MakeNamespaceController();
   void WaitForExits();
   Status CheckContainerImage(const std::string& rtype, const char* field, std::size_t i,
                              const Json& container) const;

@@ -160,6 +160,11 @@ std::string PodWorker::LogPath(const std::string& container, int restart_count) 
 std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& env) {
   std::vector<std::string> out = {"PATH=" + std::string(process::kDefaultPath), "HOSTNAME=" + name_,
                                   "HOME=" + ctx_.options.root_dir};
+  if (ctx_.options.in_cluster) {  // the `kubernetes` Service's variables, in every container
+    for (const auto& [k, v] : api::KubernetesServiceEnv(*ctx_.options.in_cluster)) {
+      out.push_back(k + "=" + v);
+    }
+  }
   if (!gpus_.empty()) {
     std::string ids;
     for (int d : gpus_) ids += (ids.empty() ? "" : ",") + std::to_string(d);
