@@ -45,16 +45,22 @@ std::optional<std::string> ReadFile(const std::filesystem::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Written beside, given its mode, then renamed into place: a start killed midway leaves no
+// half-written key behind.
 Status WriteFile(const std::filesystem::path& path, const std::string& text,
                  std::filesystem::perms perms) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
   {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << text;
-    if (!out) return InternalError("service account key: cannot write " + path.string());
+    out.flush();
+    if (!out) return InternalError("service account key: cannot write " + tmp.string());
   }
   std::error_code ec;
-  std::filesystem::permissions(path, perms, ec);
-  if (ec) return InternalError("cannot set the mode of " + path.string() + ": " + ec.message());
+  std::filesystem::permissions(tmp, perms, ec);
+  if (ec) return InternalError("cannot set the mode of " + tmp.string() + ": " + ec.message());
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return InternalError("cannot rename " + tmp.string() + ": " + ec.message());
   return Status::Ok();
 }
 
