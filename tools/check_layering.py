@@ -23,13 +23,13 @@ ALLOWED = {
     "scheduler": {"client"},
     "storage": {"client"},
     "tensorboard": {"client"},
+    "namespaces": {"client"},
     "kubelet": {"client", "process"},
     "faults": {"client", "process", "kubelet"},
     "persist": {"store"},
     # The one wiring: faults reach it only as decorators handed in through its options.
     "cluster": {"store", "process", "client", "apiserver", "controller", "t9kjob", "batchjob",
-                "scheduler",
-                "kubelet", "persist", "ui", "storage", "tensorboard"},
+                "scheduler", "kubelet", "persist", "ui", "storage", "tensorboard", "namespaces"},
     # The PyTorchJob's vocabulary (defaulting, validation, conditions) is api's: only the cluster
     # wiring reaches the controller itself.
     "scenario": {"cluster", "manifest", "faults", "client"},

@@ -38,6 +38,8 @@ const std::vector<ResourceType>& AllResources() {
       {"", "v1", "Event", "events", "event", true, false, false, {"ev"}, {}, EventFieldRules},
       {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"},
        {nullptr, ValidateConfigMap}, ConfigDataFieldRules},
+      {"", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", true, false, false, {"sa"},
+       {}},
       {"", "v1", "Secret", "secrets", "secret", true, false, false, {},
        {DefaultSecret, ValidateSecret}, ConfigDataFieldRules},
       {"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", true,
@@ -100,6 +102,7 @@ const ResourceType& Namespaces() { return *FindResource("", "namespaces"); }
 const ResourceType& Nodes() { return *FindResource("", "nodes"); }
 const ResourceType& ConfigMaps() { return *FindResource("", "configmaps"); }
 const ResourceType& Secrets() { return *FindResource("", "secrets"); }
+const ResourceType& ServiceAccounts() { return *FindResource("", "serviceaccounts"); }
 const ResourceType& PersistentVolumeClaims() { return *FindResource("", "persistentvolumeclaims"); }
 const ResourceType& PersistentVolumes() { return *FindResource("", "persistentvolumes"); }
 const ResourceType& StorageClasses() { return *FindResource("storage.k8s.io", "storageclasses"); }

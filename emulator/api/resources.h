@@ -96,6 +96,7 @@ const ResourceType& Namespaces();
 const ResourceType& Nodes();
 const ResourceType& ConfigMaps();
 const ResourceType& Secrets();
+const ResourceType& ServiceAccounts();
 const ResourceType& PersistentVolumeClaims();
 const ResourceType& PersistentVolumes();
 const ResourceType& StorageClasses();

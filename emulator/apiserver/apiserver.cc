@@ -7,11 +7,13 @@
 
 #include "emulator/apiserver/kubeconfig.h"
 #include "emulator/apiserver/listener.h"
+#include "emulator/apiserver/metrics_api.h"
 #include "emulator/apiserver/tls.h"
 
 namespace pjemu::apiserver {
 
 namespace net = boost::asio;
+
 
 class ApiServer::Impl {
  public:
@@ -23,6 +25,17 @@ class ApiServer::Impl {
     RouterOptions router_options{options_.token, options_.git_version,
                                  options_.clock, options_.mounts,
                                  options_.exec,  options_.limits.min_request_timeout};
+    if (options_.usage != nullptr) {
+      static const RealClock kRealClock;
+      router_options.mounts.push_back(MakeMetricsMount(
+          store_, *options_.usage, options_.clock ? *options_.clock : kRealClock));
+      router_options.metrics_api = true;
+    }
+    if (options_.service_account_tokens != nullptr) {
+      router_options.accept_token = [this](const std::string& token) {
+        return AuthenticateServiceAccount(*options_.service_account_tokens, store_, token).ok();
+      };
+    }
     shared_ = std::make_shared<ServerShared>(store_, logs_, router_options, options_.limits);
     if (options_.tls || !options_.token.empty()) {
       TlsMaterial ca;

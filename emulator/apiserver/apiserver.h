@@ -23,7 +23,9 @@
 
 #include "emulator/api/exec.h"
 #include "emulator/api/logs.h"
+#include "emulator/api/resource_usage.h"
 #include "emulator/apiserver/http_types.h"
+#include "emulator/apiserver/service_account_token.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
 #include "emulator/store/store.h"
@@ -66,6 +68,12 @@ struct ApiServerOptions {
   // pods/exec runs commands here (the kubelet; not owned, must outlive the server); nullptr:
   // exec gets 400.
   api::PodExec* exec = nullptr;
+  // Service-account tokens accepted as bearer credentials beside `token` while the pod and
+  // ServiceAccount they are bound to exist (not owned; nullptr = none).
+  const ServiceAccountTokens* service_account_tokens = nullptr;
+  // The containers' CPU and memory: served as metrics.k8s.io/v1beta1 (metrics_api.h) when set
+  // (not owned; must outlive the server).
+  const api::ResourceUsage* usage = nullptr;
 };
 
 class ApiServer {

@@ -131,6 +131,23 @@ Json AggregatedList(bool core, const std::string& api_version) {
           {"items", items}};
 }
 
+// metrics.k8s.io/v1beta1 (metrics-server's APIService) in the aggregated format.
+Json AggregatedMetricsGroup() {
+  auto resource = [](const char* plural, const char* kind, bool namespaced) {
+    return Json{{"resource", plural},
+                {"responseKind", {{"group", "metrics.k8s.io"}, {"version", "v1beta1"},
+                                  {"kind", kind}}},
+                {"scope", namespaced ? "Namespaced" : "Cluster"},
+                {"singularResource", ""},
+                {"verbs", {"get", "list"}}};
+  };
+  Json version = {{"version", "v1beta1"},
+                  {"freshness", "Current"},
+                  {"resources", {resource("nodes", "NodeMetrics", false),
+                                 resource("pods", "PodMetrics", true)}}};
+  return {{"metadata", {{"name", "metrics.k8s.io"}}}, {"versions", Json::array({version})}};
+}
+
 // "v2", "v2beta1", or "" (classic) from the Accept header (`as=APIGroupDiscoveryList;v=...`).
 std::string AggregatedVersion(const std::string& accept) {
   if (accept.find("as=APIGroupDiscoveryList") == std::string::npos) return "";
@@ -148,13 +165,16 @@ HttpResponse JsonAnswer(const Json& body, std::string content_type = "applicatio
 
 }  // namespace
 
-std::optional<HttpResponse> ServeDiscovery(const std::string& path, const std::string& accept) {
+std::optional<HttpResponse> ServeDiscovery(const std::string& path, const std::string& accept,
+                                           bool metrics) {
   if (path == "/api" || path == "/apis") {
     bool core = path == "/api";
     std::string aggregated = AggregatedVersion(accept);
     if (!aggregated.empty()) {
+      Json list = AggregatedList(core, "apidiscovery.k8s.io/" + aggregated);
+      if (metrics && !core) list["items"].push_back(AggregatedMetricsGroup());
       return JsonAnswer(
-          AggregatedList(core, "apidiscovery.k8s.io/" + aggregated),
+          list,
           "application/json;g=apidiscovery.k8s.io;v=" + aggregated + ";as=APIGroupDiscoveryList");
     }
     if (core) {
@@ -167,6 +187,12 @@ std::optional<HttpResponse> ServeDiscovery(const std::string& path, const std::s
     std::set<std::string> seen;
     for (const auto& [g, v] : GroupVersions()) {
       if (!g.empty() && seen.insert(g).second) groups.push_back(GroupEntry(g));
+    }
+    if (metrics) {
+      Json version = {{"groupVersion", "metrics.k8s.io/v1beta1"}, {"version", "v1beta1"}};
+      groups.push_back({{"name", "metrics.k8s.io"},
+                        {"versions", Json::array({version})},
+                        {"preferredVersion", version}});
     }
     return JsonAnswer({{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}});
   }

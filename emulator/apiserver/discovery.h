@@ -13,6 +13,9 @@ namespace pjemu::apiserver {
 
 // The discovery answer for `path` (decoded, no trailing slash) given the request's Accept
 // header; nullopt when `path` is not a discovery path.
-std::optional<HttpResponse> ServeDiscovery(const std::string& path, const std::string& accept);
+// `metrics`: the server also serves metrics.k8s.io/v1beta1 (metrics_api.h), which /apis lists
+// as an aggregated API server's group is listed (its own documents are the metrics mount's).
+std::optional<HttpResponse> ServeDiscovery(const std::string& path, const std::string& accept,
+                                           bool metrics = false);
 
 }  // namespace pjemu::apiserver

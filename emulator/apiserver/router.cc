@@ -4,6 +4,7 @@
 #include <openssl/sha.h>
 
 #include <array>
+#include <cctype>
 
 #include "emulator/apiserver/discovery.h"
 #include "emulator/apiserver/field_validation.h"
@@ -54,13 +55,26 @@ Router::Router(store::Store& store, api::PodLogs* logs, RouterOptions options)
 bool Router::Authorized(const HttpRequest& request, const std::string& path) const {
   if (options_.token.empty()) return true;
   if (path == "/healthz" || path == "/livez" || path == "/readyz") return true;
-  const std::string prefix = "Bearer ";
+  // kube-apiserver's bearer authenticator: the header trimmed, split on spaces, the scheme
+  // compared without case (the Python client's in-cluster config sends "bearer"), the second
+  // part the token.
   std::string header = request.Header("authorization");
-  std::string presented = header.rfind(prefix, 0) == 0 ? header.substr(prefix.size()) : "";
+  const auto first = header.find_first_not_of(" \t");
+  const auto last = header.find_last_not_of(" \t");
+  header = first == std::string::npos ? "" : header.substr(first, last - first + 1);
+  std::string presented;
+  const auto space = header.find(' ');
+  if (space != std::string::npos) {
+    std::string scheme = header.substr(0, space);
+    for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto end = header.find(' ', space + 1);
+    if (scheme == "bearer") presented = header.substr(space + 1, end - space - 1);
+  }
   // Compare digests in constant time, so neither the content nor the length leaks.
   auto want = Digest(options_.token);
   auto got = Digest(presented);
-  return CRYPTO_memcmp(want.data(), got.data(), want.size()) == 0 && !presented.empty();
+  if (CRYPTO_memcmp(want.data(), got.data(), want.size()) == 0 && !presented.empty()) return true;
+  return options_.accept_token && !presented.empty() && options_.accept_token(presented);
 }
 
 HttpResponse Router::Route(const HttpRequest& request) const {
@@ -89,7 +103,9 @@ HttpResponse Router::Route(const HttpRequest& request) const {
     if (request.method != "GET" && request.method != "HEAD") {
       return ErrorResponse(UnknownPathError());
     }
-    if (auto r = ServeDiscovery(path->path, request.Header("accept"))) return *r;
+    if (auto r = ServeDiscovery(path->path, request.Header("accept"), options_.metrics_api)) {
+      return *r;
+    }
     if (auto r = ServeNonResource(path->path, options_.git_version)) return *r;
     return ErrorResponse(UnknownPathError());
   }

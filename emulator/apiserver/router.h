@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <string>
@@ -38,6 +39,10 @@ struct RouterOptions {
   // A watch without timeoutSeconds ends after this times a random factor in [1, 2) (0 = never).
   Duration min_request_timeout = std::chrono::seconds(1800);
   std::uint64_t seed = 0;  // of that factor; 0 = from std::random_device
+  // With a token: whether another bearer token is accepted too (a service account's, checked
+  // by the API server's authenticator); unset = only `token`.
+  std::function<bool(const std::string&)> accept_token;
+  bool metrics_api = false;  // /apis lists metrics.k8s.io (served by a mount, metrics_api.h)
 };
 
 // A v1 Status response for a failure (code and reason from the Status).

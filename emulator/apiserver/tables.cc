@@ -72,6 +72,12 @@ std::vector<Json> SecretCells(const Json& secret, Time now) {
           Age(Str(Field(secret, "metadata"), "creationTimestamp"), now)};
 }
 
+std::vector<Json> ServiceAccountCells(const Json& sa, Time now) {
+  const Json& secrets = Field(sa, "secrets");
+  return {static_cast<std::int64_t>(secrets.is_array() ? secrets.size() : 0),
+          Age(Str(Field(sa, "metadata"), "creationTimestamp"), now)};
+}
+
 std::vector<Json> ClaimCells(const Json& pvc, Time now) {
   const Json& spec = Field(pvc, "spec");
   const Json& status = Field(pvc, "status");
@@ -194,6 +200,11 @@ const std::vector<TypedTable>& TypedTables() {
         {"Data", "string", "", 0, "Data contains the secret data."},
         {"Age", "string", "", 0, kAgeDoc}},
        SecretCells},
+      {"",
+       "serviceaccounts",
+       {{"Secrets", "string", "", 0, "Secrets is a list of the secrets used by this account."},
+        {"Age", "string", "", 0, kAgeDoc}},
+       ServiceAccountCells},
       {"",
        "persistentvolumeclaims",
        {{"Status", "string", "", 0, "Phase represents the current phase of PersistentVolumeClaim."},

@@ -10,6 +10,7 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/apiserver/apiserver.h"
+#include "emulator/apiserver/service_account_token.h"
 #include "emulator/batchjob/batchjob.h"
 #include "emulator/client/local_client.h"
 #include "emulator/cluster/trainer_runner.h"
@@ -18,10 +19,12 @@
 #include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/kubelet.h"
+#include "emulator/namespaces/namespace_controller.h"
 #include "emulator/persist/sqlite_durability.h"
 #include "emulator/process/io_sampler.h"
 #include "emulator/process/posix_process_runner.h"
 #include "emulator/process/resource_sampler.h"
+#include "emulator/process/sampled_usage.h"
 #include "emulator/process/simulated_process_runner.h"
 #include "emulator/scheduler/scheduler.h"
 #include "emulator/storage/volume_controller.h"
@@ -42,6 +45,15 @@ constexpr std::size_t kWatchQueueLimit = 1'000'000;
 // The built-in image map file: options.builtin_image_map, or the default one.
 std::string BuiltinImageMapPath(const ClusterOptions& options) {
   return options.builtin_image_map.empty() ? "fixtures/images.yaml" : options.builtin_image_map;
+}
+
+// Where pods reach the API server (KUBERNETES_SERVICE_HOST): pods share the host's network, so
+// the address serve listens on, loopback when it listens on every address. A pod network
+// changes this one value.
+std::string PodApiServerHost(const std::string& listen_address) {
+  if (listen_address == "0.0.0.0" || listen_address.empty()) return "127.0.0.1";
+  if (listen_address == "::") return "::1";
+  return listen_address;
 }
 
 std::unique_ptr<Clock> MakeClock(ClockKind kind) {
@@ -70,10 +82,16 @@ class Cluster::Parts {
   std::unique_ptr<process::ProcessRunner> wrapped_runner;
   std::unique_ptr<process::ResourceSampler> sampler;  // the console's CPU/memory charts
   std::unique_ptr<process::IoSampler> io_sampler;     // its network and storage I/O charts
+  std::unique_ptr<process::SampledUsage> usage;       // metrics.k8s.io's figures, from it
   std::vector<std::unique_ptr<controller::Controller>> controllers;  // one per job kind
   std::unique_ptr<scheduler::Scheduler> scheduler;
   std::unique_ptr<storage::VolumeController> volumes;  // local-path provisioner, PV binder
   std::unique_ptr<tensorboard::TensorBoardController> tensorboards;  // their log dirs, status
+  std::unique_ptr<namespaces::NamespaceController> namespace_controller;  // default SA, root CA, lifecycle
+  // With the API server: its service-account signing key, and how pods reach it (filled in
+  // once it listens, before the actors start).
+  std::unique_ptr<apiserver::ServiceAccountTokens> sa_tokens;
+  std::shared_ptr<api::InClusterAccess> in_cluster;
   kubelet::KubeletOptions kubelet_options;             // to power the node on again
   std::unique_ptr<kubelet::ImageCache> image_cache;    // the kubelet's, with wrap_images
   std::unique_ptr<kubelet::ImagePuller> image_puller;  // wrap_images' decorator of it
@@ -113,6 +131,14 @@ Status Cluster::Parts::Build() {
   local = client::MakeLocalClient(*store);
   if (options.wrap_client) wrapped_client = options.wrap_client(*local);
   MakeRunner();
+  if (options.api_server && !options.insecure_http) {  // pods trust serve's CA: https only
+    std::string pki = options.data_dir.empty() ? "" : options.data_dir + "/pki";
+    auto tokens = apiserver::ServiceAccountTokens::LoadOrCreate(pki, *clock);
+    if (!tokens.ok()) return tokens.status();
+    sa_tokens = std::move(*tokens);
+    in_cluster = std::make_shared<api::InClusterAccess>();
+    in_cluster->issuer = sa_tokens.get();
+  }
   kubelet_options = MakeKubeletOptions();
   NewControllers();
   scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop);
@@ -152,6 +178,7 @@ Status Cluster::Parts::OpenStore() {
   store::StoreOptions so;
   so.seed = options.seed;
   so.watch_queue_limit = kWatchQueueLimit;
+  so.namespace_lifecycle = true;  // the namespace controller finishes Terminating namespaces
   if (options.data_dir.empty()) {
     store = std::make_unique<store::Store>(*clock, so);
   } else {
@@ -191,6 +218,7 @@ kubelet::KubeletOptions Cluster::Parts::MakeKubeletOptions() const {
   ko.backoff_scale = options.backoff_scale;
   ko.sandbox = options.sandbox;
   ko.network = std::make_shared<kubelet::ClusterNetwork>();  // survives a power cycle
+  ko.in_cluster = in_cluster;
   return ko;
 }
 
@@ -232,6 +260,7 @@ Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
 void Cluster::Parts::StopActors() {
   for (auto& c : controllers) c->Stop();
   scheduler->Stop();
+  if (namespace_controller) namespace_controller->Stop();
   volumes->Stop();
   tensorboards->Stop();
   kubelet->Stop();
@@ -252,15 +281,17 @@ Status Cluster::Start() {
     return built;
   }
   parts_ = std::move(p);
-  if (Status started = StartActors(); !started.ok()) {
-    Stop();
-    return started;
-  }
+  // The API server first: the kubelet hands its address and CA to the pods it starts.
   if (options_.api_server) {
     if (Status s = StartApiServer(); !s.ok()) {
       Stop();
       return Status(Code::kUnavailable, s.message());
     }
+  }
+  MakeNamespaceController();
+  if (Status started = StartActors(); !started.ok()) {
+    Stop();
+    return started;
   }
   return Status::Ok();
 }
@@ -317,6 +348,7 @@ Status Cluster::StartActors() {
     RETURN_IF_ERROR(p->kubelet->Start());
     RETURN_IF_ERROR(p->volumes->Start());
     RETURN_IF_ERROR(p->tensorboards->Start());
+    RETURN_IF_ERROR(p->namespace_controller->Start());
     RETURN_IF_ERROR(p->scheduler->Start());
     for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());
     return Status::Ok();
@@ -349,6 +381,9 @@ Status Cluster::StartApiServer() {
         *p->clock, [posix] { return posix->Live(); }, so,
         [posix](process::Pid pid) { return posix->CgroupUsageOf(pid); });
     p->sampler->Start();
+    p->usage = std::make_unique<process::SampledUsage>(*p->sampler, *p->clock,
+                                                       process::ResourceSamplerOptions{}.interval);
+    ao.usage = p->usage.get();  // kubectl top
     co.usage = [sampler = p->sampler.get()](const std::string& ns, const std::string& pod) {
       std::vector<ui::ContainerUsage> out;
       for (auto& [container, samples] : sampler->Samples(ns + "/" + pod + "/")) {
@@ -365,8 +400,24 @@ Status Cluster::StartApiServer() {
   if (p->posix) p->AddIoSampler(co);
   ao.mounts.push_back(ui::MakeConsoleMount(*p->store, std::move(co)));
   ao.exec = p->kubelet.get();  // pods/exec enters the kubelet's containers
+  ao.service_account_tokens = p->sa_tokens.get();
   p->api = std::make_unique<apiserver::ApiServer>(*p->store, p->kubelet.get(), ao);
-  return p->api->Start();
+  RETURN_IF_ERROR(p->api->Start());
+  if (!p->in_cluster) return Status::Ok();
+  p->in_cluster->host = PodApiServerHost(options_.address);
+  p->in_cluster->port = p->api->port();
+  p->in_cluster->ca_pem = p->api->certificate_pem();
+  return Status::Ok();
+}
+
+// The kube-controller-manager controllers of namespaces: with the API server they publish its
+// CA as kube-root-ca.crt.
+void Cluster::MakeNamespaceController() {
+  Parts* p = parts_.get();
+  namespaces::NamespaceControllerOptions no;
+  if (p->in_cluster) no.root_ca_pem = p->in_cluster->ca_pem;
+  no.lifecycle = true;
+  p->namespace_controller = std::make_unique<namespaces::NamespaceController>(p->actors(), p->loop, no);
 }
 
 // The console's network and storage I/O charts sample the pods' processes too.

@@ -85,6 +85,7 @@ class Cluster {
   void RemoveTempStateDir();
   Status StartActors();
   Status StartApiServer();
+  void MakeNamespaceController();
   void WaitForExits();
   Status CheckContainerImage(const api::PodTemplateRef& t, const char* field, std::size_t i,
                              const Json& container) const;

@@ -21,6 +21,7 @@
 
 #include "emulator/api/exec.h"
 #include "emulator/api/logs.h"
+#include "emulator/api/service_account.h"
 #include "emulator/client/client.h"
 #include "emulator/client/informer.h"
 #include "emulator/common/event_loop.h"
@@ -80,6 +81,13 @@ struct KubeletOptions {
   // How often emptyDir sizeLimits are checked (eviction) and failed mounts and env references
   // are retried, as the kubelet's housekeeping does.
   Duration housekeeping_interval = 10s;
+  // How pods reach the API server (`serve`): every container gets the `kubernetes` Service's
+  // env (KUBERNETES_SERVICE_HOST, ...) and, unless automountServiceAccountToken is false, the
+  // kube-api-access volume at api::kServiceAccountMountPath (a token of the pod's
+  // ServiceAccount, waited for until that exists; ca.crt from the kube-root-ca.crt ConfigMap;
+  // the namespace); projected serviceAccountToken sources get real tokens. Shared, read-only;
+  // nullptr = no API server (`run`): none of it, and projected tokens are placeholders.
+  std::shared_ptr<const api::InClusterAccess> in_cluster;
 };
 
 class PodWorker;

@@ -172,6 +172,11 @@ std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& e
   // In a network of the pod's own, gloo's interface is eth0 (pjemu-trainer's default, lo, is
   // the pod's alone); the container's or the image's own value wins.
   if (!netns_path_.empty()) out.push_back("GLOO_SOCKET_IFNAME=eth0");
+  if (ctx_.options.in_cluster) {  // the `kubernetes` Service's variables, in every container
+    for (const auto& [k, v] : api::KubernetesServiceEnv(*ctx_.options.in_cluster)) {
+      out.push_back(k + "=" + v);
+    }
+  }
   if (!gpus_.empty()) {
     const std::string ids = ctx_.gpus.VisibleDevices(gpus_);
     if (!LookupEnv(env, "CUDA_VISIBLE_DEVICES")) SetEnv(env, "CUDA_VISIBLE_DEVICES", ids);

@@ -123,6 +123,14 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   // Sets up every volume not set up yet; false (FailedMount event, once per message) while one
   // fails.
   bool SetUpVolumes();
+  // The kube-api-access volume the ServiceAccount admission plugin would have added (set up
+  // as kKubeApiAccess), when the pod gets one; false with the FailedMount message while its
+  // ServiceAccount is missing.
+  Result<bool> SetUpServiceAccountVolume(const ObjectLookup& objects);
+  // A projected serviceAccountToken source's token (the kubelet's TokenRequest).
+  Result<std::string> FetchToken(const Json& source);
+  TokenFetcher Tokens();
+  Json WithServiceAccountMount(const Json& container) const;
   // The container's filesystem under the sandbox (and the pod's /etc/hosts, rewritten).
   Result<ContainerMounts> MountsOf(const Json& spec, const std::string& field,
                                    const ContainerState& c, const ImagePlan& plan);

@@ -13,6 +13,17 @@ namespace {
 
 using Phase = ContainerState::Phase;
 constexpr Duration kMountRetryInterval = 1s;
+// The admission plugin names it kube-api-access-<random>; it never reaches the stored spec here.
+constexpr char kKubeApiAccess[] = "kube-api-access";
+
+// Whether the container already mounts something at the service-account path (the admission
+// plugin then leaves that container alone).
+bool MountsServiceAccountPath(const Json& container) {
+  for (const Json& vm : container.value("volumeMounts", Json::array())) {
+    if (vm.value("mountPath", "") == api::kServiceAccountMountPath) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -24,12 +35,67 @@ ObjectLookup PodWorker::Objects() {
   };
 }
 
+Result<std::string> PodWorker::FetchToken(const Json& source) {
+  const auto& access = ctx_.options.in_cluster;
+  api::TokenRequest r;
+  r.ns = ns_;
+  r.service_account = api::PodServiceAccountName(*pod_);
+  auto sa = ctx_.client.Get(api::ServiceAccounts(), ns_, r.service_account);
+  if (!sa.ok()) return sa.status();  // serviceaccounts "x" not found: retried
+  r.service_account_uid = (*sa)["metadata"].value("uid", "");
+  r.pod = name_;
+  r.pod_uid = uid_;
+  r.node = ctx_.node_name;
+  if (source.contains("audience") && source["audience"].is_string()) {
+    r.audiences.push_back(source["audience"].get<std::string>());
+  }
+  if (source.contains("expirationSeconds") && source["expirationSeconds"].is_number_integer()) {
+    r.expiration_seconds = source["expirationSeconds"].get<std::int64_t>();
+  }
+  return access->issuer->Issue(r);
+}
+
+TokenFetcher PodWorker::Tokens() {
+  if (!ctx_.options.in_cluster || ctx_.options.in_cluster->issuer == nullptr) return nullptr;
+  return [this](const Json& source) { return FetchToken(source); };
+}
+
+Result<bool> PodWorker::SetUpServiceAccountVolume(const ObjectLookup& objects) {
+  if (!ctx_.options.in_cluster || volumes_.count(kKubeApiAccess)) return true;
+  const Json spec = (*pod_)["spec"];
+  bool wanted = false;
+  for (const char* list : {"initContainers", "containers"}) {
+    for (const Json& c : spec.value(list, Json::array())) wanted |= !MountsServiceAccountPath(c);
+  }
+  if (!wanted) return true;
+  auto sa = objects(api::ServiceAccounts(), api::PodServiceAccountName(*pod_));
+  if (!api::AutomountServiceAccountToken(*pod_, sa ? &*sa : nullptr)) return true;
+  TokenFetcher tokens = Tokens();
+  ASSIGN_OR_RETURN(PodVolume v, SetUpVolume(*pod_, api::KubeApiAccessVolume(kKubeApiAccess), dirs_,
+                                            objects, &tokens));
+  volumes_[kKubeApiAccess] = v;
+  return true;
+}
+
 bool PodWorker::SetUpVolumes() {
   ObjectLookup objects = Objects();
-  for (const Json& volume : (*pod_)["spec"].value("volumes", Json::array())) {
-    std::string name = volume.value("name", "");
-    if (volumes_.count(name)) continue;
-    auto v = SetUpVolume(*pod_, volume, dirs_, objects);
+  TokenFetcher tokens = Tokens();
+  const Json no_volumes = Json::array();
+  const Json& spec_volumes =
+      (*pod_)["spec"].contains("volumes") ? (*pod_)["spec"]["volumes"] : no_volumes;
+  for (std::size_t i = 0; i <= spec_volumes.size(); ++i) {
+    Result<PodVolume> v = PodVolume{};
+    std::string name = kKubeApiAccess;
+    if (i == spec_volumes.size()) {
+      auto sa = SetUpServiceAccountVolume(objects);
+      if (sa.ok()) break;
+      v = sa.status();
+    } else {
+      const Json& volume = spec_volumes[i];
+      name = volume.value("name", "");
+      if (volumes_.count(name)) continue;
+      v = SetUpVolume(*pod_, volume, dirs_, objects, &tokens);
+    }
     if (!v.ok()) {
       if (v.status().message() != mount_error_) {
         mount_error_ = v.status().message();
@@ -104,7 +170,8 @@ Result<ContainerMounts> PodWorker::MountsOf(const Json& spec, const std::string&
       in.host_paths.push_back(value);
     }
   }
-  ASSIGN_OR_RETURN(ContainerMounts mounts, PlanContainerMounts(spec, field, in));
+  ASSIGN_OR_RETURN(ContainerMounts mounts,
+                   PlanContainerMounts(WithServiceAccountMount(spec), field, in));
   std::error_code ec;
   if (c.restart_count >= 2) {  // the kubelet keeps one dead container per container, no more
     std::filesystem::remove_all(
@@ -118,6 +185,20 @@ Result<ContainerMounts> PodWorker::MountsOf(const Json& spec, const std::string&
   RETURN_IF_ERROR(WriteInPlace(in.etc_hosts, EtcHostsText()));
   if (!netns_path_.empty()) RETURN_IF_ERROR(AddResolvConf(mounts));
   return mounts;
+}
+
+// The container as the ServiceAccount admission plugin leaves it: the kube-api-access volume
+// mounted read-only at the service-account path (when the pod got one).
+Json PodWorker::WithServiceAccountMount(const Json& container) const {
+  if (!volumes_.count(kKubeApiAccess) || MountsServiceAccountPath(container)) return container;
+  Json out = container;
+  if (!out.contains("volumeMounts") || !out["volumeMounts"].is_array()) {
+    out["volumeMounts"] = Json::array();
+  }
+  out["volumeMounts"].push_back({{"name", kKubeApiAccess},
+                                 {"mountPath", api::kServiceAccountMountPath},
+                                 {"readOnly", true}});
+  return out;
 }
 
 void PodWorker::RetryConfigErrors() {
@@ -138,9 +219,10 @@ void PodWorker::ObjectChanged(const std::string& plural, const std::string& name
   if (volumes_ready_) {
     // The kubelet's atomic writer: a changed ConfigMap/Secret reaches the mounted files.
     ObjectLookup objects = Objects();
+    TokenFetcher tokens = Tokens();
     for (const Json& volume : (*pod_)["spec"].value("volumes", Json::array())) {
       if (!VolumeReferences(volume, plural, name)) continue;
-      (void)SetUpVolume(*pod_, volume, dirs_, objects);  // a deleted object keeps the old files
+      (void)SetUpVolume(*pod_, volume, dirs_, objects, &tokens);  // a deleted object keeps the old files
     }
   }
   RetryConfigErrors();

@@ -177,7 +177,7 @@ Status AddDownwardFiles(const Json& pod, const Json& source, int default_mode,
 }
 
 Result<Payload> AtomicPayload(const Json& pod, const std::string& kind, const Json& source,
-                              const ObjectLookup& objects) {
+                              const ObjectLookup& objects, const TokenFetcher* tokens) {
   Payload out;
   int mode = ModeOf(source, "defaultMode", 0644);
   if (kind == "configMap" || kind == "secret") {
@@ -193,8 +193,17 @@ Result<Payload> AtomicPayload(const Json& pod, const std::string& kind, const Js
       if (s.contains("downwardAPI"))
         RETURN_IF_ERROR(AddDownwardFiles(pod, s["downwardAPI"], mode, objects, out));
       if (s.contains("serviceAccountToken")) {
-        // No token issuer: a placeholder, so code that only checks for the file proceeds.
-        out[s["serviceAccountToken"].value("path", "token")] = {"pjemu-placeholder-token", mode};
+        const Json& t = s["serviceAccountToken"];
+        std::string token = "pjemu-placeholder-token";  // no API server: nothing to talk to
+        if (tokens != nullptr && *tokens) {
+          auto issued = (*tokens)(t);
+          if (!issued.ok()) {
+            return Status(issued.status().code(),
+                          "failed to fetch token: " + issued.status().message());
+          }
+          token = *issued;
+        }
+        out[t.value("path", "token")] = {token, mode};
       }
     }
   }
@@ -257,7 +266,7 @@ Result<std::string> ClaimPath(const Json& source, const ObjectLookup& objects) {
 }
 
 Result<PodVolume> SetUpOne(const Json& pod, const Json& volume, const PodVolumeDirs& dirs,
-                           const ObjectLookup& objects) {
+                           const ObjectLookup& objects, const TokenFetcher* tokens) {
   PodVolume v;
   v.name = volume.value("name", "");
   v.kind = KindOf(volume);
@@ -294,7 +303,7 @@ Result<PodVolume> SetUpOne(const Json& pod, const Json& volume, const PodVolumeD
     return v;
   }
   v.atomic = true;
-  ASSIGN_OR_RETURN(Payload payload, AtomicPayload(pod, v.kind, source, objects));
+  ASSIGN_OR_RETURN(Payload payload, AtomicPayload(pod, v.kind, source, objects, tokens));
   RETURN_IF_ERROR(WriteAtomic(v.host_path, payload).status());
   return v;
 }
@@ -337,8 +346,8 @@ PodVolumeDirs VolumeDirsOf(const std::string& root_dir, const Json& pod) {
 }
 
 Result<PodVolume> SetUpVolume(const Json& pod, const Json& volume, const PodVolumeDirs& dirs,
-                              const ObjectLookup& objects) {
-  auto v = SetUpOne(pod, volume, dirs, objects);
+                              const ObjectLookup& objects, const TokenFetcher* tokens) {
+  auto v = SetUpOne(pod, volume, dirs, objects, tokens);
   if (v.ok()) return v;
   return Status(v.status().code(), "MountVolume.SetUp failed for volume \"" +
                                        volume.value("name", "") + "\" : " + v.status().message());

@@ -14,8 +14,8 @@
 // left alone.
 // Errors are the kubelet's FailedMount messages: `MountVolume.SetUp failed for volume "cfg" :
 // configmap "x" not found`, `hostPath type check failed: /x is not a directory`.
-// The serviceAccountToken source of a projected volume is written as a placeholder token
-// (pjemu has no token issuer).
+// The serviceAccountToken source of a projected volume is the token `tokens` fetches (the
+// kubelet's TokenRequest); without one (no API server) a placeholder.
 // Thread safety: functions; they touch only the directories they are given.
 #pragma once
 
@@ -53,8 +53,10 @@ struct PodVolume {
 // Sets up (or refreshes) one entry of spec.volumes. kUnavailable with the FailedMount message
 // when an object it needs is missing (retry when it appears); kInvalid for a volume that cannot
 // work as written (an unsupported kind, a hostPath of the wrong type, a bad base64 value).
+// A projected serviceAccountToken source's token (its {audience, expirationSeconds, path}).
+using TokenFetcher = std::function<Result<std::string>(const Json& source)>;
 Result<PodVolume> SetUpVolume(const Json& pod, const Json& volume, const PodVolumeDirs& dirs,
-                              const ObjectLookup& objects);
+                              const ObjectLookup& objects, const TokenFetcher* tokens = nullptr);
 
 // Whether the volume's contents come from the ConfigMap (type configmaps) or Secret (secrets)
 // of that name, directly or through a projected source.

@@ -264,6 +264,7 @@ Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json o
   if (type->namespaced && !Find(&api::Namespaces(), {"", namespace_name})) {
     return NotFoundError("namespaces", namespace_name);
   }
+  if (type->namespaced) RETURN_IF_ERROR(RefuseInTerminating(type, namespace_name, name));
   if (name.empty()) {
     // Newer servers retry a generateName collision internally; so do we (8 tries).
     for (int i = 0; i < 8 && (name.empty() || Find(type, {namespace_name, name})); ++i) {
@@ -274,6 +275,7 @@ Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json o
   if (Find(type, {namespace_name, name})) return AlreadyExistsError(type->PluralGroup(), name);
 
   ResetStatusOnCreate(*type, object);
+  AddNamespaceFinalizer(type, object);
   meta["uid"] = MakeUid([&] { return random.Uniform(~0ULL); });
   meta["creationTimestamp"] = FormatTime(clock.Now());
   meta["generation"] = 1;

@@ -34,8 +34,9 @@
 //    Foreground deletion waits for every dependent, not only those with blockOwnerDeletion.
 //  - Deleting an object also deletes the core/v1 Events whose involvedObject.uid is that object
 //    (real Events expire after a TTL instead).
-//  - Namespace deletion removes the contents at once (ignoring their finalizers and grace
-//    periods) instead of passing through Terminating.
+//  - Without StoreOptions::namespace_lifecycle (a store with no namespace controller), namespace
+//    deletion removes the contents at once (ignoring their finalizers and grace periods)
+//    instead of passing through Terminating.
 //  - Strategic merge patch on core kinds is applied as a JSON merge patch (lists are replaced,
 //    not merged by key; no $patch directives). Custom resources get 415, as the real server.
 //  - generation is bumped when .spec changes, for every kind (and on deletionTimestamp).
@@ -74,6 +75,12 @@ struct StoreOptions {
       20000;                       // events a slow watcher may fall behind before it is ended
   std::uint64_t seed = 1;          // uids and generateName suffixes are drawn from it
   bool default_namespaces = true;  // create default, kube-system, kube-public, kubeflow
+  // Namespaces as kube-apiserver keeps them for the namespace controller: created with
+  // spec.finalizers [kubernetes]; DELETE marks one Terminating (deletionTimestamp,
+  // status.phase) and it goes once that finalizer is removed and it is deleted again; creates
+  // in it are 403 `unable to create new content in namespace X because it is being terminated`.
+  // false = deleting a namespace deletes its content and the namespace at once (no controller).
+  bool namespace_lifecycle = false;
   // Persistence (emulator/persist): every write is committed through `durability` before it is
   // published or acknowledged; `restore` (when non-null and rv > 0) is loaded instead of the
   // default namespaces. Both must outlive the Store. nullptr = in memory only.

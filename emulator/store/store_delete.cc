@@ -26,6 +26,12 @@ bool IsDeleting(const Json& object) {
 }  // namespace
 
 bool Store::Impl::ShouldRemove(const Json& object) {
+  // A Terminating namespace waits for its spec.finalizers too (namespace_lifecycle.cc).
+  const Json& spec_finalizers = api::Field(api::Field(object, "spec"), "finalizers");
+  if (api::Str(object, "kind") == "Namespace" && spec_finalizers.is_array() &&
+      !spec_finalizers.empty()) {
+    return false;
+  }
   return IsDeleting(object) && Finalizers(object).empty() &&
          IntAt(object, "metadata", "deletionGracePeriodSeconds", 0) == 0;
 }
@@ -232,6 +238,7 @@ Result<Json> Store::Impl::DeleteNamespace(const ObjectPtr& ns, const api::Delete
                   "namespaces \"" + name + "\" is forbidden: this namespace may not be deleted",
                   Json{{"name", name}, {"kind", "namespaces"}});
   }
+  if (auto terminating = TerminateNamespace(ns, options)) return std::move(*terminating);
   if (options.dry_run) return *ns;
   // Everything in it goes at once (a deviation: no Terminating phase, finalizers ignored).
   for (const auto& type : api::AllResources()) {

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -148,6 +149,13 @@ class Store::Impl {
   void CollectGarbage(TypeRef type, const Json& removed);
   void FinishForegroundOwners(const Json& removed);
   Result<Json> DeleteNamespace(const ObjectPtr& ns, const api::DeleteOptions& options);
+  // namespace_lifecycle.cc (StoreOptions::namespace_lifecycle): create's refusal in a
+  // Terminating namespace, the `kubernetes` finalizer on new namespaces, and DELETE marking a
+  // namespace Terminating (or removing it once its finalizers are gone).
+  Status RefuseInTerminating(TypeRef type, const std::string& ns, const std::string& name) const;
+  void AddNamespaceFinalizer(TypeRef type, Json& object) const;
+  std::optional<Result<Json>> TerminateNamespace(const ObjectPtr& ns,
+                                                 const api::DeleteOptions& options);
 };
 
 }  // namespace pjemu::store

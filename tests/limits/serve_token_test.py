@@ -70,8 +70,11 @@ def main():
         check(call(port, "GET", ns, token=TOKEN + "x")[0] == 401, "a longer token: 401")
         check(call(port, "GET", ns, token="")[0] == 401, "an empty token: 401")
         check(call(port, "GET", ns, auth="Basic " + TOKEN)[0] == 401, "Basic auth: 401")
-        check(call(port, "GET", ns, auth="bearer " + TOKEN)[0] == 401,
-              "a lower-case scheme: 401 (as kube-apiserver, which matches \"Bearer\")")
+        check(call(port, "GET", ns, auth="bearer " + TOKEN)[0] == 200,
+              "a lower-case scheme: 200 (kube-apiserver compares the scheme without case; the "
+              "Python client's in-cluster config sends \"bearer\")")
+        check(call(port, "GET", ns, auth="Bearer  " + TOKEN)[0] == 401,
+              "two spaces: 401 (the token is the second space-separated part, empty)")
         status, body = call(port, "GET", "/api/v1/namespaces/default/pods?x=" + TOKEN)
         check(status == 401, "the token in the URL is no authentication")
         check(call(port, "GET", ns, token=TOKEN)[0] == 200, "the right token: 200")

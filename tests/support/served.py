@@ -30,13 +30,13 @@ def wait_for(predicate, seconds=30):
 
 
 @contextlib.contextmanager
-def served(pjemu):
+def served(pjemu, extra=()):
     with tempfile.TemporaryDirectory(prefix="pjemu-python-") as work:
         kubeconfig = os.path.join(work, "kubeconfig")
         log = os.path.join(work, "serve.out")
         with open(log, "w") as out:
             server = subprocess.Popen([pjemu, "serve", "--port", "0", "--kubeconfig", kubeconfig,
-                                       "--output-dir", os.path.join(work, "state")],
+                                       "--output-dir", os.path.join(work, "state")] + list(extra),
                                       stdout=out, stderr=subprocess.STDOUT)
         try:
             if not wait_for(lambda: "serving the Kubernetes API" in open(log).read()):
