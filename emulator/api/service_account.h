@@ -88,6 +88,11 @@ class TokenIssuer {
 // How a pod reaches the API server (what the kubelet gives every container): the address and
 // port of `serve` as the pod's network reaches it, the CA that signed its certificate (ca.crt),
 // and the token issuer. A pod network changes `host` only.
+// The pod network's gateway (the bridge's address, kubelet/pod_network.h): where pods with a
+// network of their own reach the API server, relayed to the host's loopback. The serving
+// certificate names it.
+inline constexpr char kPodNetworkGateway[] = "10.244.0.1";
+
 struct InClusterAccess {
   std::string host;
   int port = 0;

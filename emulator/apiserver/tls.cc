@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "emulator/api/service_account.h"
+
 namespace pjemu::apiserver {
 namespace {
 
@@ -195,7 +197,8 @@ Result<TlsMaterial> IssueCertificate(const TlsMaterial& ca, const char* cn, cons
 }  // namespace
 
 Result<TlsMaterial> IssueServingCertificate(const TlsMaterial& ca, const std::string& host) {
-  std::string san = "IP:127.0.0.1,DNS:localhost";
+  // Pods with a network of their own reach the server at the pod network's gateway.
+  std::string san = std::string("IP:127.0.0.1,DNS:localhost,IP:") + api::kPodNetworkGateway;
   if (!host.empty() && host != "127.0.0.1" && host != "localhost") {
     bool is_ip = host.find_first_not_of("0123456789.:abcdefABCDEF") == std::string::npos &&
                  host.find_first_of(".:") != std::string::npos;

@@ -8,6 +8,8 @@
 #include <cctype>
 #include <regex>
 
+#include "emulator/api/service_account.h"
+
 namespace pjemu::kubelet {
 namespace {
 
@@ -60,7 +62,7 @@ Status ClusterNetwork::EnableIsolation() {
   std::lock_guard<std::mutex> lock(mu_);
   if (bridge_) return Status::Ok();
   ASSIGN_OR_RETURN(std::unique_ptr<process::BridgeNetwork> bridge,
-                   process::BridgeNetwork::Create("10.244.0.1", 16));
+                   process::BridgeNetwork::Create(api::kPodNetworkGateway, 16));
   bridge_ = std::move(bridge);
   return Status::Ok();
 }
@@ -68,6 +70,17 @@ Status ClusterNetwork::EnableIsolation() {
 bool ClusterNetwork::isolated() const {
   std::lock_guard<std::mutex> lock(mu_);
   return bridge_ != nullptr;
+}
+
+Result<std::optional<std::string>> ClusterNetwork::HostAddressFor(int host_port) {
+  std::shared_ptr<process::BridgeNetwork> bridge;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    bridge = bridge_;
+  }
+  if (!bridge) return std::optional<std::string>();
+  RETURN_IF_ERROR(bridge->RelayToHost(host_port));
+  return std::optional<std::string>(bridge->gateway());
 }
 
 std::string ClusterNetwork::PodCidr(int node_index) const {

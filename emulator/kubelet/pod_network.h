@@ -49,6 +49,10 @@ class ClusterNetwork {
   bool isolated() const;
   // Under isolation: the pod's network, made on first call and kept until ReleasePodIp.
   Result<PodSandboxNetwork> PodSandbox(const std::string& uid, int node_index);
+  // Under isolation: where pods reach the host's port `host_port` (the API server): the
+  // bridge's gateway, relayed to 127.0.0.1 (process::BridgeNetwork::RelayToHost); nullopt
+  // without isolation (pods share the host's network and reach it directly).
+  Result<std::optional<std::string>> HostAddressFor(int host_port);
   // The node's pod CIDR under isolation ("" without).
   std::string PodCidr(int node_index) const;
 

@@ -173,9 +173,14 @@ std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& e
   // the pod's alone); the container's or the image's own value wins.
   if (!netns_path_.empty()) out.push_back("GLOO_SOCKET_IFNAME=eth0");
   if (ctx_.options.in_cluster) {  // the `kubernetes` Service's variables, in every container
-    for (const auto& [k, v] : api::KubernetesServiceEnv(*ctx_.options.in_cluster)) {
-      out.push_back(k + "=" + v);
+    api::InClusterAccess access = *ctx_.options.in_cluster;
+    // A pod with a network of its own reaches the API server through the bridge's gateway.
+    if (!netns_path_.empty() && ctx_.options.network) {
+      Result<std::optional<std::string>> host = ctx_.options.network->HostAddressFor(access.port);
+      if (host.ok() && *host) access.host = **host;
+      if (!host.ok()) Event("Warning", "FailedToReachAPIServer", host.status().message());
     }
+    for (const auto& [k, v] : api::KubernetesServiceEnv(access)) out.push_back(k + "=" + v);
   }
   if (!gpus_.empty()) {
     const std::string ids = ctx_.gpus.VisibleDevices(gpus_);

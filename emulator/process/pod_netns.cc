@@ -140,7 +140,18 @@ Result<std::unique_ptr<BridgeNetwork>> BridgeNetwork::Create(const std::string& 
   return net;
 }
 
+Status BridgeNetwork::RelayToHost(int host_port) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (relays_.count(host_port)) return Status::Ok();
+  ASSIGN_OR_RETURN(std::unique_ptr<HostRelay> relay,
+                   HostRelay::Start(std::string(kNetnsDir) + "/" + node_ns_, gateway_, host_port,
+                                    host_port));
+  relays_[host_port] = std::move(relay);
+  return Status::Ok();
+}
+
 BridgeNetwork::~BridgeNetwork() {
+  relays_.clear();  // their listeners live in the namespace deleted below
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(kNetnsDir, ec)) {
     std::string name = e.path().filename().string();

@@ -13,11 +13,13 @@
 // Thread safety: every method may be called from any thread (one mutex around the commands).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "emulator/common/status.h"
+#include "emulator/process/host_relay.h"
 
 namespace pjemu::process {
 
@@ -40,6 +42,12 @@ class BridgeNetwork {
   // Deletes the pod's namespace (and its veth pair with it). Idempotent.
   void RemovePod(const std::string& name);
 
+  // Relays the gateway's port `host_port` (in the bridge's namespace, which every pod routes to)
+  // to 127.0.0.1:`host_port` on the host (HostRelay), so pods reach that one host service at
+  // gateway():host_port. Started once per port, kept until the network goes. Errors: the
+  // relay's (kUnavailable).
+  Status RelayToHost(int host_port);
+
   const std::string& gateway() const { return gateway_; }
   int prefix() const { return prefix_; }
 
@@ -53,6 +61,7 @@ class BridgeNetwork {
   int prefix_ = 16;
   std::string host_route_;  // the unreachable route added to the host ("" = none)
   int next_veth_ = 0;       // GUARDED_BY(mu_)
+  std::map<int, std::unique_ptr<HostRelay>> relays_;  // GUARDED_BY(mu_), by host port
 };
 
 // Runs argv (argv[0] looked up in PATH), stdin fed from `input`, and waits: ok, or kInternal
