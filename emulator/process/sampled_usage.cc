@@ -53,7 +53,7 @@ std::optional<api::UsageReading> SampledUsage::FromSamples(
   const double seconds = std::chrono::duration<double>(r.window).count();
   api::ContainerUsage c;
   c.cpu_nanocores = static_cast<std::int64_t>(std::llround(core_seconds / seconds * 1e9));
-  c.memory_bytes = last.rss_bytes;
+  c.memory_bytes = last.memory_bytes;
   r.containers.push_back(c);
   return r;
 }
