@@ -82,7 +82,10 @@ void EnterPidNamespace(const ChildPlan& p) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     return;
   }
-  close(p.report);  // the child reports; the parent's read ends when both ends are gone
+  // The child reports; and this process never execs, so it would hold every descriptor it
+  // inherited (close-on-exec or not): the stdin pipe's write end above all, and the child's
+  // `cat` would never see EOF. It needs none of them.
+  close_range(3, ~0U, 0);
   for (int sig : {SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGHUP, SIGTERM, SIGPIPE}) {
     signal(sig, SIG_IGN);
   }
