@@ -388,9 +388,26 @@ int SandboxProgram::Run(ChildReport* report) const noexcept {
   return 0;
 }
 
+// mkdir -p of an absolute path, 0755, in the child after fork (no allocation): what the
+// container runtime does for a workingDir the image or volume does not have.
+void MakeDirs(const char* path) noexcept {
+  char buf[4096];
+  std::size_t n = 0;
+  for (; path[n] != '\0' && n + 1 < sizeof buf; ++n) buf[n] = path[n];
+  buf[n] = '\0';
+  for (std::size_t i = 1; i <= n; ++i) {
+    if (buf[i] != '/' && buf[i] != '\0') continue;
+    const char saved = buf[i];
+    buf[i] = '\0';
+    (void)mkdir(buf, 0755);
+    buf[i] = saved;
+  }
+}
+
 void SandboxProgram::RunAndExec(char* const* argv, char* const* envp,
                                 ChildReport* report) const noexcept {
   if (Run(report) != 0) return;
+  if (chdir(C(working_dir_)) != 0 && errno == ENOENT) MakeDirs(C(working_dir_));
   if (chdir(C(working_dir_)) != 0) {
     *report = {kReportChdir, errno};
     return;

@@ -55,7 +55,7 @@ TEST_CASE("seed 000 verbatim on one GPU shared by time-slicing Succeeds", "[cli]
   CHECK(j["jobs"][0]["condition"] == "Succeeded");
 }
 
-TEST_CASE("--gpu-sharing must be a positive number", "[cli]") {
+TEST_CASE("run refuses a --gpu-sharing that is not a positive number", "[cli]") {
   CliResult r = RunPjemu({"run", "-f", "fixtures/seeds/pytorch-simple.yaml", "--gpu-sharing", "0"},
                          60s);
   CHECK(r.exit_code == 2);

@@ -33,7 +33,7 @@ kc create secret generic train-token --from-literal=token=s3cr3t || fail "create
 out=$(kc wait --for=condition=Succeeded pytorchjob/own-job --timeout=120s 2>&1) || fail "wait: $out"
 logs=$(kc logs own-job-master-0 2>&1; kc logs own-job-worker-0 2>&1)
 for r in 0 1; do
-  grep -Eq "rank $r of 2: sum 1, lr 0.01, epochs 3, token set, master own-job-master-0 at 127\.42\.[0-9.]+, python /usr/bin/python3" <<<"$logs" ||
+  grep -Eq "rank $r of 2: sum 1, lr 0.01, epochs 3, token set, master own-job-master-0 at (127\.42|10\.244)\.[0-9.]+, python /usr/bin/python3" <<<"$logs" ||
     fail "rank $r line missing in logs:"$'\n'"$logs"
 done
 out=$(kc get secrets,configmaps 2>&1)
