@@ -74,7 +74,7 @@ async function main() {
   await expectText(page.locator('#replicas-table tbody tr'), /pytorch-simple-worker-0.*Succeeded/s, 'replicas table');
   const replicaRows = await page.locator('#replicas-table tbody tr').count();
   if (replicaRows !== 2) fail(`replicas table has ${replicaRows} rows, want 2`);
-  await expectText(page.locator('#replicas-table tbody tr'), /127\.42\./, 'pod IP');
+  await expectText(page.locator('#replicas-table tbody tr'), /(127\.42|10\.244)\./, 'pod IP');
   await shot(page, '07-job-replicas');
 
   step('logs tab');
