@@ -51,7 +51,7 @@ TEST_CASE("LOCAL_RANK beyond the visible GPUs: gloo shares them, nccl refuses",
         "(CUDA_VISIBLE_DEVICES=0); NCCL takes one rank per GPU");
 }
 
-TEST_CASE("--no-cuda keeps the CPU, and gloo runs there", "[trainer][device]") {
+TEST_CASE("no-cuda keeps the CPU, and gloo runs there", "[trainer][device]") {
   auto d = ChooseDevice(Gpus(1), true, "gloo", Env({}));
   REQUIRE(d.ok());
   CHECK_FALSE(d->cuda);

@@ -87,7 +87,7 @@ TEST_CASE("bad flags are usage errors naming the flag", "[trainer]") {
   }
 }
 
-TEST_CASE("--help returns the help text", "[trainer]") {
+TEST_CASE("the help flag returns the help text", "[trainer]") {
   auto r = Parse({"--help"});
   REQUIRE(r.ok());
   CHECK(r->help);

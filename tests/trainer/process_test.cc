@@ -123,7 +123,7 @@ TEST_CASE("bad input gives a one-line error and a permanent exit code", "[traine
   fs::remove_all(dir);
 }
 
-TEST_CASE("--backend nccl without a visible GPU exits at once with its cause", "[trainer][slow]") {
+TEST_CASE("nccl without a visible GPU exits at once with its cause", "[trainer][slow]") {
   const std::string dir = TempDir();
   // A worker of a 2-rank job whose master never comes: the check must come before rendezvous.
   struct Case {
