@@ -80,7 +80,7 @@ struct Fixture {
     };
     options.max_metrics_bytes = 4096;
     mount = MakeConsoleMount(store, std::move(options));
-    for (const char* name : {"job-master-0", "no-trainer"}) {
+    for (const char* name : {"job-master-0", "job-worker-0", "no-trainer"}) {
       Json pod = {{"apiVersion", "v1"},
                   {"kind", "Pod"},
                   {"metadata", {{"name", name}, {"namespace", "kubeflow"}}},
