@@ -53,9 +53,10 @@ PodLogFollowers::~PodLogFollowers() {
   // A bounded wait, so that a follower blocked on a silent stream cannot hold up the exit; the
   // others end within their next reconnect pause.
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  for (auto& [key, f] : followers_) {
-    std::unique_lock<std::mutex> flock(f->mu);
-    f->cv.wait_until(flock, until, [&] { return f->done; });
+  for (auto& entry : followers_) {
+    Follower& f = *entry.second;
+    std::unique_lock<std::mutex> flock(f.mu);
+    f.cv.wait_until(flock, until, [&f] { return f.done; });
   }
 }
 
