@@ -74,28 +74,10 @@ IoSampler::IoSampler(const Clock& clock, Lister lister, IoSamplerOptions options
 IoSampler::~IoSampler() { Stop(); }
 
 void IoSampler::Start() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (thread_.joinable()) return;
-  stop_ = false;
-  thread_ = std::thread([this] {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stop_) {
-      lock.unlock();
-      SampleOnce();
-      lock.lock();
-      cv_.wait_for(lock, options_.interval, [this] { return stop_; });
-    }
-  });
+  sampling_.Start(options_.interval, [this] { SampleOnce(); });
 }
 
-void IoSampler::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+void IoSampler::Stop() { sampling_.Stop(); }
 
 IoCounters IoSampler::ReadGroup(Pid leader) const {
   IoCounters sum;

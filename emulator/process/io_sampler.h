@@ -13,18 +13,17 @@
 // Thread safety: every method may be called from any thread; Start runs a sampling thread.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "emulator/common/clock.h"
+#include "emulator/common/periodic_thread.h"
 #include "emulator/process/process_runner.h"
 
 namespace pjemu::process {
@@ -85,9 +84,7 @@ class IoSampler {
   IoSamplerOptions options_;
   mutable std::mutex mu_;
   std::map<std::string, Series> series_;  // GUARDED_BY(mu_)
-  std::condition_variable cv_;
-  bool stop_ = false;  // GUARDED_BY(mu_)
-  std::thread thread_;
+  PeriodicThread sampling_;  // last member: stopped (joined) before the others go
 };
 
 }  // namespace pjemu::process

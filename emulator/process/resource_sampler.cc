@@ -16,28 +16,10 @@ ResourceSampler::ResourceSampler(const Clock& clock, Lister lister, ResourceSamp
 ResourceSampler::~ResourceSampler() { Stop(); }
 
 void ResourceSampler::Start() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (thread_.joinable()) return;
-  stop_ = false;
-  thread_ = std::thread([this] {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stop_) {
-      lock.unlock();
-      SampleOnce();
-      lock.lock();
-      cv_.wait_for(lock, options_.interval, [this] { return stop_; });
-    }
-  });
+  sampling_.Start(options_.interval, [this] { SampleOnce(); });
 }
 
-void ResourceSampler::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+void ResourceSampler::Stop() { sampling_.Stop(); }
 
 std::map<Pid, GpuProcessUse> ResourceSampler::GpuByGroup(const std::set<Pid>& groups) const {
   std::map<Pid, GpuProcessUse> out;

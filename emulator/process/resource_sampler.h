@@ -10,7 +10,6 @@
 // Thread safety: every method may be called from any thread; Start runs a sampling thread.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -18,11 +17,11 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "emulator/common/clock.h"
+#include "emulator/common/periodic_thread.h"
 #include "emulator/process/cgroups.h"
 #include "emulator/process/gpu_usage.h"
 #include "emulator/process/process_runner.h"
@@ -96,9 +95,7 @@ class ResourceSampler {
   CgroupReader cgroups_;
   mutable std::mutex mu_;
   std::map<std::string, Series> series_;  // GUARDED_BY(mu_)
-  std::condition_variable cv_;
-  bool stop_ = false;  // GUARDED_BY(mu_)
-  std::thread thread_;
+  PeriodicThread sampling_;  // last member: stopped (joined) before the others go
 };
 
 }  // namespace pjemu::process
