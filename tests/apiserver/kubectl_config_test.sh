@@ -8,35 +8,20 @@
 set -uo pipefail
 K=$1 PJEMU=$2
 if [ ! -x "$K" ]; then echo "SKIP: $K is not present"; exit 0; fi
-work=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }; rm -rf "$work"; }
-trap cleanup EXIT
-export HOME=$work/home
-mkdir -p "$HOME"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-"$PJEMU" serve --port 0 --kubeconfig "$work/kubeconfig" --output-dir "$work/state" >"$work/serve.out" 2>&1 &
-pid=$!
-for _ in $(seq 200); do [ -s "$work/kubeconfig" ] && break; sleep 0.05; done
-[ -s "$work/kubeconfig" ] || { echo "pjemu serve did not start: $(cat "$work/serve.out")"; exit 1; }
-kc() { "$K" --kubeconfig "$work/kubeconfig" --cache-dir "$work/cache" "$@"; }
+. "$(dirname "$0")/../support/serve_kubectl.sh"
+start_serve --output-dir "$work/state"
 minor=$(kc version --client -o json 2>/dev/null | sed -n 's/.*"minor": *"\([0-9]*\).*/\1/p' | head -1)
-expect() {  # expect WHAT PATTERN OUTPUT
-  grep -Eq -- "$2" <<<"$3" || fail "$1: expected /$2/ in: $3"
-}
 
 # ConfigMap from a file, read back byte for byte.
 printf 'import torch\nprint("lr", 0.1)\n' >"$work/train.py"
-expect "create configmap" '^configmap/train created$' "$(cd "$work" && kc create configmap train --from-file=train.py 2>&1)"
+expect_match "create configmap" '^configmap/train created$' "$(cd "$work" && kc create configmap train --from-file=train.py 2>&1)"
 [ "$(kc get configmap train -o jsonpath='{.data.train\.py}')" = "$(cat "$work/train.py")" ] \
   || fail "configmap data: $(kc get configmap train -o yaml 2>&1)"
 
-expect "create namespace" '^namespace/team created$' "$(kc create namespace team 2>&1)"
+expect_match "create namespace" '^namespace/team created$' "$(kc create namespace team 2>&1)"
 
 # Secret from a literal, and one with stringData: base64 data, type Opaque.
-expect "create secret" '^secret/tok created$' "$(kc create secret generic tok --from-literal=token=abc 2>&1)"
+expect_match "create secret" '^secret/tok created$' "$(kc create secret generic tok --from-literal=token=abc 2>&1)"
 [ "$(kc get secret tok -o jsonpath='{.data.token}')" = "YWJj" ] || fail "secret data: $(kc get secret tok -o yaml 2>&1)"
 cat >"$work/objects.yaml" <<'YAML'
 apiVersion: v1
@@ -69,7 +54,7 @@ spec:
 YAML
 out=$(kc apply -f "$work/objects.yaml" 2>&1)
 for o in secret/creds storageclass.storage.k8s.io/fast persistentvolume/pv-manual persistentvolumeclaim/data; do
-  expect "apply $o" "^$o created$" "$out"
+  expect_match "apply $o" "^$o created$" "$out"
 done
 [ "$(kc get secret creds -o jsonpath='{.data.user} {.data.pass} {.type}')" = "YWxpY2U= cHc= Opaque" ] \
   || fail "stringData: $(kc get secret creds -o yaml 2>&1)"
@@ -78,19 +63,19 @@ done
 
 # The tables kubectl prints.
 out=$(kc get secrets,pvc,pv,sc 2>&1)
-expect "secrets header" '^NAME +TYPE +DATA +AGE$' "$out"
-expect "secrets row" '^secret/tok +Opaque +1 +[0-9]+s$' "$out"
-expect "pvc header" '^NAME +STATUS +VOLUME +CAPACITY +ACCESS MODES +STORAGECLASS +AGE' "$out"
-expect "pvc row" '^persistentvolumeclaim/data +Pending +fast +[0-9]+s' "$out"
-expect "pv header" '^NAME +CAPACITY +ACCESS MODES +RECLAIM POLICY +STATUS +CLAIM +STORAGECLASS +REASON +AGE' "$out"
-expect "pv row" '^persistentvolume/pv-manual +2Gi +RWO +Retain +(Pending|Available) +manual +[0-9]+s' "$out"
-expect "sc header" '^NAME +PROVISIONER +RECLAIMPOLICY +VOLUMEBINDINGMODE +ALLOWVOLUMEEXPANSION +AGE$' "$out"
-expect "sc row" '^storageclass.storage.k8s.io/fast +example.com/none +Delete +Immediate +false +[0-9]+s$' "$out"
-expect "configmaps" '^train +1 +[0-9]+s$' "$(kc get configmaps 2>&1)"
+expect_match "secrets header" '^NAME +TYPE +DATA +AGE$' "$out"
+expect_match "secrets row" '^secret/tok +Opaque +1 +[0-9]+s$' "$out"
+expect_match "pvc header" '^NAME +STATUS +VOLUME +CAPACITY +ACCESS MODES +STORAGECLASS +AGE' "$out"
+expect_match "pvc row" '^persistentvolumeclaim/data +Pending +fast +[0-9]+s' "$out"
+expect_match "pv header" '^NAME +CAPACITY +ACCESS MODES +RECLAIM POLICY +STATUS +CLAIM +STORAGECLASS +REASON +AGE' "$out"
+expect_match "pv row" '^persistentvolume/pv-manual +2Gi +RWO +Retain +(Pending|Available) +manual +[0-9]+s' "$out"
+expect_match "sc header" '^NAME +PROVISIONER +RECLAIMPOLICY +VOLUMEBINDINGMODE +ALLOWVOLUMEEXPANSION +AGE$' "$out"
+expect_match "sc row" '^storageclass.storage.k8s.io/fast +example.com/none +Delete +Immediate +false +[0-9]+s$' "$out"
+expect_match "configmaps" '^train +1 +[0-9]+s$' "$(kc get configmaps 2>&1)"
 
 # Refusals, worded as the API server words them.
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata: {"a b": x}\n' >"$work/bad.yaml"
-expect "bad key" 'The ConfigMap "bad" is invalid: data\[a b\]: Invalid value: "a b": a valid config key must consist of alphanumeric characters' \
+expect_match "bad key" 'The ConfigMap "bad" is invalid: data\[a b\]: Invalid value: "a b": a valid config key must consist of alphanumeric characters' \
   "$(kc create -f "$work/bad.yaml" 2>&1)"
 cat >"$work/pod.yaml" <<'YAML'
 apiVersion: v1
@@ -101,7 +86,7 @@ spec:
   - {name: c, image: busybox, volumeMounts: [{name: cfg, mountPath: /cfg, subPath: ../x}]}
   volumes: [{name: cfg, configMap: {name: train}}]
 YAML
-expect "bad subPath" "The Pod \"p\" is invalid: spec.containers\[0\].volumeMounts.subPath: Invalid value: \"../x\": must not contain '..'" \
+expect_match "bad subPath" "The Pod \"p\" is invalid: spec.containers\[0\].volumeMounts.subPath: Invalid value: \"../x\": must not contain '..'" \
   "$(kc create -f "$work/pod.yaml" 2>&1)"
 # A job whose template mounts no volume: the webhook admits it, its pod is refused, and the
 # operator says so in a FailedCreatePod event.
@@ -118,15 +103,15 @@ spec:
           containers:
           - {name: pytorch, image: busybox, command: ["true"], volumeMounts: [{name: cfg, mountPath: /cfg}]}
 YAML
-expect "job with a bad mount" '^pytorchjob.kubeflow.org/mounts created$' "$(kc create -f "$work/job.yaml" 2>&1)"
+expect_match "job with a bad mount" '^pytorchjob.kubeflow.org/mounts created$' "$(kc create -f "$work/job.yaml" 2>&1)"
 for _ in $(seq 100); do
   out=$(kc get events --field-selector reason=FailedCreatePod 2>&1)
   grep -q FailedCreatePod <<<"$out" && break
   sleep 0.05
 done
-expect "FailedCreatePod" 'Error creating: Pod "mounts-master-0" is invalid: spec.containers\[0\].volumeMounts\[0\].name: Not found: "cfg"' "$out"
+expect_match "FailedCreatePod" 'Error creating: Pod "mounts-master-0" is invalid: spec.containers\[0\].volumeMounts\[0\].name: Not found: "cfg"' "$out"
 out=$(kc patch pvc data --type merge -p '{"spec":{"accessModes":["ReadWriteMany"]}}' 2>&1)
-expect "pvc immutable" 'spec: Forbidden: spec is immutable after creation except resources.requests' "$out"
+expect_match "pvc immutable" 'spec: Forbidden: spec is immutable after creation except resources.requests' "$out"
 
 if [ "$failures" -ne 0 ]; then echo "kubectl 1.$minor: $failures failure(s)" >&2; exit 1; fi
 echo "kubectl 1.$minor: all config and storage checks passed"
