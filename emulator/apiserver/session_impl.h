@@ -92,11 +92,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                      beast::bind_front_handler(&Session::OnRead, this->shared_from_this()));
   }
 
-  // True when the bytes read so far hold no complete request line: the URL alone is too long.
-  bool RequestLineIncomplete() const {
-    std::string_view data(static_cast<const char*>(buffer_.data().data()), buffer_.size());
-    return data.find('\n') == std::string_view::npos;
-  }
+  // True when the header limit was hit before the request line was complete: the URL is too
+  // long. (The parser keeps the request line's target once it has read it, and consumes the
+  // line's bytes from the buffer as it goes.)
+  bool RequestLineTooLong() const { return parser_->get().target().empty(); }
 
   void OnRead(beast::error_code ec, std::size_t) {
     if (ec == http::error::body_limit) {
@@ -108,7 +107,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     if (ec == http::error::header_limit) {
       HttpResponse response;
       response.content_type = "text/plain; charset=utf-8";
-      if (RequestLineIncomplete()) {
+      if (RequestLineTooLong()) {
         response.status = 414;
         response.body = "414 URI Too Long";
       } else {

@@ -299,11 +299,13 @@ TEST_CASE("sandbox: a bad mount source or working directory fails the start",
           "no such file or directory");
   }
   SECTION("working directory") {
-    auto pid = h.Start(box, {"true"}, "/pjemu-no-such-dir");
+    // A file where the directory should be (a missing one is made, as containerd does).
+    fs::path data = box.Bind("/data");
+    std::ofstream(data / "file") << "x";
+    auto pid = h.Start(box, {"true"}, "/data/file");
     REQUIRE_FALSE(pid.ok());
     CHECK(pid.status().message() ==
-          "chdir to cwd (\"/pjemu-no-such-dir\") set in config.json failed: "
-          "no such file or directory");
+          "chdir to cwd (\"/data/file\") set in config.json failed: not a directory");
   }
   CHECK(h.runner.running() == 0);
 }
@@ -315,7 +317,10 @@ TEST_CASE("sandbox: the working directory is a path inside the pod", "[process][
   fs::create_directories(data / "sub");
   Harness h;
   REQUIRE(h.Sh(box, "pwd > /data/sub/pwd", "/data/sub") == 0);
-  CHECK(ReadAll(data / "sub" / "pwd") == "/data/sub\n");
+  CHECK(ReadAll(data / "sub" / "pwd") == "/data/sub\n");  // A missing one is made (mkdir -p), as containerd makes a missing workingDir.
+  REQUIRE(h.Sh(box, "pwd > /data/pwd", "/data/new/deep") == 0);
+  CHECK(ReadAll(data / "pwd") == "/data/new/deep\n");
+  CHECK(fs::is_directory(data / "new" / "deep"));
 }
 
 bool Alive(pid_t pid) {

@@ -10,19 +10,25 @@
 #   PJEMU_DEBUG_INFO  lines (default): -g1, line tables and function names: backtraces, gdb
 #                `bt` and stepping by line, no local variables; a quarter of a compile at -O2
 #                (measured per file, README "Build times"). full: -g, for a debugging session.
+#                none: -g0, what tools/quickstart builds (a 10x smaller pjemu: the function
+#                names of -g1 are most of its size).
 #   ccache       used when it is on PATH (and no launcher was given).
 #   lld          every link with ld.lld when it is there (Debian's lld, installed by setup).
 option(PJEMU_PCH "Precompile the headers most sources include" ON)
 option(PJEMU_UNITY "Unity build (batches of sources compiled as one file)" OFF)
 set(PJEMU_UNITY_BATCH 6 CACHE STRING "Sources per unity batch")
-set(PJEMU_DEBUG_INFO lines CACHE STRING "Debug info of RelWithDebInfo builds: lines or full")
-set_property(CACHE PJEMU_DEBUG_INFO PROPERTY STRINGS lines full)
-if(NOT PJEMU_DEBUG_INFO MATCHES "^(lines|full)$")
-  message(FATAL_ERROR "PJEMU_DEBUG_INFO is '${PJEMU_DEBUG_INFO}': use lines or full")
+set(PJEMU_DEBUG_INFO lines CACHE STRING "Debug info of RelWithDebInfo builds: lines, full or none")
+set_property(CACHE PJEMU_DEBUG_INFO PROPERTY STRINGS lines full none)
+# The compile option of each level, after CMAKE_CXX_FLAGS_RELWITHDEBINFO's -g on the command
+# line, so that it wins.
+set(_pjemu_debug_flag_lines -g1)
+set(_pjemu_debug_flag_none -g0)
+set(_pjemu_debug_flag_full "")
+if(NOT PJEMU_DEBUG_INFO MATCHES "^(lines|full|none)$")
+  message(FATAL_ERROR "PJEMU_DEBUG_INFO is '${PJEMU_DEBUG_INFO}': use lines, full or none")
 endif()
-if(PJEMU_DEBUG_INFO STREQUAL "lines")
-  # After CMAKE_CXX_FLAGS_RELWITHDEBINFO's -g on the command line, so this level wins.
-  add_compile_options($<$<CONFIG:RelWithDebInfo>:-g1>)
+if(_pjemu_debug_flag_${PJEMU_DEBUG_INFO})
+  add_compile_options($<$<CONFIG:RelWithDebInfo>:${_pjemu_debug_flag_${PJEMU_DEBUG_INFO}}>)
 endif()
 
 if(NOT CMAKE_CXX_COMPILER_LAUNCHER)
