@@ -200,7 +200,10 @@ std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& e
 bool PodWorker::MasterAddressReady(const EnvList& env) {
   for (const char* name : {"MASTER_ADDR", "PET_MASTER_ADDR"}) {
     auto value = LookupEnv(env, name);
-    if (value && ParseServiceHost(*value, ns_) && !Resolve(*value, false)) return false;
+    if (!value || !ParseServiceHost(*value, ns_)) continue;
+    // With cluster DNS: once its records name it (the container's lookup then succeeds).
+    std::optional<bool> in_dns = ctx_.network->DnsResolves(*value, ns_);
+    if (in_dns ? !*in_dns : !Resolve(*value, false)) return false;
   }
   return true;
 }
