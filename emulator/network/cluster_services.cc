@@ -91,8 +91,12 @@ Result<std::unique_ptr<ClusterServices>> ClusterServices::Start(
   RETURN_IF_ERROR(s->WriteHosts(""));
   Status added = s->bridge_->AddNodeAddress(o.dns_ip);
   if (!added.ok()) return Status(Code::kUnavailable, added.message());
-  ASSIGN_OR_RETURN(s->dnsmasq_, Dnsmasq::Start({s->bridge_->node_netns_path(), o.dns_ip,
-                                                o.dir + "/hosts", o.dir + "/dnsmasq.log"}));
+  DnsmasqOptions dns;
+  dns.netns_path = s->bridge_->node_netns_path();
+  dns.listen_address = o.dns_ip;
+  dns.hosts_dir = o.dir + "/hosts";
+  dns.log_file = o.dir + "/dnsmasq.log";
+  ASSIGN_OR_RETURN(s->dnsmasq_, Dnsmasq::Start(dns));
   Status forward = s->bridge_->RunInNode({"sysctl", "-qw", "net.ipv4.ip_forward=1"});
   if (forward.ok()) forward = s->ApplyRules({});
   {

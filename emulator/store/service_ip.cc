@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/resources.h"
