@@ -30,6 +30,9 @@ std::vector<std::string> Argv(const std::string& path, const DnsmasqOptions& o) 
           "--bind-interfaces",
           "--pid-file=",
           "--local-ttl=0",  // a pod's resolver keeps no old answer
+          // NXDOMAIN for every name not in the hosts files: a REFUSED answer would end glibc's
+          // walk down the search path (`web.default` first tries web.default.<ns>.svc...).
+          "--address=/#/",
           "--log-facility=" + o.log_file};
 }
 

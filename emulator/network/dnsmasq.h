@@ -3,8 +3,8 @@
 // files that it re-reads on change (inotify: a file written elsewhere and renamed into the
 // directory replaces its old records within milliseconds). It forwards nothing (--no-resolv,
 // no servers: a pod has no route off the machine) and reads neither the host's /etc/hosts nor
-// its resolv.conf; a name it has no record for is answered REFUSED at once (the resolver then
-// fails the lookup, as NXDOMAIN would). Its log lines go to `log_file`.
+// its resolv.conf; a name it has no record for is answered NXDOMAIN at once (`--address=/#/`,
+// which the hosts files' records win over). Its log lines go to `log_file`.
 // Lifetime: the process is forked by a thread of this object that waits for it, with
 // PR_SET_PDEATHSIG(SIGKILL) tied to that thread, so it dies with pjemu (even a SIGKILLed one)
 // and with this object (the destructor sends SIGTERM, then SIGKILL after a second).

@@ -96,13 +96,16 @@ poller=$!
 sleep 0.5
 t0=$(date +%s.%N)
 kc create service clusterip late --tcp=80:8080 >/dev/null || fail "create service late"
+t_created=$(date +%s.%N)
 wait $poller
 t1=$(cat "$work/late")
 if [ "$t1" = never ] || [ -z "$t1" ]; then
   fail "late Service never resolved: $t1"
 else
   ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
-  echo "DNS update latency (kubectl create service -> the pod resolves it): ${ms} ms"
+  took=$(awk -v a="$t0" -v b="$t_created" 'BEGIN { printf "%d", (b - a) * 1000 }')
+  echo "DNS update latency: the pod resolves the new Service ${ms} ms after kubectl create" \
+    "started (kubectl create itself took ${took} ms)"
   [ "$ms" -lt 1000 ] || fail "late Service resolved after ${ms} ms (want < 1000)"
 fi
 

@@ -66,9 +66,9 @@ TEST_CASE("service records: ClusterIP, headless, hostname.subdomain", "[network]
   CHECK(r.count("job-1.elsewhere.default.svc.cluster.local") == 0);
   CHECK(r.size() == 4);
   CHECK(HostsFileText(r) ==
+        "10.244.1.4 job-0.job.default.svc.cluster.local\n"  // by name: '-' sorts before '.'
         "10.244.1.3 job.default.svc.cluster.local\n"
         "10.244.1.4 job.default.svc.cluster.local\n"
-        "10.244.1.4 job-0.job.default.svc.cluster.local\n"
         "10.244.1.6 late.default.svc.cluster.local\n"
         "10.96.0.11 web.default.svc.cluster.local\n");
 
