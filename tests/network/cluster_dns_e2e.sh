@@ -84,7 +84,7 @@ done
 # A Service created after the pod started: the pod polls its name every 5 ms.
 kc exec client -- /usr/bin/python3 -c '
 import socket, time
-end = time.time() + 5
+end = time.time() + 20
 while time.time() < end:
     try:
         socket.gethostbyname("late"); print("%.3f" % time.time()); break
@@ -102,11 +102,12 @@ t1=$(cat "$work/late")
 if [ "$t1" = never ] || [ -z "$t1" ]; then
   fail "late Service never resolved: $t1"
 else
-  ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
+  ms=$(awk -v a="$t_created" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
   took=$(awk -v a="$t0" -v b="$t_created" 'BEGIN { printf "%d", (b - a) * 1000 }')
+  # Negative: the pod resolved it before kubectl (which took $took ms) had even exited.
   echo "DNS update latency: the pod resolves the new Service ${ms} ms after kubectl create" \
-    "started (kubectl create itself took ${took} ms)"
-  [ "$ms" -lt 1000 ] || fail "late Service resolved after ${ms} ms (want < 1000)"
+    "returned (kubectl create took ${took} ms)"
+  [ "$ms" -lt 1000 ] || fail "late Service resolved ${ms} ms after it was created (want < 1000)"
 fi
 
 if [ "$failures" -gt 0 ]; then
