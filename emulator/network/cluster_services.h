@@ -10,8 +10,7 @@
 //    (IPv4 forwarding on there), reloaded whenever the rules change.
 // It watches Services and Pods (client::Informer, every namespace) and recomputes both after
 // each batch of events (one pass posted per batch on the loop). Files live in `dir`
-// (/run/pjemu-<pid>-dns by default: dnsmasq drops to `nobody`, which must read them); those of
-// emulators that are gone are removed at start.
+// (/run/pjemu-<pid>-dns by default); those of emulators that are gone are removed at start.
 // Errors: Start fails (kUnavailable) when dnsmasq cannot run; without `nft` (or when the kernel
 // refuses the table) DNS still runs and cluster_ip_status() says why virtual addresses do not.
 // Thread safety: Start, Stop and the destructor on the EventLoop thread (the informers' rule);

@@ -29,6 +29,9 @@ std::vector<std::string> Argv(const std::string& path, const DnsmasqOptions& o) 
           "--listen-address=" + o.listen_address,
           "--bind-interfaces",
           "--pid-file=",
+          // Root, as pjemu: dropping to `nobody` changes credentials, which clears the
+          // PR_SET_PDEATHSIG that kills it with pjemu (a SIGKILLed pjemu left it running).
+          "--user=root",
           "--local-ttl=0",  // a pod's resolver keeps no old answer
           // NXDOMAIN for every name not in the hosts files: a REFUSED answer would end glibc's
           // walk down the search path (`web.default` first tries web.default.<ns>.svc...).

@@ -7,7 +7,9 @@
 // which the hosts files' records win over). Its log lines go to `log_file`.
 // Lifetime: the process is forked by a thread of this object that waits for it, with
 // PR_SET_PDEATHSIG(SIGKILL) tied to that thread, so it dies with pjemu (even a SIGKILLed one)
-// and with this object (the destructor sends SIGTERM, then SIGKILL after a second).
+// and with this object (the destructor sends SIGTERM, then SIGKILL after a second). It keeps
+// running as root (--user=root), inside the bridge's namespace only: dropping to `nobody`
+// would change its credentials, and the kernel then clears PR_SET_PDEATHSIG.
 // Thread safety: Start and the destructor from one thread; pid() from any.
 #pragma once
 
@@ -25,7 +27,7 @@ namespace pjemu::network {
 struct DnsmasqOptions {
   std::string netns_path;      // /run/netns/<ns>: where it listens
   std::string listen_address;  // an address of that namespace
-  std::string hosts_dir;       // --hostsdir (readable by `nobody`: dnsmasq drops to it)
+  std::string hosts_dir;       // --hostsdir
   std::string log_file;
 };
 

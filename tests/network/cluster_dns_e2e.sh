@@ -4,7 +4,7 @@
 # `<hostname>.<subdomain>` (getent, as glibc resolves through the pod's resolv.conf); the
 # ClusterIP is allocated from 10.96.0.0/12 and a TCP connection to it reaches the endpoint pod's
 # targetPort; a Service created after the pod started resolves within a second (the latency is
-# printed); the pod's /etc/hosts no longer lists Services.
+# printed); the pod's /etc/hosts no longer lists Services; dnsmasq dies with a SIGKILLed pjemu.
 # Skipped (77) without root, network namespaces, dnsmasq or nft (serve then says "DNS off").
 # Usage: cluster_dns_e2e.sh PJEMU
 set -uo pipefail
@@ -108,6 +108,16 @@ else
   echo "DNS update latency: the pod resolves the new Service ${ms} ms after kubectl create" \
     "returned (kubectl create took ${took} ms)"
   [ "$ms" -lt 1000 ] || fail "late Service resolved ${ms} ms after it was created (want < 1000)"
+fi
+
+# dnsmasq never outlives pjemu, even a SIGKILLed one.
+kill -KILL "$serve_pid" && wait "$serve_pid" 2>/dev/null
+dns_dir=/run/pjemu-$serve_pid-dns
+serve_pid=
+sleep 0.3
+if pgrep -f -- "--hostsdir=$dns_dir/" >/dev/null; then
+  fail "dnsmasq outlived a SIGKILLed pjemu: $(pgrep -af -- "--hostsdir=$dns_dir/")"
+  kill -KILL $(pgrep -f -- "--hostsdir=$dns_dir/")
 fi
 
 if [ "$failures" -gt 0 ]; then
