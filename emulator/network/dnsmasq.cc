@@ -29,9 +29,7 @@ std::vector<std::string> Argv(const std::string& path, const DnsmasqOptions& o) 
           "--listen-address=" + o.listen_address,
           "--bind-interfaces",
           "--pid-file=",
-          // Root, as pjemu: dropping to `nobody` changes credentials, which clears the
-          // PR_SET_PDEATHSIG that kills it with pjemu (a SIGKILLed pjemu left it running).
-          "--user=root",
+          "--user=root",  // as pjemu: it reads pjemu's files in /run
           "--local-ttl=0",  // a pod's resolver keeps no old answer
           // NXDOMAIN for every name not in the hosts files: a REFUSED answer would end glibc's
           // walk down the search path (`web.default` first tries web.default.<ns>.svc...).
@@ -92,11 +90,13 @@ void Dnsmasq::Supervise(const std::string& path, const DnsmasqOptions& options, 
     forked_ = true;
     return;
   }
+  guard_.Add(pid);
   pid_ = pid;
   forked_ = true;
   int st = 0;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
+  guard_.Remove(pid);
   exited_ = true;
 }
 
@@ -108,6 +108,7 @@ Result<std::unique_ptr<Dnsmasq>> Dnsmasq::Start(const DnsmasqOptions& options) {
     return Status(Code::kUnavailable, options.netns_path + ": " + std::strerror(errno));
   }
   std::unique_ptr<Dnsmasq> d(new Dnsmasq());
+  if (!d->guard_.ok()) return Status(Code::kUnavailable, "dnsmasq: no orphan guard");
   { std::ofstream(options.log_file, std::ios::trunc); }
   Dnsmasq* raw = d.get();
   std::string exe = *path;

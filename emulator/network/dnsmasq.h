@@ -5,11 +5,11 @@
 // no servers: a pod has no route off the machine) and reads neither the host's /etc/hosts nor
 // its resolv.conf; a name it has no record for is answered NXDOMAIN at once (`--address=/#/`,
 // which the hosts files' records win over). Its log lines go to `log_file`.
-// Lifetime: the process is forked by a thread of this object that waits for it, with
-// PR_SET_PDEATHSIG(SIGKILL) tied to that thread, so it dies with pjemu (even a SIGKILLed one)
-// and with this object (the destructor sends SIGTERM, then SIGKILL after a second). It keeps
-// running as root (--user=root), inside the bridge's namespace only: dropping to `nobody`
-// would change its credentials, and the kernel then clears PR_SET_PDEATHSIG.
+// Lifetime: the process is forked by a thread of this object that waits for it, leads a process
+// group of its own that an OrphanGuard of this object holds (its guardian SIGKILLs the group
+// when pjemu dies, even SIGKILLed: PR_SET_PDEATHSIG alone did not survive dnsmasq's start-up,
+// which changes its credentials), and dies with this object (the destructor sends SIGTERM, then
+// SIGKILL after a second). It runs as root (--user=root) inside the bridge's namespace only.
 // Thread safety: Start and the destructor from one thread; pid() from any.
 #pragma once
 
@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "emulator/common/status.h"
+#include "emulator/process/orphan_guard.h"
 
 namespace pjemu::network {
 
@@ -52,6 +53,7 @@ class Dnsmasq {
   std::atomic<bool> exited_{false};
   std::atomic<bool> forked_{false};
   int fork_errno_ = 0;
+  process::OrphanGuard guard_;  // forked before the supervisor thread
   std::thread supervisor_;
 };
 
