@@ -201,9 +201,12 @@ bool PodWorker::MasterAddressReady(const EnvList& env) {
   for (const char* name : {"MASTER_ADDR", "PET_MASTER_ADDR"}) {
     auto value = LookupEnv(env, name);
     if (!value || !ParseServiceHost(*value, ns_)) continue;
-    // With cluster DNS: once its records name it (the container's lookup then succeeds).
-    std::optional<bool> in_dns = ctx_.network->DnsResolves(*value, ns_);
-    if (in_dns ? !*in_dns : !Resolve(*value, false)) return false;
+    // With cluster DNS: once its records name it (the container's lookup then succeeds), or,
+    // as without, once a selected pod has an address: DNS names a headless Service's Ready
+    // pods only, and a master that never gets Ready (a command that exits at once) must not
+    // hold its workers for a minute.
+    if (ctx_.network->DnsResolves(*value, ns_).value_or(false)) continue;
+    if (!Resolve(*value, false)) return false;
   }
   return true;
 }

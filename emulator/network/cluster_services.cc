@@ -115,8 +115,7 @@ void ClusterServices::Stop() {
   if (service_informer_) service_informer_->Stop();
   if (pod_informer_) pod_informer_->Stop();
   dnsmasq_.reset();
-  if (rules_loaded_) (void)bridge_->RunInNode({"nft", "delete", "table", "ip", "pjemu_services"});
-  rules_loaded_ = false;
+  rules_loaded_ = false;  // the table goes with the bridge's namespace
   std::error_code ec;
   if (!options_.dir.empty()) fs::remove_all(options_.dir, ec);
 }

@@ -48,7 +48,8 @@ class ClusterServices {
   ClusterServices(const ClusterServices&) = delete;
   ClusterServices& operator=(const ClusterServices&) = delete;
 
-  // Stops the informers and dnsmasq, removes the nftables table and the files. Idempotent.
+  // Stops the informers and dnsmasq and removes the files (the nftables table goes with the
+  // bridge's namespace). Idempotent.
   void Stop();
 
   // Whether dnsmasq answers `name` for a pod of namespace `pod_ns` now (the records last

@@ -135,8 +135,8 @@ Dnsmasq::~Dnsmasq() {
   pid_t pid = pid_;
   if (pid > 0 && !exited_) {
     kill(pid, SIGTERM);
-    for (int i = 0; i < 100 && !exited_; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 1000 && !exited_; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     if (!exited_) kill(pid, SIGKILL);
   }
