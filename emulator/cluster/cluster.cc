@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
@@ -20,6 +21,7 @@
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/kubelet.h"
 #include "emulator/namespaces/namespace_controller.h"
+#include "emulator/network/cluster_services.h"
 #include "emulator/persist/sqlite_durability.h"
 #include "emulator/process/io_sampler.h"
 #include "emulator/process/posix_process_runner.h"
@@ -96,6 +98,8 @@ class Cluster::Parts {
   std::unique_ptr<kubelet::ImageCache> image_cache;    // the kubelet's, with wrap_images
   std::unique_ptr<kubelet::ImagePuller> image_puller;  // wrap_images' decorator of it
   std::unique_ptr<kubelet::Kubelet> kubelet;
+  // Cluster DNS and ClusterIP addresses on the kubelet's pod network (under isolation only).
+  std::unique_ptr<network::ClusterServices> cluster_services;
   bool node_up = true;
   std::unique_ptr<apiserver::ApiServer> api;
   std::thread loop_thread;
@@ -114,6 +118,9 @@ class Cluster::Parts {
   Status OnLoop(const std::function<Status()>& fn);
   // Stops the actors in the reverse order of their start and kills every container process.
   void StopActors();
+  // Where the kubelet made a pod network: cluster DNS and ClusterIP addresses on it, wired to
+  // the kubelet's ClusterNetwork; else nothing. One line on stderr for what is off, and why.
+  void StartClusterServices();
   // Starts the I/O sampler over the real processes and hands its samples to the console.
   void AddIoSampler(ui::ConsoleOptions& co);
 
@@ -257,7 +264,29 @@ Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
   return result.get();
 }
 
+void Cluster::Parts::StartClusterServices() {
+  const auto& net = kubelet_options.network;
+  if (cluster_services || !net || !net->isolated()) return;
+  auto started = network::ClusterServices::Start(actors(), loop, net->bridge());
+  if (!started.ok()) {
+    std::fprintf(stderr, "pjemu: cluster: DNS off: %s\n", started.status().message().c_str());
+    return;
+  }
+  cluster_services = std::move(*started);
+  if (Status ip = cluster_services->cluster_ip_status(); !ip.ok()) {
+    std::fprintf(stderr, "pjemu: cluster: ClusterIP addresses off: %s\n", ip.message().c_str());
+  }
+  network::ClusterServices* s = cluster_services.get();
+  net->SetDns(s->dns_ip(), [s](const std::string& name, const std::string& pod_ns) {
+    return s->Resolves(name, pod_ns);
+  });
+}
+
 void Cluster::Parts::StopActors() {
+  if (cluster_services) {
+    kubelet_options.network->SetDns("", nullptr);
+    cluster_services.reset();
+  }
   for (auto& c : controllers) c->Stop();
   scheduler->Stop();
   if (namespace_controller) namespace_controller->Stop();
@@ -346,6 +375,7 @@ Status Cluster::StartActors() {
   }
   RETURN_IF_ERROR(p->OnLoop([p]() -> Status {
     RETURN_IF_ERROR(p->kubelet->Start());
+    p->StartClusterServices();
     RETURN_IF_ERROR(p->volumes->Start());
     RETURN_IF_ERROR(p->tensorboards->Start());
     RETURN_IF_ERROR(p->namespace_controller->Start());

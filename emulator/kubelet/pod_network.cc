@@ -83,6 +83,33 @@ Result<std::optional<std::string>> ClusterNetwork::HostAddressFor(int host_port)
   return std::optional<std::string>(bridge->gateway());
 }
 
+std::shared_ptr<process::BridgeNetwork> ClusterNetwork::bridge() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bridge_;
+}
+
+void ClusterNetwork::SetDns(std::string server, DnsResolver resolves) {
+  std::lock_guard<std::mutex> lock(mu_);
+  dns_server_ = std::move(server);
+  dns_resolves_ = std::move(resolves);
+}
+
+std::string ClusterNetwork::dns_server() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return dns_server_;
+}
+
+std::optional<bool> ClusterNetwork::DnsResolves(const std::string& name,
+                                                const std::string& pod_ns) const {
+  DnsResolver resolves;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    resolves = dns_resolves_;
+  }
+  if (!resolves) return std::nullopt;
+  return resolves(name, pod_ns);
+}
+
 std::string ClusterNetwork::PodCidr(int node_index) const {
   if (!isolated()) return "";
   return "10.244." + std::to_string(node_index + 1) + ".0/24";

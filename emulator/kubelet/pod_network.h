@@ -53,6 +53,16 @@ class ClusterNetwork {
   // bridge's gateway, relayed to 127.0.0.1 (process::BridgeNetwork::RelayToHost); nullopt
   // without isolation (pods share the host's network and reach it directly).
   Result<std::optional<std::string>> HostAddressFor(int host_port);
+  // The bridge (for network::ClusterServices); nullptr without isolation.
+  std::shared_ptr<process::BridgeNetwork> bridge() const;
+  // Cluster DNS, wired by the Cluster (network::ClusterServices): the nameserver a pod's
+  // resolv.conf names, and whether it resolves a name for a pod of a namespace now. Cleared by
+  // SetDns("", nullptr). The resolver is called without this object's lock held.
+  using DnsResolver = std::function<bool(const std::string& name, const std::string& pod_ns)>;
+  void SetDns(std::string server, DnsResolver resolves);
+  std::string dns_server() const;  // "" without cluster DNS
+  // nullopt without cluster DNS.
+  std::optional<bool> DnsResolves(const std::string& name, const std::string& pod_ns) const;
   // The node's pod CIDR under isolation ("" without).
   std::string PodCidr(int node_index) const;
 
@@ -73,6 +83,8 @@ class ClusterNetwork {
   std::set<std::string> used_ips_;                                  // GUARDED_BY(mu_)
   std::map<std::tuple<std::string, std::string, int>, int> ports_;  // GUARDED_BY(mu_)
   std::shared_ptr<process::BridgeNetwork> bridge_;                  // GUARDED_BY(mu_)
+  std::string dns_server_;                                          // GUARDED_BY(mu_)
+  DnsResolver dns_resolves_;                                        // GUARDED_BY(mu_)
   std::map<std::string, PodSandboxNetwork> sandboxes_;              // GUARDED_BY(mu_), by uid
   std::map<int, std::uint32_t> next_host_;  // GUARDED_BY(mu_): node -> next last octet
 };

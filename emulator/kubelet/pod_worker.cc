@@ -200,7 +200,13 @@ std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& e
 bool PodWorker::MasterAddressReady(const EnvList& env) {
   for (const char* name : {"MASTER_ADDR", "PET_MASTER_ADDR"}) {
     auto value = LookupEnv(env, name);
-    if (value && ParseServiceHost(*value, ns_) && !Resolve(*value, false)) return false;
+    if (!value || !ParseServiceHost(*value, ns_)) continue;
+    // With cluster DNS: once its records name it (the container's lookup then succeeds), or,
+    // as without, once a selected pod has an address: DNS names a headless Service's Ready
+    // pods only, and a master that never gets Ready (a command that exits at once) must not
+    // hold its workers for a minute.
+    if (ctx_.network->DnsResolves(*value, ns_).value_or(false)) continue;
+    if (!Resolve(*value, false)) return false;
   }
   return true;
 }

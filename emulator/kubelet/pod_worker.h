@@ -158,7 +158,8 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   std::optional<ServiceTarget> Resolve(const std::string& host, bool need_ready);
   // False while MASTER_ADDR or PET_MASTER_ADDR names a Service of the cluster (any name
   // ParseServiceHost takes, whoever owns the pod) that does not resolve yet: no Service of that
-  // name, or none of its pods has an IP.
+  // name, or none of its pods has an IP; with cluster DNS, also while its records do not name it
+  // (ClusterNetwork::DnsResolves: `<hostname>.<subdomain>` names too).
   bool MasterAddressReady(const EnvList& env);
   std::vector<std::string> KubeletEnv(const Json& container, EnvList& env);
   bool AnyRunning() const;

@@ -119,7 +119,9 @@ bool PodWorker::SetUpVolumes() {
 
 std::string PodWorker::EtcHostsText() {
   std::vector<HostsService> services;
-  auto list = ctx_.client.List(api::Services(), "");
+  // With cluster DNS the Services resolve there, as on a cluster; the file keeps the pod's own.
+  auto list = ctx_.network->dns_server().empty() ? ctx_.client.List(api::Services(), "")
+                                                 : Result<Json>(Json::object());
   if (list.ok()) {
     for (const Json& svc : list->value("items", Json::array())) {
       std::string name = svc["metadata"].value("name", "");
@@ -134,17 +136,20 @@ std::string PodWorker::EtcHostsText() {
 }
 
 // A pod with a network of its own gets the kubelet's resolv.conf: the search path of its
-// namespace and ndots:5. There is no cluster DNS server yet (names resolve through /etc/hosts),
-// and the pod has no route off the machine, so the nameserver is the pod's own 127.0.0.1, where
-// nothing listens: a name not in /etc/hosts fails at once (connection refused) rather than after
-// the resolver's timeouts. A volume mounted at /etc/resolv.conf wins.
+// namespace and ndots:5, and the cluster DNS server (network::ClusterServices) as nameserver.
+// Without one (dnsmasq missing) the nameserver is the pod's own 127.0.0.1, where nothing
+// listens: a name not in /etc/hosts fails at once (connection refused) rather than after the
+// resolver's timeouts. A volume mounted at /etc/resolv.conf wins.
 Status PodWorker::AddResolvConf(ContainerMounts& mounts) {
   for (const process::Mount& m : mounts.plan.mounts) {
     if (m.target == "/etc/resolv.conf") return Status::Ok();
   }
   std::string path = dirs_.pod + "/resolv.conf";
+  std::string server = ctx_.network->dns_server();
   RETURN_IF_ERROR(WriteInPlace(path, "search " + ns_ + ".svc.cluster.local svc.cluster.local " +
-                                         "cluster.local\nnameserver 127.0.0.1\noptions ndots:5\n"));
+                                         "cluster.local\nnameserver " +
+                                         (server.empty() ? "127.0.0.1" : server) +
+                                         "\noptions ndots:5\n"));
   process::Mount m;
   m.kind = process::Mount::Kind::kBind;
   m.source = path;

@@ -150,6 +150,21 @@ Status BridgeNetwork::RelayToHost(int host_port) {
   return Status::Ok();
 }
 
+Status BridgeNetwork::AddNodeAddress(const std::string& ip) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return RunCommand({"ip", "-n", node_ns_, "addr", "replace", ip + "/32", "dev", "lo"});
+}
+
+Status BridgeNetwork::RunInNode(const std::vector<std::string>& argv) {
+  std::vector<std::string> full = {"ip", "netns", "exec", node_ns_};
+  full.insert(full.end(), argv.begin(), argv.end());
+  return RunCommand(full);
+}
+
+std::string BridgeNetwork::node_netns_path() const {
+  return std::string(kNetnsDir) + "/" + node_ns_;
+}
+
 BridgeNetwork::~BridgeNetwork() {
   relays_.clear();  // their listeners live in the namespace deleted below
   std::error_code ec;

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "emulator/common/status.h"
 #include "emulator/process/host_relay.h"
@@ -47,6 +48,15 @@ class BridgeNetwork {
   // gateway():host_port. Started once per port, kept until the network goes. Errors: the
   // relay's (kUnavailable).
   Status RelayToHost(int host_port);
+
+  // Adds `ip`/32 to the bridge namespace's `lo`, so pods reach a service of pjemu's at that
+  // address through their default route (the cluster DNS server at 10.96.0.10). Idempotent.
+  Status AddNodeAddress(const std::string& ip);
+  // Runs argv inside the bridge's namespace (`ip netns exec <ns> argv...`, never a shell), e.g.
+  // `nft -f FILE` for the Services' virtual addresses or sysctl; RunCommand's errors.
+  Status RunInNode(const std::vector<std::string>& argv);
+  // The bridge namespace's path (/run/netns/pjemu-<pid>-net): a helper process setns's into it.
+  std::string node_netns_path() const;
 
   const std::string& gateway() const { return gateway_; }
   int prefix() const { return prefix_; }

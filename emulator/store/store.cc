@@ -1,8 +1,9 @@
 #include "emulator/store/store.h"
 
+#include "emulator/api/json_fields.h"
 #include "emulator/api/managed_fields.h"
-
 #include "emulator/store/object_meta.h"
+#include "emulator/store/service_ip.h"
 #include "emulator/store/store_impl.h"
 
 namespace pjemu::store {
@@ -230,6 +231,21 @@ Status Store::Impl::CheckBody(TypeRef type, std::string_view ns, Json& object) c
   return Status::Ok();
 }
 
+Status Store::Impl::ClusterIpLocked(TypeRef type, Json& object, const Json* old) const {
+  if (type != &api::Services()) return Status::Ok();
+  return AssignClusterIp(object, old, [&] {
+    std::set<std::string> used;
+    auto all = SelectLocked(type, "", {});
+    if (!all.ok()) return used;
+    for (const ObjectPtr& svc : *all) {
+      if (svc.get() == old) continue;
+      std::string ip = api::Str(api::Field(*svc, "spec"), "clusterIP");
+      if (!ip.empty() && ip != "None") used.insert(ip);
+    }
+    return used;
+  });
+}
+
 Status Store::Impl::Admit(TypeRef type, Json& object, const Json* old,
                           const api::WriteOptions& options) {
   const api::Admission& admission = type->admission;
@@ -276,6 +292,7 @@ Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json o
 
   ResetStatusOnCreate(*type, object);
   AddNamespaceFinalizer(type, object);
+  RETURN_IF_ERROR(ClusterIpLocked(type, object, nullptr));
   meta["uid"] = MakeUid([&] { return random.Uniform(~0ULL); });
   meta["creationTimestamp"] = FormatTime(clock.Now());
   meta["generation"] = 1;

@@ -154,6 +154,8 @@ class Store::Impl {
   // namespace Terminating (or removing it once its finalizers are gone).
   Status RefuseInTerminating(TypeRef type, const std::string& ns, const std::string& name) const;
   void AddNamespaceFinalizer(TypeRef type, Json& object) const;
+  // A Service's spec.clusterIP (service_ip.h) against the stored Services; ok for other types.
+  Status ClusterIpLocked(TypeRef type, Json& object, const Json* old) const;
   std::optional<Result<Json>> TerminateNamespace(const ObjectPtr& ns,
                                                  const api::DeleteOptions& options);
 };

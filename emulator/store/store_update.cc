@@ -190,6 +190,7 @@ Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Js
       }
     }
     if (!errs.empty()) return InvalidError(*type, name, errs);
+    RETURN_IF_ERROR(ClusterIpLocked(type, next, &old));
     if (next.value("spec", Json()) != old.value("spec", Json())) {
       meta["generation"] = old_meta.value("generation", 0) + 1;
     }
