@@ -58,7 +58,9 @@ apiVersion: v1
 kind: Pod
 metadata: {name: slow, namespace: team}
 spec:
-  terminationGracePeriodSeconds: 3
+  # Long enough for the three checks below on a loaded machine (kubectl 1.20 takes seconds a
+  # call there): the namespace stays Terminating until the pod is gone.
+  terminationGracePeriodSeconds: 10
   containers:
   - name: main
     image: busybox
