@@ -36,7 +36,12 @@ for f in "$@"; do
     *) fail "$f: no PASS or skipped line: $line" ;;
   esac
 done
-left=$("$PJEMU" get namespaces --kubeconfig "$work/kubeconfig" -o name 2>&1 | grep -c 'namespace/pjemu-')
+# A deleted namespace is Terminating while its contents go (as on a cluster): give it time.
+for _ in $(seq 120); do
+  left=$("$PJEMU" get namespaces --kubeconfig "$work/kubeconfig" -o name 2>&1 | grep -c 'namespace/pjemu-')
+  [ "$left" = 0 ] && break
+  sleep 0.5
+done
 [ "$left" = 0 ] || fail "$left scenario namespace(s) left: $("$PJEMU" get namespaces --kubeconfig "$work/kubeconfig" 2>&1)"
 [ "$failures" = 0 ] && echo "all passed"
 exit $((failures > 0))
