@@ -49,10 +49,7 @@ void SetDefaults(Json& job) {
 }
 
 const Json* TrueCondition(const Json& job, const std::string& type) {
-  for (const Json& c : ArrayOr(FieldAt(job, {"status", "conditions"}))) {
-    if (Str(c, "type") == type && Str(c, "status") == "True") return &c;
-  }
-  return nullptr;
+  return api::TrueCondition(job, type);
 }
 
 bool IsFinished(const Json& job) {

@@ -175,15 +175,8 @@ std::string JobKey(const std::string& ns, const std::string& job_name) {
   return std::string(hex, 40);
 }
 
-const Json* TrueCondition(const Json& js, const std::string& type) {
-  for (const Json& c : ArrayOr(FieldAt(js, {"status", "conditions"}))) {
-    if (Str(c, "type") == type && Str(c, "status") == "True") return &c;
-  }
-  return nullptr;
-}
-
 bool IsFinished(const Json& js) {
-  return TrueCondition(js, kCompleted) != nullptr || TrueCondition(js, kFailed) != nullptr;
+  return api::TrueCondition(js, kCompleted) != nullptr || api::TrueCondition(js, kFailed) != nullptr;
 }
 
 }  // namespace pjemu::api::jobset

@@ -86,8 +86,6 @@ std::string JobKey(const std::string& ns, const std::string& job_name);
 
 // --- Status predicates. ---
 
-// The condition of `type` whose status is "True", or nullptr.
-const Json* TrueCondition(const Json& jobset, const std::string& type);
 // Completed or Failed is True: the controller does no more.
 bool IsFinished(const Json& jobset);
 

@@ -105,6 +105,10 @@ const ResourceType& Jobs();  // batch/v1
 const ResourceType& PyTorchJobs();
 const ResourceType& PyTorchTrainingJobs();
 const ResourceType& TensorBoards();
+const ResourceType& TrainJobs();  // trainer.kubeflow.org/v1alpha1
+const ResourceType& TrainingRuntimes();
+const ResourceType& ClusterTrainingRuntimes();
+const ResourceType& JobSets();  // jobset.x-k8s.io/v1alpha2
 // Every job kind (the rows with a workload), in table order.
 std::vector<const ResourceType*> WorkloadTypes();
 
