@@ -28,6 +28,22 @@ struct Pass {
   std::vector<Action> actions;
 };
 
+Action Event(const std::string& type, const std::string& reason, const std::string& message) {
+  Action a;
+  a.event_type = type;
+  a.reason = reason;
+  a.message = message;
+  return a;
+}
+
+Action Write(Action::Kind kind, Json object, std::string name = "") {
+  Action a;
+  a.kind = kind;
+  a.object = std::move(object);
+  a.name = std::move(name);
+  return a;
+}
+
 std::int64_t Replicas(const Json& rjob) { return OptInt(rjob, "replicas").value_or(1); }
 const Json& ReplicatedJobs(const Json& js) { return ArrayOr(FieldAt(js, {"spec", "replicatedJobs"})); }
 std::string Label(const Json& obj, const char* key) {
@@ -96,7 +112,7 @@ void SetCondition(Pass& p, const char* type, bool value, const char* reason, con
     found = true;
   }
   if (!found) conds.push_back(cond);
-  p.actions.push_back({Action::Kind::kEvent, {}, "", event_type, reason, message});
+  p.actions.push_back(Event(event_type, reason, message));
 }
 
 void Finish(Pass& p, bool completed, const char* reason, const char* message) {
@@ -107,7 +123,7 @@ void Finish(Pass& p, bool completed, const char* reason, const char* message) {
 
 void DeleteJobs(Pass& p, const std::vector<const Json*>& jobs) {
   for (const Json* j : jobs) {
-    p.actions.push_back({Action::Kind::kDeleteJob, {}, Str(Field(*j, "metadata"), "name")});
+    p.actions.push_back(Write(Action::Kind::kDeleteJob, {}, Str(Field(*j, "metadata"), "name")));
   }
 }
 
@@ -122,8 +138,8 @@ void Restart(Pass& p, bool counts) {
   const std::int64_t restarts = OptInt(p.status, "restarts").value_or(0) + 1;
   p.status["restarts"] = restarts;
   if (counts) p.status["restartsCountTowardsMax"] = towards + 1;
-  p.actions.push_back({Action::Kind::kEvent, {}, "", "Warning", ajs::kRestarting,
-                       "restarting jobset, attempt " + std::to_string(restarts)});
+  p.actions.push_back(
+      Event("Warning", ajs::kRestarting, "restarting jobset, attempt " + std::to_string(restarts)));
 }
 
 // The first rule that matches the (first) failed Job: its onJobFailureReasons (any when empty)
@@ -184,7 +200,7 @@ bool SuccessPolicyMet(const Json& js, const Children& c) {
 
 void CreateMissing(Pass& p, const Children& c, bool service_exists) {
   if (ajs::DnsHostnames(p.js) && !service_exists) {
-    p.actions.push_back({Action::Kind::kCreateService, DesiredService(p.js)});
+    p.actions.push_back(Write(Action::Kind::kCreateService, DesiredService(p.js)));
   }
   std::map<std::string, bool> present;
   for (const auto* list : {&c.active, &c.succeeded, &c.failed}) {
@@ -194,7 +210,7 @@ void CreateMissing(Pass& p, const Children& c, bool service_exists) {
   for (const Json& rjob : ReplicatedJobs(p.js)) {
     for (std::int64_t i = 0; i < Replicas(rjob); ++i) {
       if (present.count(ajs::JobName(name, Str(rjob, "name"), i))) continue;
-      p.actions.push_back({Action::Kind::kCreateJob, DesiredJob(p.js, rjob, i)});
+      p.actions.push_back(Write(Action::Kind::kCreateJob, DesiredJob(p.js, rjob, i)));
     }
   }
 }
@@ -212,7 +228,7 @@ void SuspendOrResume(Pass& p, const Children& c) {
     if ((FieldAt(*j, {"spec", "suspend"}) == Json(true)) == suspend) continue;
     Json update = *j;
     update["spec"]["suspend"] = suspend;
-    p.actions.push_back({Action::Kind::kUpdateJob, std::move(update)});
+    p.actions.push_back(Write(Action::Kind::kUpdateJob, std::move(update)));
   }
 }
 

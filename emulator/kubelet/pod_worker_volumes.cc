@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/kubelet/pod_worker.h"
 
 namespace pjemu::kubelet {
