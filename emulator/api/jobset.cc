@@ -16,10 +16,6 @@ namespace {
 using Type = FieldError::Type;
 using Errors = std::vector<FieldError>;
 
-void SetIfAbsent(Json& obj, const char* key, Json value) {
-  if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
-}
-
 void DefaultReplicatedJob(Json& rjob) {
   if (!rjob.is_object()) return;
   SetIfAbsent(rjob, "replicas", 1);

@@ -40,6 +40,10 @@ bool Deleting(const Json& object) {
   return !FieldAt(object, {"metadata", "deletionTimestamp"}).is_null();
 }
 
+void SetIfAbsent(Json& obj, const char* key, Json value) {
+  if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
+}
+
 const Json* TrueCondition(const Json& object, std::string_view type) {
   for (const Json& c : ArrayOr(FieldAt(object, {"status", "conditions"}))) {
     if (Str(c, "type") == type && Str(c, "status") == "True") return &c;

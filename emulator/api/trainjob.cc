@@ -13,10 +13,6 @@ namespace {
 using Type = FieldError::Type;
 using Errors = std::vector<FieldError>;
 
-void SetIfAbsent(Json& obj, const char* key, Json value) {
-  if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
-}
-
 std::string Text(const Json& v) { return v.is_string() ? GoQuote(v.get<std::string>()) : v.dump(); }
 
 void CheckName(const Json& tj, Errors* errs) {

@@ -17,29 +17,21 @@ Reconciler::Reconciler(client::Client& client, const Clock& clock)
       clock_(clock) {}
 
 Result<controller::ReconcileResult> Reconciler::Reconcile(const controller::Request& request) {
-  // Objects are user JSON; a shape nlohmann cannot read becomes an error, never an exception.
-  try {
-    return ReconcileOnce(request);
-  } catch (const Json::exception& e) {
-    return InternalError("reconcile jobset " + request.Key() + ": " + e.what());
-  }
+  return controller::GuardJson("jobset", request, [&] { return ReconcileOnce(request); });
 }
 
 Result<controller::ReconcileResult> Reconciler::ReconcileOnce(const controller::Request& request) {
   const api::ResourceType& kind = api::JobSets();
-  Result<Json> got = client_.Get(kind, request.ns, request.name);
-  if (!got.ok()) {
-    if (got.status().code() == Code::kNotFound) return controller::ReconcileResult{};
-    return got.status();
-  }
+  ASSIGN_OR_RETURN(std::optional<Json> got,
+                   controller::GetIfExists(client_, kind, request.ns, request.name));
+  if (!got || api::Deleting(*got)) return controller::ReconcileResult{};
   const Json& stored = *got;
-  if (api::Deleting(stored)) return controller::ReconcileResult{};
   const std::string selector = std::string(ajs::kJobSetNameKey) + "=" + request.name;
   ASSIGN_OR_RETURN(std::vector<Json> jobs,
                    controller::ListControlled(client_, api::Jobs(), stored, selector));
-  Result<Json> svc = client_.Get(api::Services(), request.ns, ajs::Subdomain(stored));
-  if (!svc.ok() && svc.status().code() != Code::kNotFound) return svc.status();
-  Sync sync = ComputeSync(stored, jobs, svc.ok(), clock_.Now());
+  ASSIGN_OR_RETURN(std::optional<Json> svc, controller::GetIfExists(client_, api::Services(),
+                                                                    request.ns, ajs::Subdomain(stored)));
+  Sync sync = ComputeSync(stored, jobs, svc.has_value(), clock_.Now());
   for (const Action& a : sync.actions) {
     switch (a.kind) {
       case Action::Kind::kEvent:

@@ -16,26 +16,10 @@ Reconciler::Reconciler(client::Client& client, const Clock& clock)
       clock_(clock) {}
 
 Result<controller::ReconcileResult> Reconciler::Reconcile(const controller::Request& request) {
-  // Objects are user JSON; a shape nlohmann cannot read becomes an error, never an exception.
-  try {
-    return ReconcileOnce(request);
-  } catch (const Json::exception& e) {
-    return InternalError("reconcile trainjob " + request.Key() + ": " + e.what());
-  }
+  return controller::GuardJson("trainjob", request, [&] { return ReconcileOnce(request); });
 }
 
-namespace {
-
-// The object, nullopt when NotFound, the Client's other errors.
-Result<std::optional<Json>> GetIfExists(client::Client& client, const api::ResourceType& type,
-                                        const std::string& ns, const std::string& name) {
-  Result<Json> got = client.Get(type, type.namespaced ? ns : "", name);
-  if (got.ok()) return std::optional<Json>(std::move(*got));
-  if (got.status().code() == Code::kNotFound) return std::optional<Json>();
-  return got.status();
-}
-
-}  // namespace
+using controller::GetIfExists;
 
 Result<controller::ReconcileResult> Reconciler::ReconcileOnce(const controller::Request& request) {
   const api::ResourceType& kind = api::TrainJobs();
