@@ -107,6 +107,15 @@ const std::vector<ResourceType>& AllResources() {
   return kAll;
 }
 
+bool ResourceType::IsCustom() const {
+  auto ends_with = [&](std::string_view suffix) {
+    return group.size() >= suffix.size() &&
+           group.compare(group.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (group.find('.') == std::string::npos) return false;
+  return group.find("k8s.io") == std::string::npos || ends_with(".x-k8s.io");
+}
+
 const ResourceType* FindResource(std::string_view group, std::string_view plural) {
   for (const auto& r : AllResources()) {
     if (r.group == group && r.plural == plural) return &r;
