@@ -88,6 +88,7 @@ TEST_CASE("TJ8 TrainJob -> JobSet -> Job -> pods, named and labelled as upstream
   Json job = c.Get(api::Jobs(), "tj-node-0");
   CHECK(job["metadata"]["labels"][api::jobset::kJobSetNameKey] == "tj");
   CHECK(job["spec"]["completionMode"] == "Indexed");
+  CHECK(job["metadata"]["labels"]["trainer.kubeflow.org/trainjob-ancestor-step"] == "trainer");
   CHECK(job["spec"]["parallelism"] == 2);
   std::vector<Json> pods = c.Pods("jobset.sigs.k8s.io/jobset-name=tj");
   REQUIRE(pods.size() == 2);
@@ -101,7 +102,6 @@ TEST_CASE("TJ8 TrainJob -> JobSet -> Job -> pods, named and labelled as upstream
     CHECK(labels[api::jobset::kReplicatedJobNameKey] == "node");
     CHECK(labels[api::jobset::kRestartsKey] == "0");
     CHECK(labels[api::batchjob::kJobNameLabel] == "tj-node-0");
-    CHECK(labels["trainer.kubeflow.org/trainjob-ancestor-step"] == "trainer");
     CHECK(pod["metadata"]["annotations"].contains(api::batchjob::kCompletionIndex));
   }
   CHECK(hostnames == std::set<std::string>{"tj-node-0-0", "tj-node-0-1"});
