@@ -186,8 +186,9 @@ bool AnswersTo(const Json& pod, const PodHost& host) {
 
 std::string ServiceSelector(const Json& service) {
   std::string out;
-  const Json& spec = service.contains("spec") ? service["spec"] : Json::object();
-  for (auto& [k, v] : spec.value("selector", Json::object()).items()) {
+  const Json spec = service.value("spec", Json::object());
+  const Json selector = spec.value("selector", Json::object());  // a local: items() outlives it
+  for (auto& [k, v] : selector.items()) {
     if (v.is_string()) out += (out.empty() ? "" : ",") + k + "=" + v.get<std::string>();
   }
   return out;
