@@ -76,7 +76,7 @@ TEST_CASE("TJ1 the default runtime's JobSet: named after the TrainJob, numNodes 
   CHECK(c["ports"][0]["containerPort"] == 29500);
 }
 
-TEST_CASE("TJ2 numProcPerNode: the trainer's, else auto; auto with CPUs and no GPU is the CPU count", "[trainjob]") {
+TEST_CASE("TJ2 numProcPerNode: the trainer's, else auto, and auto with CPUs and no GPU is the CPU count", "[trainjob]") {
   const Json runtime = atj::DefaultClusterTrainingRuntime();
   CHECK(NumProcPerNode(Guide(), runtime) == "2");
   Json autod = Guide(R"({"resourcesPerNode": {"limits": {"cpu": "3"}}})");
@@ -163,7 +163,7 @@ TEST_CASE("TJ5 suspend and resume: the JobSet follows, Suspended then Resumed", 
   CHECK(Conditions(resumed)[0]["message"] == "TrainJob is resumed");
 }
 
-TEST_CASE("TJ6 activeDeadlineSeconds: Failed DeadlineExceeded and the JobSet deleted; the timer restarts on resume", "[trainjob]") {
+TEST_CASE("TJ6 activeDeadlineSeconds: Failed DeadlineExceeded and the JobSet deleted, the timer restarting on resume", "[trainjob]") {
   const Json runtime = atj::DefaultClusterTrainingRuntime();
   Json tj = Guide();
   tj["spec"]["activeDeadlineSeconds"] = 60;
