@@ -20,6 +20,8 @@ ALLOWED = {
     # Each further job kind's controller: its own folder over the shared controller machinery.
     "t9kjob": {"controller", "client"},
     "batchjob": {"controller", "client"},
+    "jobset": {"controller", "client"},
+    "trainjob": {"controller", "client"},
     "scheduler": {"client"},
     "storage": {"client"},
     "tensorboard": {"client"},
@@ -29,6 +31,7 @@ ALLOWED = {
     "persist": {"store"},
     # The one wiring: faults reach it only as decorators handed in through its options.
     "cluster": {"store", "process", "client", "apiserver", "controller", "t9kjob", "batchjob",
+                "jobset", "trainjob",
                 "scheduler", "kubelet", "persist", "ui", "storage", "tensorboard", "namespaces"},
     # The PyTorchJob's vocabulary (defaulting, validation, conditions) is api's: only the cluster
     # wiring reaches the controller itself.

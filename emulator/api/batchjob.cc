@@ -5,10 +5,6 @@
 namespace pjemu::api::batchjob {
 namespace {
 
-void SetIfAbsent(Json& obj, const char* key, Json value) {
-  if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
-}
-
 // The strategy's generateSelector: a selector on the uid, and the four labels on the template
 // (the legacy ones kept for older clients, as the API server still writes them).
 void GenerateSelector(Json& job) {
@@ -49,10 +45,7 @@ void SetDefaults(Json& job) {
 }
 
 const Json* TrueCondition(const Json& job, const std::string& type) {
-  for (const Json& c : ArrayOr(FieldAt(job, {"status", "conditions"}))) {
-    if (Str(c, "type") == type && Str(c, "status") == "True") return &c;
-  }
-  return nullptr;
+  return api::TrueCondition(job, type);
 }
 
 bool IsFinished(const Json& job) {

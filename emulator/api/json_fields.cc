@@ -40,6 +40,36 @@ bool Deleting(const Json& object) {
   return !FieldAt(object, {"metadata", "deletionTimestamp"}).is_null();
 }
 
+void SetIfAbsent(Json& obj, const char* key, Json value) {
+  if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
+}
+
+const Json* TrueCondition(const Json& object, std::string_view type) {
+  for (const Json& c : ArrayOr(FieldAt(object, {"status", "conditions"}))) {
+    if (Str(c, "type") == type && Str(c, "status") == "True") return &c;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// The first element of `list` matching a filter `?(@.key=="value")`, or nullptr.
+const Json* FilterMatch(const Json& list, const std::string& filter) {
+  const std::size_t eq = filter.find("==");
+  if (eq == std::string::npos || filter.size() < eq + 5) return nullptr;
+  const std::string key = filter.substr(4, eq - 4);
+  std::string value = filter.substr(eq + 2, filter.size() - eq - 3);  // drops the ')'
+  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'')) {
+    value = value.substr(1, value.size() - 2);
+  }
+  for (const Json& e : list) {
+    if (Str(e, key.c_str()) == value) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 const Json& JsonPathValue(const Json& obj, std::string_view path) {
   static const Json kNull;
   const Json* cur = &obj;
@@ -56,6 +86,12 @@ const Json& JsonPathValue(const Json& obj, std::string_view path) {
       std::size_t end = path.find(']', i);
       if (end == std::string_view::npos || !cur->is_array()) return kNull;
       std::string index(path.substr(i + 1, end - i - 1));
+      if (index.rfind("?(@.", 0) == 0) {  // [?(@.type=="Completed")]: the first match
+        cur = FilterMatch(*cur, index);
+        if (!cur) return kNull;
+        i = end + 1;
+        continue;
+      }
       if (!index.empty() && index.back() == ':') index.pop_back();  // [-1:] is the last one
       long n = 0;
       try {

@@ -33,5 +33,10 @@ const Json& JsonPathValue(const Json& obj, std::string_view path);
 // True once metadata.deletionTimestamp is set: the object is being deleted (finalizers or a
 // grace period hold it).
 bool Deleting(const Json& object);
+// Defaulting: obj[key] = value when obj lacks the key or holds null there. REQUIRES: obj is an
+// object.
+void SetIfAbsent(Json& obj, const char* key, Json value);
+// The entry of status.conditions of `type` whose status is "True", or nullptr.
+const Json* TrueCondition(const Json& object, std::string_view type);
 
 }  // namespace pjemu::api

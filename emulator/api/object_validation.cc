@@ -40,6 +40,17 @@ Status InvalidObject(const ResourceType& type, const Json& object,
   return Status(Code::kInvalid, kind + " " + GoQuote(name) + " is invalid: " + list, details);
 }
 
+Status WebhookDenied(const ResourceType& type, const std::string& webhook, const Json& object,
+                     const std::vector<FieldError>& errs) {
+  Status invalid = InvalidObject(type, object, errs);
+  if (invalid.ok()) return invalid;
+  const std::string& m = invalid.message();
+  const std::string list = m.substr(m.find(" is invalid: ") + 13);
+  return Status(Code::kForbidden,
+                "admission webhook \"" + webhook + "\" denied the request: " + list,
+                invalid.details());
+}
+
 Status UndecodableObject(const ResourceType& type, const std::string& why) {
   return BadRequestError(type.kind + " in version \"" + type.version +
                          "\" cannot be handled as a " + type.kind + ": " + why);

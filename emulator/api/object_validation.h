@@ -24,6 +24,11 @@ FieldError NotSupportedError(std::string field, const std::string& value,
 // kind, causes[{reason, message, field}]}; OK when errs is empty.
 Status InvalidObject(const ResourceType& type, const Json& object,
                      const std::vector<FieldError>& errs);
+// 403 `admission webhook "<webhook>" denied the request: <e>` (several: `[e1, e2]`), with
+// InvalidObject's details: what controller-runtime answers for a validating webhook's field
+// errors (admission.Denied). OK when errs is empty.
+Status WebhookDenied(const ResourceType& type, const std::string& webhook, const Json& object,
+                     const std::vector<FieldError>& errs);
 // 400 `<Kind> in version "v1" cannot be handled as a <Kind>: <why>`: the body did not decode
 // into the Go type (a number where a string goes, bad base64).
 Status UndecodableObject(const ResourceType& type, const std::string& why);

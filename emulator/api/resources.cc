@@ -4,9 +4,11 @@
 #include "emulator/api/config_validation.h"
 #include "emulator/api/disruption.h"
 #include "emulator/api/field_schema.h"
+#include "emulator/api/jobset.h"
 #include "emulator/api/pod_validation.h"
 #include "emulator/api/pytorchjob_validation.h"
 #include "emulator/api/t9k_validation.h"
+#include "emulator/api/trainjob.h"
 #include "emulator/api/workload.h"
 
 namespace pjemu::api {
@@ -17,6 +19,12 @@ namespace t9k {
 extern const Workload kWorkload;
 }
 namespace batchjob {
+extern const Workload kWorkload;
+}
+namespace trainjob {
+extern const Workload kWorkload;
+}
+namespace jobset {
 extern const Workload kWorkload;
 }
 
@@ -58,6 +66,24 @@ const std::vector<ResourceType>& AllResources() {
        {nullptr, ValidatePyTorchJob}, PyTorchJobFieldRules,
        {{"State", "string", ".status.conditions[-1:].type", 0, ""}, kAgeColumn},
        &kPyTorchJobWorkload},
+      // Kubeflow Trainer v2 (its CRDs' printer columns), before JobSet: a TrainJob's JobSet
+      // has its name, and a job named ns/name is the TrainJob (client::GetJob).
+      {"trainer.kubeflow.org", "v1alpha1", "TrainJob", "trainjobs", "trainjob", true, true, false,
+       {}, {trainjob::SetDefaults, trainjob::Validate}, nullptr,
+       {{"State", "string", ".status.conditions[-1:].type", 0, ""}, kAgeColumn},
+       &trainjob::kWorkload},
+      {"trainer.kubeflow.org", "v1alpha1", "TrainingRuntime", "trainingruntimes",
+       "trainingruntime", true, false, false, {}, {}, nullptr, {kAgeColumn}},
+      {"trainer.kubeflow.org", "v1alpha1", "ClusterTrainingRuntime", "clustertrainingruntimes",
+       "clustertrainingruntime", false, false, false, {}, {}, nullptr, {kAgeColumn}},
+      {"jobset.x-k8s.io", "v1alpha2", "JobSet", "jobsets", "jobset", true, true, false, {},
+       {jobset::SetDefaults, jobset::Validate}, nullptr,
+       {{"TerminalState", "string", ".status.terminalState", 0, "Final state of JobSet"},
+        {"Restarts", "string", ".status.restarts", 0, "Number of restarts"},
+        {"Completed", "string", ".status.conditions[?(@.type==\"Completed\")].status", 0, ""},
+        {"Suspended", "string", ".spec.suspend", 0, "JobSet suspended"},
+        kAgeColumn},
+       &jobset::kWorkload},
       // T9k's kinds. Their CRDs are not public: the columns are an assumption (README).
       {"batch.tensorstack.dev", "v1beta1", "PyTorchTrainingJob", "pytorchtrainingjobs",
        "pytorchtrainingjob", true, true, false, {"pj"}, {nullptr, t9k::Validate}, nullptr,
@@ -79,6 +105,15 @@ const std::vector<ResourceType>& AllResources() {
   };
   // clang-format on
   return kAll;
+}
+
+bool ResourceType::IsCustom() const {
+  auto ends_with = [&](std::string_view suffix) {
+    return group.size() >= suffix.size() &&
+           group.compare(group.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (group.find('.') == std::string::npos) return false;
+  return group.find("k8s.io") == std::string::npos || ends_with(".x-k8s.io");
 }
 
 const ResourceType* FindResource(std::string_view group, std::string_view plural) {
@@ -114,6 +149,14 @@ const ResourceType& PyTorchJobs() { return *FindResource("kubeflow.org", "pytorc
 const ResourceType& PyTorchTrainingJobs() {
   return *FindResource("batch.tensorstack.dev", "pytorchtrainingjobs");
 }
+const ResourceType& TrainJobs() { return *FindResource("trainer.kubeflow.org", "trainjobs"); }
+const ResourceType& TrainingRuntimes() {
+  return *FindResource("trainer.kubeflow.org", "trainingruntimes");
+}
+const ResourceType& ClusterTrainingRuntimes() {
+  return *FindResource("trainer.kubeflow.org", "clustertrainingruntimes");
+}
+const ResourceType& JobSets() { return *FindResource("jobset.x-k8s.io", "jobsets"); }
 const ResourceType& TensorBoards() { return *FindResource("tensorstack.dev", "tensorboards"); }
 
 std::vector<const ResourceType*> WorkloadTypes() {

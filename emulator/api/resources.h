@@ -75,9 +75,8 @@ struct ResourceType {
   // A custom resource (kubeflow.org, defined by a CRD on a cluster): its group is dotted and not
   // one of Kubernetes' own (core, policy, storage.k8s.io...). Custom resources decode as
   // unstructured objects and take no strategic merge patch.
-  bool IsCustom() const {
-    return group.find('.') != std::string::npos && group.find("k8s.io") == std::string::npos;
-  }
+  // SIGs' CRD groups (`*.x-k8s.io`, JobSet's) are custom too.
+  bool IsCustom() const;
   bool operator==(const ResourceType& o) const { return group == o.group && plural == o.plural; }
 };
 
@@ -105,6 +104,10 @@ const ResourceType& Jobs();  // batch/v1
 const ResourceType& PyTorchJobs();
 const ResourceType& PyTorchTrainingJobs();
 const ResourceType& TensorBoards();
+const ResourceType& TrainJobs();  // trainer.kubeflow.org/v1alpha1
+const ResourceType& TrainingRuntimes();
+const ResourceType& ClusterTrainingRuntimes();
+const ResourceType& JobSets();  // jobset.x-k8s.io/v1alpha2
 // Every job kind (the rows with a workload), in table order.
 std::vector<const ResourceType*> WorkloadTypes();
 

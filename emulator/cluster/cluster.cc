@@ -13,6 +13,8 @@
 #include "emulator/apiserver/apiserver.h"
 #include "emulator/apiserver/service_account_token.h"
 #include "emulator/batchjob/batchjob.h"
+#include "emulator/jobset/jobset.h"
+#include "emulator/trainjob/trainjob.h"
 #include "emulator/client/local_client.h"
 #include "emulator/cluster/trainer_runner.h"
 #include "emulator/controller/controller.h"
@@ -161,6 +163,8 @@ const KindFactory kJobKinds[] = {
     [](client::Client& c, const Clock& k) { return controller::PyTorchJobKind(c, k); },
     t9kjob::Kind,
     batchjob::Kind,
+    jobset::Kind,
+    trainjob::Kind,
 };
 
 void Cluster::Parts::NewControllers() {
@@ -379,6 +383,8 @@ Status Cluster::StartActors() {
     RETURN_IF_ERROR(p->volumes->Start());
     RETURN_IF_ERROR(p->tensorboards->Start());
     RETURN_IF_ERROR(p->namespace_controller->Start());
+    // As the Trainer's manifests do: the default runtime exists before any TrainJob.
+    RETURN_IF_ERROR(trainjob::InstallDefaultRuntimes(*p->local));
     RETURN_IF_ERROR(p->scheduler->Start());
     for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());
     return Status::Ok();

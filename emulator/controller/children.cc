@@ -85,6 +85,23 @@ Status ChildWriter::Delete(const Json& owner, const api::ResourceType& type,
   return Status::Ok();
 }
 
+Result<std::optional<Json>> GetIfExists(client::Client& client, const api::ResourceType& type,
+                                        const std::string& ns, const std::string& name) {
+  Result<Json> got = client.Get(type, type.namespaced ? ns : "", name);
+  if (got.ok()) return std::optional<Json>(std::move(*got));
+  if (got.status().code() == Code::kNotFound) return std::optional<Json>();
+  return got.status();
+}
+
+Result<ReconcileResult> GuardJson(const std::string& what, const Request& request,
+                                  const std::function<Result<ReconcileResult>()>& pass) {
+  try {
+    return pass();
+  } catch (const Json::exception& e) {
+    return InternalError("reconcile " + what + " " + request.Key() + ": " + e.what());
+  }
+}
+
 bool IsActivePod(const Json& pod) { return !api::IsPodTerminal(pod) && !api::Deleting(pod); }
 
 std::optional<std::int64_t> ContainerExitCode(const Json& pod, const std::string& container) {

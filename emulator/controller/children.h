@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "emulator/client/client.h"
 #include "emulator/common/status.h"
 #include "emulator/controller/event_recorder.h"
+#include "emulator/controller/reconcile.h"
 
 namespace pjemu::controller {
 
@@ -23,6 +25,14 @@ namespace pjemu::controller {
 // ownerReference names the owner's uid. Errors: the Client's.
 Result<std::vector<Json>> ListControlled(client::Client& client, const api::ResourceType& type,
                                          const Json& owner, const std::string& label_selector);
+// The object ns/name of `type` (ns ignored for a cluster-scoped type); nullopt when NotFound.
+// Errors: the Client's others.
+Result<std::optional<Json>> GetIfExists(client::Client& client, const api::ResourceType& type,
+                                        const std::string& ns, const std::string& name);
+// Runs one reconcile pass. Objects are user JSON: a shape nlohmann cannot read becomes
+// kInternal "reconcile <what> <ns/name>: <why>", never an exception out of the work queue.
+Result<ReconcileResult> GuardJson(const std::string& what, const Request& request,
+                                  const std::function<Result<ReconcileResult>()>& pass);
 // True when the object's controller ownerReference names `uid`.
 bool ControlledBy(const Json& object, const std::string& uid);
 // {apiVersion, kind, name, uid, controller: true, blockOwnerDeletion: true} of a stored object.

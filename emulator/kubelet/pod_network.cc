@@ -194,6 +194,33 @@ std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::s
   return std::make_pair(m[1].str(), ns);
 }
 
+std::optional<PodHost> ParsePodHost(const std::string& host, const std::string& pod_ns) {
+  static const std::regex re(
+      R"(^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.svc(\.cluster\.local)?)?)?$)");
+  std::smatch m;
+  if (!std::regex_match(host, m, re)) return std::nullopt;
+  return PodHost{m[1].str(), m[3].str(), m[6].matched ? m[6].str() : pod_ns};
+}
+
+bool AnswersTo(const Json& pod, const PodHost& host) {
+  const Json& meta = pod.contains("metadata") ? pod["metadata"] : Json::object();
+  const Json spec = pod.value("spec", Json::object());
+  std::string hostname = spec.value("hostname", "");
+  if (hostname.empty()) hostname = meta.value("name", "");
+  return hostname == host.hostname && spec.value("subdomain", "") == host.subdomain &&
+         meta.value("namespace", "default") == host.ns;
+}
+
+std::string ServiceSelector(const Json& service) {
+  std::string out;
+  const Json spec = service.value("spec", Json::object());
+  const Json selector = spec.value("selector", Json::object());  // a local: items() outlives it
+  for (auto& [k, v] : selector.items()) {
+    if (v.is_string()) out += (out.empty() ? "" : ",") + k + "=" + v.get<std::string>();
+  }
+  return out;
+}
+
 EnvList RewriteServiceEnv(const EnvList& env, const ServiceResolver& resolve,
                           ServiceRewrite what) {
   if (what == ServiceRewrite::kNone) return env;

@@ -6,7 +6,9 @@
 //  - RewriteServiceEnv rewrites, at launch only, the env values that name a Service
 //    (`svc`, `svc.ns`, `svc.ns.svc[.cluster.local]`, optionally `:port`) to the service's
 //    target pod IP, and env values of *PORT* variables equal to a port of such a service to the
-//    service's host port. The stored pod spec is never changed.
+//    service's host port. The stored pod spec is never changed. A pod of a headless Service by
+//    its hostname (`<hostname>.<subdomain>[.<ns>[.svc[.cluster.local]]]`, ParsePodHost: the
+//    names a JobSet's pods reach each other by) rewrites to that pod's IP.
 // Pods share the host network, so a server that binds every interface (c10d's TCPStore does)
 // on the declared port would collide with another job's; the host-port map keeps two jobs
 // declaring 23456 apart while all pods of one job agree on the port.
@@ -102,6 +104,26 @@ using ServiceResolver = std::function<std::optional<ServiceTarget>(const std::st
 // localhost).
 std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::string& host,
                                                                     const std::string& pod_ns);
+
+// A pod's DNS name through its subdomain's headless Service: `<hostname>.<subdomain>`, then
+// optionally `.<ns>`, `.<ns>.svc`, `.<ns>.svc.cluster.local`.
+struct PodHost {
+  std::string hostname;
+  std::string subdomain;  // the headless Service's name
+  std::string ns;         // pod_ns when the name has no namespace part
+  bool operator==(const PodHost& o) const {
+    return hostname == o.hostname && subdomain == o.subdomain && ns == o.ns;
+  }
+};
+// Splits such a name; nullopt for anything else (one label, IPs, other domains). A name of two
+// or three labels is also a Service's form (`svc.ns`): the resolver tries the pod first and
+// falls back to the Service when no pod answers.
+std::optional<PodHost> ParsePodHost(const std::string& host, const std::string& pod_ns);
+// True when `pod` answers to `host`: its spec.hostname (else metadata.name) and spec.subdomain.
+bool AnswersTo(const Json& pod, const PodHost& host);
+
+// The label selector text of a Service's spec.selector ("a=b,c=d"; "" when it selects nothing).
+std::string ServiceSelector(const Json& service);
 
 // What RewriteServiceEnv changes: Service names to their pods' IPs and ports to host ports, or
 // only the ports (the container's /etc/hosts resolves the names), or nothing (a pod with a

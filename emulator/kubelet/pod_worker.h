@@ -135,6 +135,7 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   Result<ContainerMounts> MountsOf(const Json& spec, const std::string& field,
                                    const ContainerState& c, const ImagePlan& plan);
   std::string EtcHostsText();
+  void AddHeadlessPods(const Json& svc, std::vector<HostsService>* out);
   // Binds the pod's resolv.conf at /etc/resolv.conf (a pod with a network of its own).
   Status AddResolvConf(ContainerMounts& mounts);
   // Reads the ConfigMaps, Secrets, PVCs of the pod's namespace and cluster-scoped objects.
@@ -156,6 +157,8 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   void Event(const std::string& type, const std::string& reason, const std::string& message);
   std::string LogPath(const std::string& container, int restart_count) const;
   std::optional<ServiceTarget> Resolve(const std::string& host, bool need_ready);
+  std::optional<ServiceTarget> ResolveTarget(const std::string& service, const std::string& ns,
+                                             const PodHost* pod_host, bool need_ready);
   // False while MASTER_ADDR or PET_MASTER_ADDR names a Service of the cluster (any name
   // ParseServiceHost takes, whoever owns the pod) that does not resolve yet: no Service of that
   // name, or none of its pods has an IP; with cluster DNS, also while its records do not name it

@@ -21,21 +21,41 @@ void PodWorker::WaitForEndpoint(const std::string& host) {
   }
 }
 
+namespace {
+
+bool PodReady(const Json& pod) {
+  for (const Json& c : api::ArrayOr(api::FieldAt(pod, {"status", "conditions"}))) {
+    if (c.value("type", "") == "Ready" && c.value("status", "") == "True") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// A pod's name through its subdomain (`<hostname>.<subdomain>`, a JobSet's pods) first, then
+// the Service forms; nullopt when neither answers yet.
 std::optional<ServiceTarget> PodWorker::Resolve(const std::string& host, bool need_ready) {
+  if (auto pod_host = ParsePodHost(host, ns_)) {
+    if (auto target = ResolveTarget(pod_host->subdomain, pod_host->ns, &*pod_host, need_ready)) {
+      return target;
+    }
+  }
   auto parsed = ParseServiceHost(host, ns_);
   if (!parsed) return std::nullopt;
-  const auto& [service, ns] = *parsed;
+  return ResolveTarget(parsed->first, parsed->second, nullptr, need_ready);
+}
+
+// The IP of the first pod (by name) the Service selects, or of the one answering to `pod_host`,
+// with an IP (and Ready when asked), and the Service's ports mapped to host ports.
+std::optional<ServiceTarget> PodWorker::ResolveTarget(const std::string& service,
+                                                      const std::string& ns,
+                                                      const PodHost* pod_host, bool need_ready) {
   auto svc = ctx_.client.Get(api::Services(), ns, service);
   if (!svc.ok()) return std::nullopt;
   Json spec = svc->value("spec", Json::object());
-  Json selector = spec.value("selector", Json::object());
-  if (selector.empty()) return std::nullopt;
-  std::string label_selector;
-  for (auto& [k, v] : selector.items()) {
-    label_selector += (label_selector.empty() ? "" : ",") + k + "=" + v.get<std::string>();
-  }
   api::ListOptions opts;
-  opts.label_selector = label_selector;
+  opts.label_selector = ServiceSelector(*svc);
+  if (opts.label_selector.empty()) return std::nullopt;
   auto pods = ctx_.client.List(api::Pods(), ns, opts);
   if (!pods.ok()) return std::nullopt;
   // Read in place (no copy of the pods): by name, the first with an IP (and Ready) wins.
@@ -47,16 +67,9 @@ std::optional<ServiceTarget> PodWorker::Resolve(const std::string& host, bool ne
   ServiceTarget target;
   for (const Json* p : items) {
     if ((*p)["metadata"].contains("deletionTimestamp")) continue;
-    const Json& status = api::ObjectOr(api::Field(*p, "status"));
-    std::string ip = status.value("podIP", "");
-    if (ip.empty()) continue;
-    if (need_ready) {
-      bool ready = false;
-      for (const Json& c : api::ArrayOr(api::Field(status, "conditions"))) {
-        if (c.value("type", "") == "Ready" && c.value("status", "") == "True") ready = true;
-      }
-      if (!ready) continue;
-    }
+    if (pod_host && !AnswersTo(*p, *pod_host)) continue;
+    std::string ip = api::ObjectOr(api::Field(*p, "status")).value("podIP", "");
+    if (ip.empty() || (need_ready && !PodReady(*p))) continue;
     target.ip = ip;
     break;
   }

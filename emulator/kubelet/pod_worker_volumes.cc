@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/kubelet/pod_worker.h"
 
 namespace pjemu::kubelet {
@@ -117,6 +118,27 @@ bool PodWorker::SetUpVolumes() {
   return true;
 }
 
+// The pods of a headless Service that name it as their subdomain, each as
+// `<hostname>.<subdomain>` (EtcHosts adds the namespace forms): what cluster DNS answers for a
+// JobSet's pods.
+void PodWorker::AddHeadlessPods(const Json& svc, std::vector<HostsService>* out) {
+  const Json& spec = api::ObjectOr(api::Field(svc, "spec"));
+  if (spec.value("clusterIP", "") != "None") return;
+  const std::string name = svc["metadata"].value("name", "");
+  const std::string ns = svc["metadata"].value("namespace", "default");
+  api::ListOptions opts;
+  opts.label_selector = ServiceSelector(svc);
+  if (opts.label_selector.empty()) return;
+  auto pods = ctx_.client.List(api::Pods(), ns, opts);
+  if (!pods.ok()) return;
+  for (const Json& p : api::ArrayOr(api::Field(*pods, "items"))) {
+    const Json& pspec = api::ObjectOr(api::Field(p, "spec"));
+    const std::string ip = api::ObjectOr(api::Field(p, "status")).value("podIP", "");
+    if (pspec.value("subdomain", "") != name || ip.empty() || api::Deleting(p)) continue;
+    out->push_back({ns, PodHostname(p) + "." + name, ip});
+  }
+}
+
 std::string PodWorker::EtcHostsText() {
   std::vector<HostsService> services;
   // With cluster DNS the Services resolve there, as on a cluster; the file keeps the pod's own.
@@ -127,6 +149,7 @@ std::string PodWorker::EtcHostsText() {
       std::string name = svc["metadata"].value("name", "");
       std::string ns = svc["metadata"].value("namespace", "default");
       if (auto target = Resolve(name + "." + ns, false)) services.push_back({ns, name, target->ip});
+      AddHeadlessPods(svc, &services);
     }
   }
   std::sort(services.begin(), services.end(), [](const HostsService& a, const HostsService& b) {

@@ -50,7 +50,9 @@ TEST_CASE("no other served type has an admission", "[api]") {
                                                      &StorageClasses(),
                                                      &PodDisruptionBudgets(),
                                                      &PyTorchTrainingJobs(),
-                                                     &Jobs()};
+                                                     &Jobs(),
+                                                     &TrainJobs(),
+                                                     &JobSets()};
   for (const ResourceType& type : AllResources()) {
     if (std::find(admitted.begin(), admitted.end(), &type) != admitted.end()) {
       CHECK(type.admission.validator != nullptr);

@@ -57,5 +57,14 @@ TEST_CASE("JsonPathValue reads a printer column's path: keys, [N] and [-1:]", "[
   CHECK(JsonPathValue(Json::object(), ".status.conditions[-1:].type").is_null());
 }
 
+TEST_CASE("JsonPathValue reads a filter step [?(@.type==\"X\")] (JobSet's Completed column)", "[api]") {
+  Json js = Json::parse(R"({"status": {"conditions": [{"type": "Suspended", "status": "False"},
+      {"type": "Completed", "status": "True"}]}})");
+  CHECK(JsonPathValue(js, R"(.status.conditions[?(@.type=="Completed")].status)") == "True");
+  CHECK(JsonPathValue(js, R"(.status.conditions[?(@.type=="Failed")].status)").is_null());
+  CHECK(TrueCondition(js, "Completed") != nullptr);
+  CHECK(TrueCondition(js, "Suspended") == nullptr);
+}
+
 }  // namespace
 }  // namespace pjemu::api

@@ -18,6 +18,36 @@ TEST_CASE("service host names parse in all DNS forms", "[kubelet]") {
   CHECK_FALSE(ParseServiceHost("/path", "ns1"));
 }
 
+TEST_CASE("a pod's name through its headless service parses in all DNS forms", "[kubelet]") {
+  using H = PodHost;
+  CHECK(ParsePodHost("tj-node-0-0.tj", "ns1") == H{"tj-node-0-0", "tj", "ns1"});
+  CHECK(ParsePodHost("tj-node-0-0.tj.ns2", "ns1") == H{"tj-node-0-0", "tj", "ns2"});
+  CHECK(ParsePodHost("tj-node-0-0.tj.ns2.svc", "ns1") == H{"tj-node-0-0", "tj", "ns2"});
+  CHECK(ParsePodHost("tj-node-0-0.tj.ns2.svc.cluster.local", "ns1") == H{"tj-node-0-0", "tj", "ns2"});
+  CHECK_FALSE(ParsePodHost("tj-node-0-0", "ns1"));
+  CHECK_FALSE(ParsePodHost("a.b.c.d", "ns1"));
+  CHECK_FALSE(ParsePodHost("10.0.0.1", "ns1"));
+  Json pod = {{"metadata", {{"name", "tj-node-0-0-x7k2p"}, {"namespace", "ns1"}}},
+              {"spec", {{"hostname", "tj-node-0-0"}, {"subdomain", "tj"}}}};
+  CHECK(AnswersTo(pod, {"tj-node-0-0", "tj", "ns1"}));
+  CHECK_FALSE(AnswersTo(pod, {"tj-node-0-1", "tj", "ns1"}));
+  CHECK_FALSE(AnswersTo(pod, {"tj-node-0-0", "other", "ns1"}));
+  CHECK_FALSE(AnswersTo(pod, {"tj-node-0-0", "tj", "ns2"}));
+  CHECK(ServiceSelector({{"spec", {{"selector", {{"a", "b"}, {"c", "d"}}}}}}) == "a=b,c=d");
+  CHECK(ServiceSelector({{"spec", {{"clusterIP", "None"}}}}).empty());
+}
+
+TEST_CASE("env naming a pod by hostname and subdomain is rewritten to its IP", "[kubelet]") {
+  ServiceResolver resolve = [](const std::string& host) -> std::optional<ServiceTarget> {
+    if (host == "tj-node-0-0.tj") return ServiceTarget{"10.244.1.5", {}};
+    return std::nullopt;
+  };
+  EnvList env = {{"PET_MASTER_ADDR", "tj-node-0-0.tj"}, {"PET_MASTER_PORT", "29500"}};
+  EnvList out = RewriteServiceEnv(env, resolve);
+  CHECK(out[0].second == "10.244.1.5");
+  CHECK(out[1].second == "29500");  // a headless service declares no port: nothing to map
+}
+
 TEST_CASE("env naming a service is rewritten to its pod IP and host port", "[kubelet]") {
   ServiceResolver resolve = [](const std::string& host) -> std::optional<ServiceTarget> {
     if (host == "job-master-0" || host == "job-master-0.team.svc.cluster.local") {

@@ -1,0 +1,41 @@
+// One pass of Trainer v2.3.0's TrainJob reconciler as a pure function (BEHAVIOUR.md): given the
+// stored, defaulted TrainJob (its .status the previous status), its runtime (nullptr: not
+// found), its JobSet (nullptr: none yet) and `now`, ComputeSync returns the new status, the
+// ordered actions (create the JobSet, update its suspend, delete it at the deadline, events)
+// and when to look again (the active deadline).
+// Thread safety: pure functions; safe from any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emulator/common/clock.h"
+#include "emulator/common/status.h"
+
+namespace pjemu::trainjob {
+
+struct Action {
+  enum class Kind { kEvent, kCreateJobSet, kUpdateJobSet, kDeleteJobSet };
+  Kind kind = Kind::kEvent;
+  Json object;             // kCreateJobSet, kUpdateJobSet (the whole JobSet)
+  std::string event_type;  // kEvent
+  std::string reason;      // kEvent
+  std::string message;     // kEvent
+};
+
+struct Sync {
+  Json status;
+  bool status_changed = false;
+  std::vector<Action> actions;
+  std::optional<Duration> requeue_after;
+};
+
+// REQUIRES: trainjob was defaulted by admission (api::trainjob::SetDefaults).
+Sync ComputeSync(const Json& trainjob, const Json* runtime, const Json* jobset, Time now);
+
+// When activeDeadlineSeconds runs out: from the last resume (the Suspended condition turned
+// False), else from creation; nullopt without a deadline or while suspended.
+std::optional<Time> DeadlineOf(const Json& trainjob);
+
+}  // namespace pjemu::trainjob
