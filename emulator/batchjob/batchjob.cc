@@ -32,23 +32,15 @@ Reconciler::Reconciler(client::Client& client, const Clock& clock)
       writer_(client, recorder_) {}
 
 Result<controller::ReconcileResult> Reconciler::Reconcile(const controller::Request& request) {
-  // Objects are user JSON; a shape nlohmann cannot read becomes an error, never an exception.
-  try {
-    return ReconcileOnce(request);
-  } catch (const Json::exception& e) {
-    return InternalError("reconcile job " + request.Key() + ": " + e.what());
-  }
+  return controller::GuardJson("job", request, [&] { return ReconcileOnce(request); });
 }
 
 Result<controller::ReconcileResult> Reconciler::ReconcileOnce(const controller::Request& request) {
   const api::ResourceType& kind = api::Jobs();
-  Result<Json> got = client_.Get(kind, request.ns, request.name);
-  if (!got.ok()) {
-    if (got.status().code() == Code::kNotFound) return controller::ReconcileResult{};
-    return got.status();
-  }
+  ASSIGN_OR_RETURN(std::optional<Json> got,
+                   controller::GetIfExists(client_, kind, request.ns, request.name));
+  if (!got || api::Deleting(*got)) return controller::ReconcileResult{};
   const Json& stored = *got;
-  if (api::Deleting(stored)) return controller::ReconcileResult{};
   const std::string selector = SelectorOf(stored);
   std::vector<Json> pods;
   if (!selector.empty()) {

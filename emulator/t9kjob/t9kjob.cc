@@ -14,23 +14,15 @@ Reconciler::Reconciler(client::Client& client, const Clock& clock)
     : client_(client), clock_(clock), recorder_(client, clock, t9k::kControllerName), writer_(client, recorder_) {}
 
 Result<controller::ReconcileResult> Reconciler::Reconcile(const controller::Request& request) {
-  // Objects are user JSON; a shape nlohmann cannot read becomes an error, never an exception.
-  try {
-    return ReconcileOnce(request);
-  } catch (const Json::exception& e) {
-    return InternalError("reconcile pytorchtrainingjob " + request.Key() + ": " + e.what());
-  }
+  return controller::GuardJson("pytorchtrainingjob", request, [&] { return ReconcileOnce(request); });
 }
 
 Result<controller::ReconcileResult> Reconciler::ReconcileOnce(const controller::Request& request) {
   const api::ResourceType& kind = api::PyTorchTrainingJobs();
-  Result<Json> got = client_.Get(kind, request.ns, request.name);
-  if (!got.ok()) {
-    if (got.status().code() == Code::kNotFound) return controller::ReconcileResult{};
-    return got.status();
-  }
+  ASSIGN_OR_RETURN(std::optional<Json> got,
+                   controller::GetIfExists(client_, kind, request.ns, request.name));
+  if (!got || api::Deleting(*got)) return controller::ReconcileResult{};
   const Json& stored = *got;
-  if (api::Deleting(stored)) return controller::ReconcileResult{};
   const std::string selector = std::string(t9k::kOwnerNameLabel) + "=" + request.name;
   Children children;
   ASSIGN_OR_RETURN(children.pods, controller::ListControlled(client_, api::Pods(), stored, selector));

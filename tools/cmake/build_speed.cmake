@@ -10,8 +10,8 @@
 #   PJEMU_DEBUG_INFO  lines (default): -g1, line tables and function names: backtraces, gdb
 #                `bt` and stepping by line, no local variables; a quarter of a compile at -O2
 #                (measured per file, README "Build times"). full: -g, for a debugging session.
-#                none: -g0, what tools/quickstart builds (a 10x smaller pjemu: the function
-#                names of -g1 are most of its size).
+#                none: -g0, what tools/quickstart builds (the same compile time per file; -g1's
+#                sections, mostly function names, were 210 of pjemu's 221 MB).
 #   ccache       used when it is on PATH (and no launcher was given).
 #   lld          every link with ld.lld when it is there (Debian's lld, installed by setup).
 option(PJEMU_PCH "Precompile the headers most sources include" ON)
