@@ -27,11 +27,13 @@ ALLOWED = {
     "tensorboard": {"client"},
     "namespaces": {"client"},
     "kubelet": {"client", "process"},
+    # Cluster DNS and ClusterIP Services: watches through the client, runs dnsmasq and nft.
+    "network": {"client", "process"},
     "faults": {"client", "process", "kubelet"},
     "persist": {"store"},
     # The one wiring: faults reach it only as decorators handed in through its options.
     "cluster": {"store", "process", "client", "apiserver", "controller", "t9kjob", "batchjob",
-                "jobset", "trainjob",
+                "jobset", "trainjob", "network",
                 "scheduler", "kubelet", "persist", "ui", "storage", "tensorboard", "namespaces"},
     # The PyTorchJob's vocabulary (defaulting, validation, conditions) is api's: only the cluster
     # wiring reaches the controller itself.

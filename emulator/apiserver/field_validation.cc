@@ -176,7 +176,9 @@ const Schema* SchemaOf(const api::ResourceType& type) {
     return pdb;
   }
   if (!type.group.empty()) return Open();
-  static const std::map<std::string, const Schema*> kCore = [] {
+  // Never destroyed, as the schemas it points to (a destroyed map would leave them unreachable:
+  // LeakSanitizer's report at exit).
+  static const auto& kCore = *new std::map<std::string, const Schema*>([] {
     std::map<std::string, const Schema*> m;
     Schema* pod = Obj({"apiVersion", "kind", "status"});
     pod->fields["metadata"] = ObjectMeta();
@@ -207,7 +209,7 @@ const Schema* SchemaOf(const api::ResourceType& type) {
     ev->fields["metadata"] = ObjectMeta();
     m["events"] = ev;
     return m;
-  }();
+  }());
   auto it = kCore.find(type.plural);
   return it == kCore.end() ? Open() : it->second;
 }

@@ -26,11 +26,12 @@ Json ConfigMap(Json data) {
           {"data", std::move(data)}};
 }
 
-Json Pod(Json containers) {
+// A vector, not a Json: under clang a one-element braced Json is that element (CWG 2137).
+Json Pod(const std::vector<Json>& containers) {
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", {{"name", "p"}, {"namespace", "default"}}},
-          {"spec", {{"containers", std::move(containers)}}}};
+          {"spec", {{"containers", Json(containers)}}}};
 }
 
 Json Managed(const Json& object) { return object["metadata"].value("managedFields", Json()); }
@@ -111,8 +112,8 @@ struct SetRow {
 };
 
 TEST_CASE("field sets of applied and created objects", "[api][ssa]") {
-  Json container = {{"name", "c"}, {"image", "busybox"}, {"ports", {{{"containerPort", 80}}}},
-                    {"env", {{{"name", "A"}, {"value", "1"}}}}};
+  Json container = {{"name", "c"}, {"image", "busybox"}, {"ports", Json::array({Json{{"containerPort", 80}}})},
+                    {"env", Json::array({Json{{"name", "A"}, {"value", "1"}}})}};
   std::vector<SetRow> rows = {
       {"ConfigMap data: leaves; a create adds the map itself ('.')", &ConfigMaps(),
        ConfigMap({{"a", "1"}, {"b", "2"}}), R"({"f:data":{"f:a":{},"f:b":{}}})"_json,
@@ -297,7 +298,7 @@ TEST_CASE("status writes have their own entry and see only .status", "[api][ssa]
   REQUIRE(Managed(pod).size() == 1);
   CHECK_FALSE(Managed(pod)[0]["fieldsV1"].contains("f:status"));
   Json running = pod;
-  running["status"] = {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
+  running["status"] = {{"phase", "Running"}, {"conditions", Json::array({Json{{"type", "Ready"}, {"status", "True"}}})}};
   UpdateManagedFields(Pods(), &pod, running, {"kubelet", Subresource::kStatus, kT1});
   Json m = Managed(running);
   REQUIRE(m.size() == 2);

@@ -264,7 +264,7 @@ TEST_CASE("tfevents: pjemu-trainer's event files") {
   CHECK(loss->points[1].value == 0.0);
   REQUIRE(Find(scan, "accuracy", "log") != nullptr);
 }
+}  // namespace
 #endif
 
-}  // namespace
 }  // namespace pjemu::ui
