@@ -82,8 +82,7 @@ TEST_CASE("cgroups: under the memory limit it runs on, its working set counted",
           "[process][cgroups]") {
   Harness h;
   SKIP_WITHOUT_CGROUPS(h.runner);
-  // 256 MiB: room for AddressSanitizer's shadow memory and quarantine in the sanitizer build.
-  auto pid = h.Start({PJEMU_TEST_PROGRAM, "--alloc-mb", "32", "--sleep-ms", "1500"}, 256 << 20);
+  auto pid = h.Start({PJEMU_TEST_PROGRAM, "--alloc-mb", "32", "--sleep-ms", "1500"}, 128 << 20);
   REQUIRE(pid.ok());
   std::optional<CgroupUsage> usage;
   for (int i = 0; i < 100; ++i) {
@@ -93,7 +92,7 @@ TEST_CASE("cgroups: under the memory limit it runs on, its working set counted",
   }
   REQUIRE(usage.has_value());
   CHECK(usage->working_set_bytes >= (32 << 20));
-  CHECK(usage->working_set_bytes < (256 << 20));
+  CHECK(usage->working_set_bytes < (128 << 20));
   REQUIRE(h.Wait());
   CHECK_FALSE(h.exit->oom_killed);
   CHECK(h.exit->exit_code == 0);
