@@ -9,6 +9,7 @@
 #include "emulator/kubelet/pod_reboot.h"
 #include "emulator/kubelet/pod_worker.h"
 #include "emulator/process/container_exec.h"
+#include "emulator/process/exec_path.h"
 #include "emulator/process/posix_process_runner.h"
 #include "emulator/process/sandbox.h"
 #include "emulator/process/simulated_process_runner.h"
@@ -38,6 +39,9 @@ client::InformerOptions ObjectInformerOptions(const std::string& node_name,
   return options;
 }
 
+// The pause program of shared PID namespaces (WorkerContext::pause_argv), from PATH.
+constexpr const char* kPauseProgram = "catatonit";
+
 // One line per process, at the first start of a kubelet running real processes, naming the
 // isolation this host cannot give and why (the containers then run as without it).
 void ReportIsolation(const WorkerContext& ctx, const Status& network) {
@@ -46,6 +50,10 @@ void ReportIsolation(const WorkerContext& ctx, const Status& network) {
   if (!ctx.sandbox) off += "; filesystem: " + process::SandboxAvailable().message();
   if (ctx.sandbox && !ctx.pid_namespaces) {
     off += "; processes: " + process::PidNamespaceAvailable().message();
+  }
+  if (ctx.pid_namespaces && ctx.pause_argv.empty()) {
+    off += "; shared process namespaces: no " + std::string(kPauseProgram) +
+           " in PATH (tools/setup installs it)";
   }
   if (ctx.sandbox && !ctx.pod_networks && !network.ok()) off += "; network: " + network.message();
   if (auto* posix = dynamic_cast<const process::PosixProcessRunner*>(&ctx.runner)) {
@@ -105,6 +113,7 @@ Status Kubelet::Start() {
                                {},
                                false,
                                false,
+                               {},
                                false,
                                0,
                                {}});
@@ -118,6 +127,11 @@ Status Kubelet::Start() {
     ctx_->sandbox = real && process::SandboxAvailable().ok();
   }
   ctx_->pid_namespaces = ctx_->sandbox && process::PidNamespaceAvailable().ok();
+  if (ctx_->pid_namespaces && real) {
+    if (auto pause = process::FindExecutable(kPauseProgram, {}); pause.ok()) {
+      ctx_->pause_argv = {*pause, "-P"};
+    }
+  }
   ctx_->node_index = options_.node_index;
   if (ctx_->sandbox && options_.pod_network == KubeletOptions::PodNetwork::kAuto) {
     network_status_ = options_.network->EnableIsolation();

@@ -69,6 +69,7 @@ PodWorker::~PodWorker() {
   if (kill_timer_) ctx_.loop.Cancel(kill_timer_);
   if (mount_timer_) ctx_.loop.Cancel(mount_timer_);
   ctx_.endpoint_waiters.Remove(uid_);
+  StopPause();
 }
 
 const Json& PodWorker::Spec(bool init, std::size_t i) const {
@@ -302,10 +303,13 @@ process::ProcessSpec PodWorker::ProcessSpecOf(const Json& spec, const std::strin
   if (mounts) {
     ps.mounts = mounts->plan;
     ps.working_dir = mounts->working_dir;
-    // The container's command is PID 1 of its own PID namespace. A pod sharing one namespace
-    // among its containers (shareProcessNamespace) keeps the host's (a listed deviation).
-    ps.own_pid_namespace =
-        ctx_.pid_namespaces && !(*pod_)["spec"].value("shareProcessNamespace", false);
+    // The container's command is PID 1 of its own PID namespace, or, in a pod sharing one
+    // among its containers (shareProcessNamespace), one process of the pod's namespace.
+    if (!(*pod_)["spec"].value("shareProcessNamespace", false)) {
+      ps.own_pid_namespace = ctx_.pid_namespaces;
+    } else {
+      ps.pid_namespace_of = SharedPidNamespace();
+    }
   }
   ps.netns_path = netns_path_;
   ps.log_path = log;
@@ -534,6 +538,36 @@ void PodWorker::FinishEviction() {
 void PodWorker::ReleaseResources() {
   ctx_.gpus.Release(uid_);
   gpus_.clear();
+  StopPause();
+}
+
+process::Pid PodWorker::SharedPidNamespace() {
+  if (pause_pid_ > 0 || ctx_.pause_argv.empty()) return pause_pid_;
+  process::ProcessSpec ps;
+  ps.argv = ctx_.pause_argv;
+  ps.env = {"PATH=" + std::string(process::kDefaultPath)};
+  ps.name = ns_ + "/" + name_ + "/POD";
+  ps.own_pid_namespace = true;
+  ps.netns_path = netns_path_;
+  std::weak_ptr<PodWorker> self = weak_from_this();
+  auto pid = ctx_.runner.Start(ps, [self](const process::ProcessExit& e) {
+    // Killed from outside (or at the end): the kernel killed the namespace's processes with
+    // it; the next container to start gets a new one.
+    if (auto w = self.lock(); w && w->pause_pid_ == e.pid) w->pause_pid_ = 0;
+  });
+  if (!pid.ok()) {
+    Event("Warning", "FailedCreatePodSandBox",
+          "Failed to create pod sandbox: shared PID namespace: " + pid.status().message() +
+              " (the containers keep the host's PID namespace)");
+    return 0;
+  }
+  pause_pid_ = *pid;
+  return pause_pid_;
+}
+
+void PodWorker::StopPause() {
+  if (pause_pid_ > 0) (void)ctx_.runner.Signal(pause_pid_, SIGKILL);
+  pause_pid_ = 0;
 }
 
 void PodWorker::BeginTermination() {

@@ -68,6 +68,10 @@ struct WorkerContext {
   ImageCache image_cache;                  // the node's images, unless options.image_puller
   bool sandbox = false;                    // containers get a MountPlan (KubeletOptions::sandbox)
   bool pid_namespaces = false;  // under the sandbox, each container is PID 1 of its own namespace
+  // The init of a pod's shared PID namespace (shareProcessNamespace), as the pause container
+  // is on a cluster: `catatonit -P` (reaps the orphans, ignores signals). Empty: such pods'
+  // containers keep the host's PID namespace.
+  std::vector<std::string> pause_argv;
   bool pod_networks = false;    // each pod in a network namespace of its own (network->isolated())
   int node_index = 0;
   EndpointWaiters endpoint_waiters;        // wait-for-service builtins, woken by pod events
@@ -152,6 +156,11 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   void FinishIfTerminal();
   void FinishEviction();
   void ReleaseResources();
+  // The pause process whose PID namespace the pod's containers share (shareProcessNamespace),
+  // started on first use: its pid, or 0 (the host's namespace) where there is none, with a
+  // FailedCreatePodSandBox event when it cannot start.
+  process::Pid SharedPidNamespace();
+  void StopPause();
   void WriteStatus();
   void PublishLogs();
   void Event(const std::string& type, const std::string& reason, const std::string& message);
@@ -188,6 +197,7 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   std::shared_ptr<const Json> written_;
   std::vector<int> gpus_;    // the GpuSlots units this pod holds
   std::string netns_path_;  // the pod's network namespace ("" = the host's network)
+  process::Pid pause_pid_ = 0;  // the shared PID namespace's init (0: none running)
   PodVolumeDirs dirs_;
   std::map<std::string, PodVolume> volumes_;  // set up, by name
   bool volumes_ready_ = false;

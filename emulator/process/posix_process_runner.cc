@@ -64,7 +64,7 @@ namespace {
     _exit(127);
   }
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getpid() == 1) {
+  if (getppid() == 0) {  // PID 1 of its own namespace, or in a pod's shared one
     pollfd p{report_fd, POLLOUT, 0};
     if (poll(&p, 1, 0) < 0 || (p.revents & POLLERR)) _exit(137);
   } else if (getppid() != parent) {
@@ -90,6 +90,45 @@ namespace {
   }
   (void)!write(report_fd, &report, sizeof report);
   _exit(127);
+}
+
+// fork(), or with `own_namespace` a clone(CLONE_NEWPID) with fork's semantics (no new stack),
+// the child PID 1 of a namespace of its own. The child runs `child` (which never returns).
+template <typename Child>
+Result<pid_t> ForkOwn(bool own_namespace, const Child& child) {
+  pid_t pid = own_namespace ? static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWPID | SIGCHLD,
+                                                         nullptr, nullptr, nullptr, nullptr))
+                            : fork();
+  if (pid == 0) child();
+  if (pid < 0) return InternalError("fork: " + std::string(strerror(errno)));
+  return pid;
+}
+
+// Forks the child into the PID namespace of process `init` (its PID 1). setns(CLONE_NEWPID)
+// changes where the calling thread's next children go, not the thread itself: enter, fork,
+// and go back to this process's own namespace at once (a thread made in between by this
+// thread would fail). Other threads are not affected.
+template <typename Child>
+Result<pid_t> ForkInto(Pid init, const Child& child) {
+  std::string path = "/proc/" + std::to_string(init) + "/ns/pid";
+  int target = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (target < 0) {
+    return InternalError("open the pod's PID namespace " + path + ": " + strerror(errno));
+  }
+  int own = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+  if (own < 0 || setns(target, CLONE_NEWPID) != 0) {
+    int e = errno;
+    close(target);
+    if (own >= 0) close(own);
+    return InternalError("enter the pod's PID namespace " + path + ": " + strerror(e));
+  }
+  pid_t pid = fork();
+  int fork_errno = errno;
+  if (pid == 0) child();
+  (void)setns(own, CLONE_NEWPID);  // back to our own: always allowed (the active namespace)
+  close(own), close(target);
+  if (pid < 0) return InternalError("fork: " + std::string(strerror(fork_errno)));
+  return pid;
 }
 
 // Checks what can be checked before the fork and prepares the exec: the resolved path without
@@ -204,24 +243,21 @@ Result<Pid> PosixProcessRunner::Start(const ProcessSpec& spec, ExitCallback on_e
   std::vector<char*> argv = CStrings(spec.argv);
   std::vector<char*> envp = CStrings(spec.env);
   pid_t parent = getpid();
-  // A PID namespace of its own: clone with fork's semantics (no new stack), the child its PID 1.
-  pid_t pid = spec.own_pid_namespace
-                  ? static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr,
-                                               nullptr, nullptr))
-                  : fork();
-  if (pid == 0) {
+  auto exec_child = [&] {
     ExecChild(parent, out[1], err[1], null_fd, report[1], spec.working_dir.c_str(), path.c_str(),
               sandbox ? &*sandbox : nullptr, cgroup_fds, netns_fd, argv.data(), envp.data());
-  }
+  };
+  Result<pid_t> forked = spec.pid_namespace_of > 0 ? ForkInto(spec.pid_namespace_of, exec_child)
+                                                   : ForkOwn(spec.own_pid_namespace, exec_child);
+  pid_t pid = forked.ok() ? *forked : -1;
   close(out[1]), close(err[1]), close(report[1]);
   if (netns_fd >= 0) close(netns_fd);
   if (cgroup) cgroup->CloseProcs();
   if (null_fd >= 0) close(null_fd);
-  if (pid < 0) {
-    int e = errno;
+  if (!forked.ok()) {
     close(out[0]), close(err[0]), close(report[0]);
     if (cgroup) cgroups_->Remove(*cgroup);
-    return InternalError("fork: " + std::string(strerror(e)));
+    return forked.status();
   }
   setpgid(pid, pid);  // also here, so the group exists before anyone signals it
   guard_.Add(pid);

@@ -36,6 +36,11 @@ struct ProcessSpec {
   // a handler in it (SIGTERM, SIGINT) is ignored, Signal reaches it alone (not its group), and
   // when it exits the kernel kills everything left in the namespace.
   bool own_pid_namespace = false;
+  // Joins the PID namespace whose PID 1 is this runner's process `pid_namespace_of` (a pod's
+  // pause process, started with own_pid_namespace): the process is one of that namespace's,
+  // not its PID 1, as the containers of a pod with shareProcessNamespace are; signals reach its
+  // group as outside a namespace. 0 = none. Errors: kInternal when the namespace is gone.
+  Pid pid_namespace_of = 0;
   // A network namespace to join before exec (the pod's, BridgeNetwork::AddPod); "" = the
   // runner's own.
   std::string netns_path;

@@ -3,10 +3,12 @@
 // are), so two jobs whose masters listen on the same fixed port both run, each worker reaching
 // its own master by name; each container's command is PID 1 of its own PID namespace, so an
 // exec's `ps` shows only the container's processes, its `kill 1` ends only that container, and
-// a deletion waits out the grace period for a PID 1 without a SIGTERM handler; memory limits
+// a deletion waits out the grace period for a PID 1 without a SIGTERM handler; a pod with
+// shareProcessNamespace has one namespace for its containers under a pause; memory limits
 // are the kernel's. Skipped (with the reason) where the host cannot.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "emulator/process/sandbox.h"
 #include "tests/kubelet/node_fixture.h"
@@ -140,6 +142,62 @@ TEST_CASE("isolation: deleting a PID 1 without a SIGTERM handler waits out the g
   REQUIRE(f.Wait([&] { return f.Get("grace").is_null(); }, 10s));
   double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   CHECK(waited >= 0.9);  // SIGTERM was ignored: SIGKILL after the 1 s grace period
+}
+
+TEST_CASE("isolation: shareProcessNamespace: the containers share one namespace, a pause its PID 1",
+          "[kubelet][process][isolation]") {
+  SKIP_WITHOUT_ISOLATION();
+  NodeFixture f(SandboxOn(), "isolation-shared-pid");
+  Json a = {{"name", "a"},
+            {"image", "busybox"},
+            {"command", {"sh", "-c", "trap 'exit 143' TERM; while :; do sleep 0.1; done"}}};
+  Json b = {{"name", "b"}, {"image", "busybox"}, {"command", {"sleep", "600"}}};
+  Json pod = TestPod("shared", {a, b}, "OnFailure");
+  pod["spec"]["shareProcessNamespace"] = true;
+  pod["spec"]["terminationGracePeriodSeconds"] = 30;
+  f.Create(pod);
+  REQUIRE(f.WaitPhase("shared", "Running"));
+  int code = -1;
+  std::string ps =
+      Output(*f.kubelet, {"default", "shared", "b", {"ps", "-e", "-o", "pid=,args="}}, &code);
+  CHECK(code == 0);
+  INFO(ps);
+  if (ps.find("catatonit") == std::string::npos) {
+    WARN("skipped: no pause program (catatonit) on this host");
+    return;
+  }
+  CHECK(ps.substr(ps.find_first_not_of(' '), 2) == "1 ");  // the pause is PID 1
+  CHECK(ps.find("catatonit -P\n") != std::string::npos);
+  CHECK(ps.find("sh -c trap") != std::string::npos);  // container a, seen from b
+  CHECK(ps.find("sleep 600") != std::string::npos);
+  CHECK(std::count(ps.begin(), ps.end(), '\n') <= 7);  // the pod's, never the host's
+  std::string ns = Output(*f.kubelet, {"default", "shared", "a", {"readlink", "/proc/1/ns/pid"}},
+                          &code);
+  CHECK(code == 0);
+  // b signals a's process by name, as `pkill` in a sidecar does: a ends, and is restarted.
+  Output(*f.kubelet, {"default", "shared", "b", {"pkill", "-TERM", "-f", "sh -c trap"}}, &code);
+  CHECK(code == 0);
+  REQUIRE(f.Wait([&] { return f.Status("shared", "a").value("restartCount", 0) == 1; }, 10s));
+  CHECK(f.Status("shared", "a")["lastState"]["terminated"].value("exitCode", 0) == 143);
+  // Not PID 1: b's sleep dies of SIGTERM at once, no 30 s grace period is waited out.
+  auto begin = std::chrono::steady_clock::now();
+  REQUIRE(f.client->Delete(api::Pods(), "default", "shared", {}).ok());
+  REQUIRE(f.Wait([&] { return f.Get("shared").is_null(); }, 20s));
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  CHECK(waited < 10);
+  // Nothing is left in the pod's namespace: the pause went with the pod.
+  std::string inode = ns.substr(ns.find('[') + 1, ns.find(']') - ns.find('[') - 1);
+  REQUIRE_FALSE(inode.empty());
+  CHECK(f.Wait(
+      [&] {
+        for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+          std::error_code ec;
+          auto link = std::filesystem::read_symlink(e.path() / "ns" / "pid", ec);
+          if (!ec && link.string() == "pid:[" + inode + "]") return false;
+        }
+        return true;
+      },
+      5s));
 }
 
 }  // namespace

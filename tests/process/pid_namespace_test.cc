@@ -4,6 +4,9 @@
 // while SIGKILL ends it; when it exits nothing it started survives, not even a process that left
 // its process group; and an exec joins the namespace (its `ps` shows the container's processes,
 // its `kill 1` reaches the container's PID 1, never the host's init).
+// Given ProcessSpec::pid_namespace_of, the process should join that namespace (a pod's shared
+// one under its pause process): not PID 1, seeing the other processes, a SIGTERM without a
+// handler ending it, gone when the namespace's init goes.
 // Skipped (with the probe's reason) where the sandbox or PID namespaces are unavailable.
 #include <signal.h>
 #include <sys/stat.h>
@@ -18,6 +21,7 @@
 #include <thread>
 
 #include "emulator/process/container_exec.h"
+#include "emulator/process/exec_path.h"
 #include "emulator/process/posix_process_runner.h"
 #include "emulator/process/sandbox.h"
 
@@ -83,7 +87,8 @@ struct Harness {
     fs::create_directories(dir);
     log = dir / "0.log";
   }
-  Result<Pid> Start(std::vector<std::string> argv) {
+  // `pid_namespace_of`: join that process's namespace instead of making one.
+  Result<Pid> Start(std::vector<std::string> argv, Pid pid_namespace_of = 0) {
     ProcessSpec spec;
     spec.argv = std::move(argv);
     spec.env = {"PATH=/usr/local/bin:/usr/bin:/bin"};
@@ -92,7 +97,8 @@ struct Harness {
     spec.mounts.root_upper = (dir / "root-upper").string();
     spec.mounts.root_work = (dir / "root-work").string();
     spec.mounts.root_merged = (dir / "root").string();
-    spec.own_pid_namespace = true;
+    spec.own_pid_namespace = pid_namespace_of == 0;
+    spec.pid_namespace_of = pid_namespace_of;
     spec.name = "default/pod/ctr";
     return runner.Start(spec, [this](const ProcessExit& e) { exit = e; });
   }
@@ -216,6 +222,57 @@ TEST_CASE("pid namespace: an exec's exit code and a kill pass through its namesp
   CHECK((*sleeper)->Wait() == 128 + SIGKILL);
   REQUIRE(h.runner.Signal(*pid, SIGKILL).ok());
   REQUIRE(h.Wait());
+}
+
+TEST_CASE("pid namespace: a process joins a pause's namespace, is not PID 1, dies with it",
+          "[process][sandbox][pidns][shared]") {
+  SKIP_WITHOUT_PID_NAMESPACES();
+  auto catatonit = FindExecutable("catatonit", {"PATH=/usr/bin:/bin"});
+  if (!catatonit.ok()) {
+    WARN("skipped: " << catatonit.status().message());
+    return;
+  }
+  Harness pause("shared-pause");
+  auto init = pause.Start({*catatonit, "-P"});
+  REQUIRE(init.ok());
+  ino_t ns = PidNamespaceOf(std::to_string(*init));
+  Harness h("shared");
+  auto pid = h.Start({"/bin/sh", "-c",
+                      "echo pid=$$; ps -e -o pid=,args=; trap 'exit 143' TERM; "
+                      "sleep 600 & while :; do sleep 0.05; done"},
+                     *init);
+  REQUIRE(pid.ok());
+  CHECK(PidNamespaceOf(std::to_string(*pid)) == ns);
+  h.Run(300ms);
+  std::string log = h.Log();
+  INFO(log);
+  CHECK(log.find("stdout F pid=1\n") == std::string::npos);
+  CHECK(log.find("1 " + *catatonit + " -P") != std::string::npos);  // the pause is PID 1
+  // A SIGTERM to a process that is not its namespace's PID 1 is delivered as anywhere.
+  REQUIRE(h.runner.Signal(*pid, SIGTERM).ok());
+  REQUIRE(h.Wait(10s));
+  CHECK(h.exit->exit_code == 143);
+  CHECK(PidNamespaceOf(std::to_string(*init)) == ns);  // the pause outlives the container
+  REQUIRE(pause.runner.Signal(*init, SIGKILL).ok());
+  REQUIRE(pause.Wait());
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (ProcessesIn(ns) > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  CHECK(ProcessesIn(ns) == 0);
+}
+
+TEST_CASE("pid namespace: joining the namespace of a process that is gone is an error",
+          "[process][pidns][shared]") {
+  RealClock clock;
+  EventLoop loop{clock};
+  PosixProcessRunner runner{loop};
+  ProcessSpec spec;
+  spec.argv = {"/bin/true"};
+  spec.pid_namespace_of = 999999999;
+  auto pid = runner.Start(spec, [](const ProcessExit&) {});
+  REQUIRE_FALSE(pid.ok());
+  CHECK(pid.status().message().find("/proc/999999999/ns/pid") != std::string::npos);
 }
 
 }  // namespace
