@@ -26,6 +26,7 @@ constexpr TypeNames kTypeNames[] = {
     {"Not found", "FieldValueNotFound"},
     {"Duplicate value", "FieldValueDuplicate"},
     {"Too long", "FieldValueTooLong"},
+    {"Too many", "FieldValueTooMany"},
 };
 const TypeNames& NamesOf(Type t) { return kTypeNames[static_cast<int>(t)]; }
 

@@ -25,7 +25,8 @@ struct FieldError {
     kNotSupported,
     kNotFound,
     kDuplicate,
-    kTooLong
+    kTooLong,
+    kTooMany
   };
   Type type;
   std::string field;   // "spec.pytorchReplicaSpecs[Master].replicas"

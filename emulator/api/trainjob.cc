@@ -6,6 +6,7 @@
 #include "emulator/api/json_fields.h"
 #include "emulator/api/object_validation.h"
 #include "emulator/api/resources.h"
+#include "emulator/api/structured_merge.h"
 
 namespace pjemu::api::trainjob {
 namespace {
@@ -33,6 +34,31 @@ void CheckCounts(const Json& trainer, Errors* errs) {
       errs->push_back({Type::kInvalid, std::string("spec.trainer.") + key, Text(v),
                        "spec.trainer." + std::string(key) + " in body should be greater than or "
                        "equal to 1"});
+    }
+  }
+}
+
+// runtimePatches: a list-map keyed by manager (required, unique), at most kMaxRuntimePatches;
+// each trainingRuntimeSpec's keyed lists name their keys.
+void CheckRuntimePatches(const Json& tj, Errors* errs) {
+  const Json& patches = FieldAt(tj, {"spec", "runtimePatches"});
+  if (!patches.is_array()) return;
+  if (patches.size() > kMaxRuntimePatches) {
+    errs->push_back({Type::kTooMany, "spec.runtimePatches", std::to_string(patches.size()),
+                     "must have at most " + std::to_string(kMaxRuntimePatches) + " items"});
+  }
+  std::set<std::string> managers;
+  for (std::size_t i = 0; i < patches.size(); ++i) {
+    const std::string at = "spec.runtimePatches[" + std::to_string(i) + "]";
+    const std::string manager = Str(patches[i], "manager");
+    if (manager.empty()) {
+      errs->push_back({Type::kRequired, at + ".manager", "", ""});
+    } else if (!managers.insert(manager).second) {
+      errs->push_back({Type::kDuplicate, at, "{\"manager\":" + GoQuote(manager) + "}", ""});
+    }
+    Status keyed = ValidateApplied(Field(patches[i], "trainingRuntimeSpec"), RuntimeSpecSchema());
+    if (!keyed.ok()) {
+      errs->push_back({Type::kInvalid, at + ".trainingRuntimeSpec", "\"object\"", keyed.message()});
     }
   }
 }
@@ -75,8 +101,26 @@ std::vector<FieldError> CelErrors(const Json& tj, const Json* old) {
     errs.push_back({Type::kInvalid, "spec.activeDeadlineSeconds", Text(deadline),
                     "spec.activeDeadlineSeconds in body should be greater than or equal to 1"});
   }
+  CheckRuntimePatches(tj, &errs);
   if (old) CheckImmutable(tj, *old, &errs);
   return errs;
+}
+
+const FieldSchema& RuntimeSpecSchema() {
+  static const TypeSchema* schema = [] {
+    const std::string rjob = "template.spec.replicatedJobs[]";
+    std::vector<std::string> rules = {"template.spec.replicatedJobs keys name",
+                                      "template.metadata.labels map",
+                                      "template.metadata.annotations map"};
+    for (const std::string& meta : {rjob + ".template.metadata", rjob + ".template.spec.template.metadata"}) {
+      rules.push_back(meta + ".labels map");
+      rules.push_back(meta + ".annotations map");
+    }
+    for (auto& line : PodSpecRules(rjob + ".template.spec.template.spec")) rules.push_back(line);
+    auto compiled = CompileFieldRules({rules, "{}"});
+    return new TypeSchema(std::move(*compiled));  // immortal: used until exit
+  }();
+  return schema->root;
 }
 
 std::vector<FieldError> WebhookErrors(const Json& tj) {

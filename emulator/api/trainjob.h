@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "emulator/api/pytorchjob_validation.h"
+#include "emulator/api/field_schema.h"
 #include "emulator/common/status.h"
 
 namespace pjemu::api::trainjob {
@@ -60,13 +61,22 @@ void SetDefaults(Json& trainjob);
 
 // The CRD's rules (422 `TrainJob.trainer.kubeflow.org "x" is invalid`): the name an RFC 1035
 // label of at most 63 characters, runtimeRef.name required, numNodes and numProcPerNode at
-// least 1; on update runtimeRef, initializer, trainer, activeDeadlineSeconds and managedBy are
+// least 1, runtimePatches at most 16 with a unique `manager` each and keyed list items naming
+// their keys; on update runtimeRef, initializer, trainer, activeDeadlineSeconds and managedBy are
 // immutable ("field is immutable"). Then the webhook's torch checks (403 `admission webhook
 // "validator.trainjob.trainer.kubeflow.org" denied the request`): no PET_* of the plugin's in
 // trainer.env ("must not have reserved envs, invalid envs configured: [..]").
 Status Validate(const Json& trainjob, const Json* old, std::vector<std::string>* warnings);
 std::vector<FieldError> CelErrors(const Json& trainjob, const Json* old);
 std::vector<FieldError> WebhookErrors(const Json& trainjob);
+
+// At most this many runtimePatches (the CRD's maxItems), keyed by `manager`.
+inline constexpr std::size_t kMaxRuntimePatches = 16;
+// How a runtimePatch's trainingRuntimeSpec merges over the runtime's spec: as server-side apply
+// merges (structured_merge.h) under the TrainingRuntimeSpec's list markers: replicatedJobs by
+// name, the pod template's containers, env, volumes, ... by their keys (core/v1's markers),
+// label and annotation maps key by key, anything else replaced.
+const FieldSchema& RuntimeSpecSchema();
 
 // The `torch-distributed` ClusterTrainingRuntime as v2.3.0's manifests install it: mlPolicy
 // {numNodes: 1, torch: {}}, one replicatedJob `node` (ancestor label `trainer`) with container

@@ -6,6 +6,7 @@
 #include "emulator/api/jobset.h"
 #include "emulator/api/json_fields.h"
 #include "emulator/api/resource_quantity.h"
+#include "emulator/api/structured_merge.h"
 #include "emulator/api/trainjob.h"
 #include "emulator/controller/children.h"
 
@@ -124,7 +125,21 @@ std::string NumProcPerNode(const Json& tj, const Json& runtime) {
   return "1";
 }
 
-Json DesiredJobSet(const Json& tj, const Json& runtime) {
+Json PatchedRuntime(const Json& tj, const Json& runtime) {
+  const Json& patches = FieldAt(tj, {"spec", "runtimePatches"});
+  if (!patches.is_array() || patches.empty()) return runtime;
+  Json out = runtime;
+  Json spec = ObjectOr(Field(runtime, "spec"));
+  for (const Json& patch : patches) {
+    const Json& over = Field(patch, "trainingRuntimeSpec");
+    if (over.is_object()) spec = api::Merge(spec, over, atj::RuntimeSpecSchema());
+  }
+  out["spec"] = std::move(spec);
+  return out;
+}
+
+Json DesiredJobSet(const Json& tj, const Json& runtime_as_stored) {
+  const Json runtime = PatchedRuntime(tj, runtime_as_stored);
   const Json& meta = Field(tj, "metadata");
   const Json& tmpl = FieldAt(runtime, {"spec", "template"});
   Json js = {{"apiVersion", api::jobset::kApiVersion},

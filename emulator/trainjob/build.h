@@ -1,5 +1,8 @@
 // The JobSet a TrainJob runs as (Trainer v2.3.0's runtime framework, its plugins written as a
 // fixed, ordered list of plain steps over the JobSet being built):
+//   0. runtimePatches, in order, each merged over the runtime's spec (api::trainjob::
+//      RuntimeSpecSchema: server-side apply's merge), so the TrainJob's own fields below win
+//      over every patch and every patch over the runtime;
 //   1. jobset plugin: the runtime's JobSet template, named after the TrainJob, its labels and
 //      annotations (with the TrainJob's spec.labels/annotations), the controller ownerReference
 //      and spec.suspend from the TrainJob;
@@ -16,6 +19,10 @@
 #include "emulator/common/status.h"
 
 namespace pjemu::trainjob {
+
+// The runtime with the TrainJob's runtimePatches merged over its spec, in order (the runtime
+// itself when there are none).
+Json PatchedRuntime(const Json& trainjob, const Json& runtime);
 
 // REQUIRES: trainjob was defaulted by admission (api::trainjob::SetDefaults); runtime is a
 // (Cluster)TrainingRuntime.

@@ -116,6 +116,68 @@ TEST_CASE("TJ3 admission: CRD defaults, reserved env refused by the webhook, imm
   CHECK(atj::Validate(bad_name, nullptr, nullptr).code() == Code::kInvalid);
 }
 
+// A runtimePatch of `manager` setting the node pod's nodeSelector to `pool`, plus `extra`
+// merged into the node container (name node).
+Json Patch(const std::string& manager, const std::string& pool, const Json& extra = Json::object()) {
+  Json container = {{"name", "node"}};
+  container.update(extra);
+  Json pod_spec = {{"nodeSelector", {{"pool", pool}}},
+                   {"containers", std::vector<Json>{container}}};
+  Json rjob = {{"name", "node"}, {"template", {{"spec", {{"template", {{"spec", pod_spec}}}}}}}};
+  return {{"manager", manager},
+          {"trainingRuntimeSpec",
+           {{"template", {{"spec", {{"replicatedJobs", std::vector<Json>{rjob}}}}}}}}};
+}
+
+TEST_CASE("TJ10 runtimePatches merge over the runtime in order; the TrainJob's fields win", "[trainjob]") {
+  const Json runtime = atj::DefaultClusterTrainingRuntime();
+  Json tj = Guide();
+  Json first = Patch("trainer.kubeflow.org/kubeflow-sdk", "cpu",
+                     Json::parse(R"({"image": "patched:1",
+                       "env": [{"name": "FROM_PATCH", "value": "1"}, {"name": "PET_MASTER_PORT", "value": "1234"}],
+                       "volumeMounts": [{"name": "data", "mountPath": "/data"}]})"));
+  first["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]
+       ["template"]["spec"]["volumes"] = Json::parse(R"([{"name": "data", "emptyDir": {}}])");
+  tj["spec"]["runtimePatches"] = std::vector<Json>{first, Patch("kueue.x-k8s.io/manager", "gpu")};
+  CHECK(atj::Validate(tj, nullptr, nullptr).ok());
+  Json js = DesiredJobSet(tj, runtime);
+  const Json& rjob = js["spec"]["replicatedJobs"][0];
+  const Json& pod = rjob["template"]["spec"]["template"]["spec"];
+  CHECK(js["spec"]["replicatedJobs"].size() == 1);  // merged by name, not appended
+  CHECK(rjob["template"]["metadata"]["labels"]["trainer.kubeflow.org/trainjob-ancestor-step"] ==
+        "trainer");  // the runtime's own fields stay
+  CHECK(pod["nodeSelector"] == Json({{"pool", "gpu"}}));  // the later patch wins
+  CHECK(pod["volumes"][0]["name"] == "data");
+  const Json& c = NodeContainer(js);
+  CHECK(pod["containers"].size() == 1);
+  CHECK(c["image"] == "docker.io/kubeflowkatib/pytorch-mnist:v1beta1-45c5727");  // trainer.image
+  CHECK(c["volumeMounts"][0]["mountPath"] == "/data");
+  CHECK(EnvValue(c, "FROM_PATCH") == "1");
+  CHECK(EnvValue(c, "PET_MASTER_PORT") == "29500");  // the torch plugin's value wins
+  CHECK(PatchedRuntime(Guide(), runtime) == runtime);  // no patches: the runtime as it is
+
+  Json dup = tj;
+  dup["spec"]["runtimePatches"][1]["manager"] = "trainer.kubeflow.org/kubeflow-sdk";
+  Status d = atj::Validate(dup, nullptr, nullptr);
+  CHECK(d.code() == Code::kInvalid);
+  CHECK_THAT(d.message(), Catch::Contains(
+      "spec.runtimePatches[1]: Duplicate value: {\"manager\":\"trainer.kubeflow.org/kubeflow-sdk\"}"));
+  Json unnamed = tj;
+  unnamed["spec"]["runtimePatches"][0].erase("manager");
+  CHECK_THAT(atj::Validate(unnamed, nullptr, nullptr).message(),
+             Catch::Contains("spec.runtimePatches[0].manager: Required value"));
+  Json keyless = tj;
+  keyless["spec"]["runtimePatches"][1]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]
+      .erase("name");
+  Status k = atj::Validate(keyless, nullptr, nullptr);
+  CHECK(k.code() == Code::kInvalid);
+  CHECK_THAT(k.message(), Catch::Contains("spec.runtimePatches[1].trainingRuntimeSpec: Invalid value"));
+  Json many = Guide();
+  for (int i = 0; i < 17; ++i) many["spec"]["runtimePatches"].push_back(Patch("m" + std::to_string(i), "x"));
+  CHECK_THAT(atj::Validate(many, nullptr, nullptr).message(),
+             Catch::Contains("spec.runtimePatches: Too many: 17: must have at most 16 items"));
+}
+
 TEST_CASE("TJ4 the JobSet is created once, and its Completed/Failed and status copied", "[trainjob]") {
   const Json runtime = atj::DefaultClusterTrainingRuntime();
   Json tj = Guide();
