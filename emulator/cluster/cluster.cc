@@ -272,7 +272,9 @@ Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
 void Cluster::Parts::StartClusterServices() {
   const auto& net = kubelet_options.network;
   if (cluster_services || !net || !net->isolated()) return;
-  auto started = network::ClusterServices::Start(actors(), loop, net->bridge());
+  network::ClusterServicesOptions so;
+  if (posix) so.guard = &posix->guard();  // dnsmasq is held with the pods' processes
+  auto started = network::ClusterServices::Start(actors(), loop, net->bridge(), so);
   if (!started.ok()) {
     std::fprintf(stderr, "pjemu: cluster: DNS off: %s\n", started.status().message().c_str());
     return;

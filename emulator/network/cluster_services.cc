@@ -97,6 +97,7 @@ Result<std::unique_ptr<ClusterServices>> ClusterServices::Start(
   dns.listen_address = o.dns_ip;
   dns.hosts_dir = o.dir + "/hosts";
   dns.log_file = o.dir + "/dnsmasq.log";
+  dns.guard = o.guard;
   ASSIGN_OR_RETURN(s->dnsmasq_, Dnsmasq::Start(dns, [](const Status& started) {
                      if (started.ok()) return;
                      std::fprintf(stderr, "pjemu: cluster: DNS off: %s\n",

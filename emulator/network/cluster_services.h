@@ -41,6 +41,7 @@ inline constexpr char kClusterDnsIp[] = "10.96.0.10";
 struct ClusterServicesOptions {
   std::string dns_ip = kClusterDnsIp;
   std::string dir;  // "" = /run/pjemu-<pid>-dns
+  process::OrphanGuard* guard = nullptr;  // DnsmasqOptions::guard
 };
 
 class ClusterServices {

@@ -81,7 +81,11 @@ void Dnsmasq::Supervise(const std::string& path, const DnsmasqOptions& options, 
   std::vector<std::string> env = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"};
   std::vector<char*> argv = process::CStrings(args);
   std::vector<char*> envp = process::CStrings(env);
-  guard_ = std::make_unique<process::OrphanGuard>();
+  guard_ = options.guard;
+  if (guard_ == nullptr) {
+    own_guard_ = std::make_unique<process::OrphanGuard>();
+    guard_ = own_guard_.get();
+  }
   if (!guard_->ok()) {
     close(netns_fd);
     exited_ = true;

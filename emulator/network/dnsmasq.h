@@ -10,10 +10,11 @@
 // failed, so that a caller holds only what needs answers (the kubelet holds a pod's containers,
 // not the cluster's start).
 // Lifetime: the process is forked by a thread of this object that waits for it, leads a process
-// group of its own that an OrphanGuard of this object holds (its guardian SIGKILLs the group
-// when pjemu dies, even SIGKILLed: PR_SET_PDEATHSIG alone did not survive dnsmasq's start-up,
-// which changes its credentials), and dies with this object (the destructor sends SIGKILL and
-// waits for the exit). It runs as root (--user=root) inside the bridge's namespace only.
+// group of its own that an OrphanGuard holds (options.guard, else one of its own: the guardian
+// SIGKILLs the group when pjemu dies, even SIGKILLed: PR_SET_PDEATHSIG alone did not survive
+// dnsmasq's start-up, which changes its credentials), and dies with this object (the destructor
+// sends SIGKILL and waits for the exit). It runs as root (--user=root) inside the bridge's
+// namespace only.
 // Thread safety: Start and the destructor from one thread; pid(), running(), state() and
 // WaitStarted() from any.
 #pragma once
@@ -38,6 +39,9 @@ struct DnsmasqOptions {
   std::string listen_address;  // an address of that namespace
   std::string hosts_dir;       // --hostsdir
   std::string log_file;
+  // Holds dnsmasq's process group (e.g. the process runner's guard, which must outlive the
+  // Dnsmasq); nullptr: a guard of its own, forked by the supervising thread.
+  process::OrphanGuard* guard = nullptr;
 };
 
 class Dnsmasq {
@@ -82,9 +86,10 @@ class Dnsmasq {
   State state_ = State::kStarting;  // GUARDED_BY(mu_)
   Status why_ = Status::Ok();       // GUARDED_BY(mu_): the failure's reason
   bool reported_ = false;           // GUARDED_BY(mu_): settled and OnSettled returned
-  // Made by the supervisor thread before it forks dnsmasq (the guardian's fork is off Start's
-  // path); set once, before forked_.
-  std::unique_ptr<process::OrphanGuard> guard_;
+  // options.guard, else own_guard_, made by the supervisor thread before it forks dnsmasq (the
+  // guardian's fork is off Start's path); set once, before forked_.
+  process::OrphanGuard* guard_ = nullptr;
+  std::unique_ptr<process::OrphanGuard> own_guard_;
   std::thread supervisor_;
 };
 
