@@ -29,6 +29,7 @@
 #include "emulator/process/posix_process_runner.h"
 #include "emulator/process/resource_sampler.h"
 #include "emulator/process/sampled_usage.h"
+#include "emulator/process/sandbox.h"
 #include "emulator/process/simulated_process_runner.h"
 #include "emulator/scheduler/scheduler.h"
 #include "emulator/storage/volume_controller.h"
@@ -271,19 +272,30 @@ Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
 void Cluster::Parts::StartClusterServices() {
   const auto& net = kubelet_options.network;
   if (cluster_services || !net || !net->isolated()) return;
-  auto started = network::ClusterServices::Start(actors(), loop, net->bridge());
+  network::ClusterServicesOptions so;
+  if (posix) so.guard = &posix->guard();  // dnsmasq is held with the pods' processes
+  auto started = network::ClusterServices::Start(actors(), loop, net->bridge(), so);
   if (!started.ok()) {
     std::fprintf(stderr, "pjemu: cluster: DNS off: %s\n", started.status().message().c_str());
     return;
   }
   cluster_services = std::move(*started);
-  if (Status ip = cluster_services->cluster_ip_status(); !ip.ok()) {
-    std::fprintf(stderr, "pjemu: cluster: ClusterIP addresses off: %s\n", ip.message().c_str());
-  }
   network::ClusterServices* s = cluster_services.get();
-  net->SetDns(s->dns_ip(), [s](const std::string& name, const std::string& pod_ns) {
-    return s->Resolves(name, pod_ns);
-  });
+  using DnsState = kubelet::ClusterNetwork::DnsState;
+  net->SetDns(
+      s->dns_ip(),
+      [s](const std::string& name, const std::string& pod_ns) { return s->Resolves(name, pod_ns); },
+      [s] {
+        switch (s->dns_state()) {
+          case network::Dnsmasq::State::kStarting:
+            return DnsState::kStarting;
+          case network::Dnsmasq::State::kServing:
+            return DnsState::kServing;
+          case network::Dnsmasq::State::kFailed:
+            return DnsState::kFailed;
+        }
+        return DnsState::kFailed;
+      });
 }
 
 void Cluster::Parts::StopActors() {
@@ -307,6 +319,16 @@ Cluster::~Cluster() { Stop(); }
 Status Cluster::Start() {
   RETURN_IF_ERROR(options_.Validate());
   if (parts_) return Status(Code::kInvalid, "cluster already started");
+  // Without an API server to start first (`pjemu run`; serve's /readyz comes before anything
+  // else), the kubelet's sandbox probes (a forked child each: tens of ms on a loaded machine) run
+  // while the rest is built; the kubelet's Start finds their results cached (joined before it).
+  std::jthread probes;
+  if (!options_.api_server && options_.processes == ProcessKind::kReal &&
+      options_.sandbox != kubelet::KubeletOptions::Sandbox::kOff) {
+    probes = std::jthread([] {
+      if (process::SandboxAvailable().ok()) (void)process::PidNamespaceAvailable();
+    });
+  }
   RETURN_IF_ERROR(PrepareStateDir());
   auto p = std::make_unique<Parts>(options_, state_dir_);
   if (Status built = p->Build(); !built.ok()) {
@@ -322,6 +344,7 @@ Status Cluster::Start() {
     }
   }
   MakeNamespaceController();
+  if (probes.joinable()) probes.join();
   if (Status started = StartActors(); !started.ok()) {
     Stop();
     return started;

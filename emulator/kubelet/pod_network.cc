@@ -88,13 +88,25 @@ std::shared_ptr<process::BridgeNetwork> ClusterNetwork::bridge() const {
   return bridge_;
 }
 
-void ClusterNetwork::SetDns(std::string server, DnsResolver resolves) {
+void ClusterNetwork::SetDns(std::string server, DnsResolver resolves, DnsStateFn state) {
   std::lock_guard<std::mutex> lock(mu_);
   dns_server_ = std::move(server);
   dns_resolves_ = std::move(resolves);
+  dns_state_ = std::move(state);
+}
+
+ClusterNetwork::DnsState ClusterNetwork::CurrentDnsState() const {
+  DnsStateFn state;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (dns_server_.empty()) return DnsState::kFailed;
+    state = dns_state_;
+  }
+  return state ? state() : DnsState::kServing;
 }
 
 std::string ClusterNetwork::dns_server() const {
+  if (CurrentDnsState() == DnsState::kFailed) return "";
   std::lock_guard<std::mutex> lock(mu_);
   return dns_server_;
 }
@@ -106,9 +118,11 @@ std::optional<bool> ClusterNetwork::DnsResolves(const std::string& name,
     std::lock_guard<std::mutex> lock(mu_);
     resolves = dns_resolves_;
   }
-  if (!resolves) return std::nullopt;
+  if (!resolves || CurrentDnsState() == DnsState::kFailed) return std::nullopt;
   return resolves(name, pod_ns);
 }
+
+bool ClusterNetwork::DnsStarting() const { return CurrentDnsState() == DnsState::kStarting; }
 
 std::string ClusterNetwork::PodCidr(int node_index) const {
   if (!isolated()) return "";

@@ -58,13 +58,20 @@ class ClusterNetwork {
   // The bridge (for network::ClusterServices); nullptr without isolation.
   std::shared_ptr<process::BridgeNetwork> bridge() const;
   // Cluster DNS, wired by the Cluster (network::ClusterServices): the nameserver a pod's
-  // resolv.conf names, and whether it resolves a name for a pod of a namespace now. Cleared by
-  // SetDns("", nullptr). The resolver is called without this object's lock held.
+  // resolv.conf names, whether it resolves a name for a pod of a namespace now, and whether the
+  // server is still starting (nullptr: it never is) or failed to (then there is no cluster DNS:
+  // dns_server() is "", DnsResolves nullopt). Cleared by SetDns("", nullptr). The functions are
+  // called without this object's lock held.
   using DnsResolver = std::function<bool(const std::string& name, const std::string& pod_ns)>;
-  void SetDns(std::string server, DnsResolver resolves);
+  enum class DnsState { kStarting, kServing, kFailed };
+  using DnsStateFn = std::function<DnsState()>;
+  void SetDns(std::string server, DnsResolver resolves, DnsStateFn state = nullptr);
   std::string dns_server() const;  // "" without cluster DNS
   // nullopt without cluster DNS.
   std::optional<bool> DnsResolves(const std::string& name, const std::string& pod_ns) const;
+  // True while the cluster DNS server starts: a pod's lookups would fail (the kubelet holds its
+  // containers until it answers or fails).
+  bool DnsStarting() const;
   // The node's pod CIDR under isolation ("" without).
   std::string PodCidr(int node_index) const;
 
@@ -87,8 +94,10 @@ class ClusterNetwork {
   std::shared_ptr<process::BridgeNetwork> bridge_;                  // GUARDED_BY(mu_)
   std::string dns_server_;                                          // GUARDED_BY(mu_)
   DnsResolver dns_resolves_;                                        // GUARDED_BY(mu_)
+  DnsStateFn dns_state_;                                            // GUARDED_BY(mu_)
   std::map<std::string, PodSandboxNetwork> sandboxes_;              // GUARDED_BY(mu_), by uid
   std::map<int, std::uint32_t> next_host_;  // GUARDED_BY(mu_): node -> next last octet
+  DnsState CurrentDnsState() const;         // kFailed without cluster DNS; takes the lock
 };
 
 // A resolvable service: its target pod's IP and declared port -> host port.

@@ -21,6 +21,7 @@ using Phase = ContainerState::Phase;
 
 constexpr int kMaxAddressWaits = 300;
 constexpr Duration kAddressWaitInterval = 200ms;
+constexpr Duration kDnsWaitInterval = 5ms;
 
 std::string FormatSeconds(Duration d) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
@@ -246,6 +247,16 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
       w.ctx_.puller().Pulled(image);
       w.Event("Normal", "Pulled",
               "Successfully pulled image \"" + w.Container(init, i).image + "\"");
+      w.Advance();
+    });
+    return;
+  }
+  if (plan->kind == ImagePlan::Kind::kExec && !netns_path_.empty() && ctx_.network->DnsStarting()) {
+    // The cluster DNS server that the pod's resolv.conf names is in its first milliseconds
+    // (network::Dnsmasq, started without waiting): hold the container (ContainerCreating) until
+    // it answers or fails (within 3 s), so that no lookup of the container fails meanwhile.
+    c.timer = After(kDnsWaitInterval, [init, i](PodWorker& w) {
+      w.Container(init, i).timer = 0;
       w.Advance();
     });
     return;

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "emulator/api/resources.h"
+#include "emulator/process/exec_path.h"
 
 namespace pjemu::network {
 namespace {
@@ -96,13 +97,13 @@ Result<std::unique_ptr<ClusterServices>> ClusterServices::Start(
   dns.listen_address = o.dns_ip;
   dns.hosts_dir = o.dir + "/hosts";
   dns.log_file = o.dir + "/dnsmasq.log";
-  ASSIGN_OR_RETURN(s->dnsmasq_, Dnsmasq::Start(dns));
-  Status forward = s->bridge_->RunInNode({"sysctl", "-qw", "net.ipv4.ip_forward=1"});
-  if (forward.ok()) forward = s->ApplyRules({});
-  {
-    std::lock_guard<std::mutex> lock(s->mu_);
-    s->cluster_ip_status_ = forward;
-  }
+  dns.guard = o.guard;
+  ASSIGN_OR_RETURN(s->dnsmasq_, Dnsmasq::Start(dns, [](const Status& started) {
+                     if (started.ok()) return;
+                     std::fprintf(stderr, "pjemu: cluster: DNS off: %s\n",
+                                  started.message().c_str());
+                   }));
+  s->SetUpClusterIps();
   RETURN_IF_ERROR(s->service_informer_->Start());
   RETURN_IF_ERROR(s->pod_informer_->Start());
   return s;
@@ -110,12 +111,25 @@ Result<std::unique_ptr<ClusterServices>> ClusterServices::Start(
 
 ClusterServices::~ClusterServices() { Stop(); }
 
+// IPv4 forwarding now (a write in process); the table once a ClusterIP Service has a ready
+// endpoint (Sync): an empty one changes nothing, and `nft` is a process of its own.
+void ClusterServices::SetUpClusterIps() {
+  Status s = bridge_->SetNodeSysctl("net.ipv4.ip_forward", "1");
+  if (s.ok() && !process::FindExecutable("nft", {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}).ok()) {
+    s = Status(Code::kUnavailable, "no nft (Debian's nftables)");
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "pjemu: cluster: ClusterIP addresses off: %s\n", s.message().c_str());
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  cluster_ip_status_ = s;
+}
+
 void ClusterServices::Stop() {
   *alive_ = false;
   if (service_informer_) service_informer_->Stop();
   if (pod_informer_) pod_informer_->Stop();
-  dnsmasq_.reset();
-  rules_loaded_ = false;  // the table goes with the bridge's namespace
+  dnsmasq_.reset();  // the table goes with the bridge's namespace
   std::error_code ec;
   if (!options_.dir.empty()) fs::remove_all(options_.dir, ec);
 }
@@ -149,14 +163,19 @@ void ClusterServices::Sync() {
     std::lock_guard<std::mutex> lock(mu_);
     records_ = std::move(records);
   }
-  if (!cluster_ip_status().ok()) return;
   std::vector<ServiceRule> rules = ComputeServiceRules(services, pods);
-  if (rules == rules_) return;
+  if (rules == rules_ || !cluster_ip_status().ok()) return;
   Status applied = ApplyRules(rules);
-  if (!applied.ok()) {
+  if (applied.ok()) return;
+  if (rules_loaded_) {
     std::fprintf(stderr, "pjemu: cluster services: ClusterIP rules: %s\n",
                  applied.message().c_str());
+    return;
   }
+  // The first table refused (the kernel's nftables, nat): no ClusterIP addresses from here on.
+  std::fprintf(stderr, "pjemu: cluster: ClusterIP addresses off: %s\n", applied.message().c_str());
+  std::lock_guard<std::mutex> lock(mu_);
+  cluster_ip_status_ = applied;
 }
 
 Status ClusterServices::WriteHosts(const std::string& text) {
@@ -183,6 +202,10 @@ Status ClusterServices::ApplyRules(const std::vector<ServiceRule>& rules) {
 bool ClusterServices::Resolves(const std::string& name, const std::string& pod_ns) const {
   std::lock_guard<std::mutex> lock(mu_);
   return network::Resolves(records_, name, pod_ns);
+}
+
+Dnsmasq::State ClusterServices::dns_state() const {
+  return dnsmasq_ ? dnsmasq_->state() : Dnsmasq::State::kFailed;
 }
 
 Status ClusterServices::cluster_ip_status() const {

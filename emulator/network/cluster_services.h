@@ -8,11 +8,16 @@
 //  - ClusterIP virtual addresses: the nftables table of ComputeServiceRules (DNAT to a ready
 //    endpoint, masquerade of DNAT'd traffic) loaded into the bridge namespace with `nft -f`
 //    (IPv4 forwarding on there), reloaded whenever the rules change.
+// Start does not wait for dnsmasq (dns_state(): the kubelet holds a pod's containers while it
+// starts), and loads no table until there are rules (an empty one would change nothing: a job of
+// headless Services never runs `nft`).
 // It watches Services and Pods (client::Informer, every namespace) and recomputes both after
 // each batch of events (one pass posted per batch on the loop). Files live in `dir`
 // (/run/pjemu-<pid>-dns by default); those of emulators that are gone are removed at start.
-// Errors: Start fails (kUnavailable) when dnsmasq cannot run; without `nft` (or when the kernel
-// refuses the table) DNS still runs and cluster_ip_status() says why virtual addresses do not.
+// Errors: Start fails (kUnavailable) when dnsmasq cannot run (not installed, no namespace); when
+// it does not start after all, without `nft`, or when the kernel refuses the first table, one
+// line on stderr says so (`pjemu: cluster: DNS off: ...`, `pjemu: cluster: ClusterIP addresses
+// off: ...`): dns_state() is then kFailed, cluster_ip_status() the reason.
 // Thread safety: Start, Stop and the destructor on the EventLoop thread (the informers' rule);
 // Resolves and the accessors from any thread.
 #pragma once
@@ -36,11 +41,13 @@ inline constexpr char kClusterDnsIp[] = "10.96.0.10";
 struct ClusterServicesOptions {
   std::string dns_ip = kClusterDnsIp;
   std::string dir;  // "" = /run/pjemu-<pid>-dns
+  process::OrphanGuard* guard = nullptr;  // DnsmasqOptions::guard
 };
 
 class ClusterServices {
  public:
-  // Starts dnsmasq and the informers (their first list is delivered by the loop).
+  // Starts dnsmasq and the informers (their first list is delivered by the loop), and turns
+  // IPv4 forwarding on in the bridge's namespace.
   static Result<std::unique_ptr<ClusterServices>> Start(
       client::Client& client, EventLoop& loop, std::shared_ptr<process::BridgeNetwork> bridge,
       ClusterServicesOptions options = {});
@@ -56,7 +63,10 @@ class ClusterServices {
   // written, with the pod's search path: service_records' Resolves).
   bool Resolves(const std::string& name, const std::string& pod_ns) const;
   const std::string& dns_ip() const { return options_.dns_ip; }
-  // Ok while ClusterIP virtual addresses are applied; else why not.
+  // Whether dnsmasq answers yet (kStarting for its first milliseconds), or failed to start.
+  Dnsmasq::State dns_state() const;
+  // Ok while ClusterIP virtual addresses can be applied (nft there, the first table taken);
+  // else why not.
   Status cluster_ip_status() const;
   // Hosts files written so far (the first included).
   std::int64_t writes() const;
@@ -69,6 +79,7 @@ class ClusterServices {
   void Sync();  // recomputes and applies what changed
   Status WriteHosts(const std::string& text);
   Status ApplyRules(const std::vector<ServiceRule>& rules);
+  void SetUpClusterIps();  // IPv4 forwarding, nft's presence: cluster_ip_status_
 
   EventLoop& loop_;
   std::shared_ptr<process::BridgeNetwork> bridge_;
@@ -79,8 +90,8 @@ class ClusterServices {
   bool sync_posted_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::string hosts_text_;
-  std::vector<ServiceRule> rules_;
-  bool rules_loaded_ = false;
+  std::vector<ServiceRule> rules_;  // the rules loaded (none at first: no table)
+  bool rules_loaded_ = false;       // a table was loaded
   mutable std::mutex mu_;
   DnsRecords records_;                     // GUARDED_BY(mu_)
   Status cluster_ip_status_ = Status::Ok();  // GUARDED_BY(mu_)

@@ -13,13 +13,12 @@
 #include <vector>
 
 #include "emulator/process/exec_path.h"
+#include "emulator/process/named_netns.h"
 
 extern char** environ;
 
 namespace pjemu::process {
 namespace {
-
-constexpr const char* kNetnsDir = "/run/netns";
 
 // The network part of an IPv4 address with a prefix: "10.244.0.1", 16 -> "10.244.0.0/16".
 std::string NetworkOf(const std::string& ip, int prefix) {
@@ -46,14 +45,14 @@ bool ValidName(const std::string& name) {
 // Namespaces of emulators that are gone: pjemu-<pid>-* where <pid> no longer runs.
 void RemoveStale() {
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(kNetnsDir, ec)) {
+  for (const auto& e : std::filesystem::directory_iterator(kNetnsRunDir, ec)) {
     std::string name = e.path().filename().string();
     if (name.rfind("pjemu-", 0) != 0) continue;
     auto dash = name.find('-', 6);
     std::string pid = name.substr(6, dash == std::string::npos ? std::string::npos : dash - 6);
     if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
     if (kill(std::stoi(pid), 0) == 0 || errno != ESRCH) continue;
-    (void)RunCommand({"ip", "netns", "delete", name});
+    (void)DeleteNamedNetns(name);
   }
 }
 
@@ -119,22 +118,25 @@ Result<std::unique_ptr<BridgeNetwork>> BridgeNetwork::Create(const std::string& 
   std::string cidr = NetworkOf(gateway, prefix);
   if (cidr.empty()) return Status(Code::kInvalid, "pod network: bad gateway " + gateway);
   RemoveStale();
-  Status s = RunCommand({"ip", "netns", "add", net->node_ns_});
-  if (!s.ok()) {
+  auto unavailable = [](const Status& s) {
     return Status(Code::kUnavailable, "pod networks unavailable: " + s.message());
-  }
-  s = RunCommand({"ip", "-n", net->node_ns_, "-batch", "-"},
-                 "link set lo up\n"
-                 "link add cni0 type bridge\n"
-                 "addr add " +
-                     gateway + "/" + std::to_string(prefix) +
-                     " dev cni0\n"
-                     "link set cni0 up\n");
+  };
+  auto host = RouteNetlink::Open();  // on this thread: the host's namespace
+  if (!host.ok()) return unavailable(host.status());
+  net->host_rtnl_ = std::move(*host);
+  BridgeNetwork* raw = net.get();
+  Status s = AddNamedNetns(net->node_ns_, [raw, &gateway, prefix]() -> Status {
+    ASSIGN_OR_RETURN(raw->node_rtnl_, RouteNetlink::Open());  // bound to the new namespace
+    RETURN_IF_ERROR(raw->node_rtnl_->LinkUp("lo"));
+    RETURN_IF_ERROR(raw->node_rtnl_->AddBridge("cni0"));
+    return raw->node_rtnl_->AddAddress("cni0", gateway + "/" + std::to_string(prefix));
+  });
+  if (!s.ok()) return unavailable(s);
   // A host process addressing a pod must fail here, never leave by the default route.
-  if (s.ok()) s = RunCommand({"ip", "route", "replace", "unreachable", cidr});
+  s = net->host_rtnl_->ReplaceUnreachableRoute(cidr);
   if (!s.ok()) {
-    (void)RunCommand({"ip", "netns", "delete", net->node_ns_});
-    return Status(Code::kUnavailable, "pod networks unavailable: " + s.message());
+    (void)DeleteNamedNetns(net->node_ns_);
+    return unavailable(s);
   }
   net->host_route_ = cidr;
   return net;
@@ -144,47 +146,43 @@ Status BridgeNetwork::RelayToHost(int host_port) {
   std::lock_guard<std::mutex> lock(mu_);
   if (relays_.count(host_port)) return Status::Ok();
   ASSIGN_OR_RETURN(std::unique_ptr<HostRelay> relay,
-                   HostRelay::Start(std::string(kNetnsDir) + "/" + node_ns_, gateway_, host_port,
-                                    host_port));
+                   HostRelay::Start(NamedNetnsPath(node_ns_), gateway_, host_port, host_port));
   relays_[host_port] = std::move(relay);
   return Status::Ok();
 }
 
 Status BridgeNetwork::AddNodeAddress(const std::string& ip) {
   std::lock_guard<std::mutex> lock(mu_);
-  return RunCommand({"ip", "-n", node_ns_, "addr", "replace", ip + "/32", "dev", "lo"});
+  return node_rtnl_->AddAddress("lo", ip + "/32", /*replace=*/true);
 }
 
 Status BridgeNetwork::RunInNode(const std::vector<std::string>& argv) {
-  std::vector<std::string> full = {"ip", "netns", "exec", node_ns_};
-  full.insert(full.end(), argv.begin(), argv.end());
-  return RunCommand(full);
+  return RunInNetns(node_netns_path(), [&argv] { return RunCommand(argv); });
 }
 
-std::string BridgeNetwork::node_netns_path() const {
-  return std::string(kNetnsDir) + "/" + node_ns_;
+Status BridgeNetwork::SetNodeSysctl(const std::string& key, const std::string& value) {
+  return WriteNetnsSysctl(node_netns_path(), key, value);
 }
+
+std::string BridgeNetwork::node_netns_path() const { return NamedNetnsPath(node_ns_); }
 
 BridgeNetwork::~BridgeNetwork() {
   relays_.clear();  // their listeners live in the namespace deleted below
+  node_rtnl_.reset();  // its socket holds the namespace
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(kNetnsDir, ec)) {
+  for (const auto& e : std::filesystem::directory_iterator(kNetnsRunDir, ec)) {
     std::string name = e.path().filename().string();
-    if (name.rfind(base_ + "-", 0) == 0 && name != node_ns_) {
-      (void)RunCommand({"ip", "netns", "delete", name});
-    }
+    if (name.rfind(base_ + "-", 0) == 0 && name != node_ns_) (void)DeleteNamedNetns(name);
   }
-  (void)RunCommand({"ip", "netns", "delete", node_ns_});
+  (void)DeleteNamedNetns(node_ns_);
   // The host's route stays while another emulator's bridge (pjemu-<pid>-net) still needs it.
   bool others = false;
-  for (const auto& e : std::filesystem::directory_iterator(kNetnsDir, ec)) {
+  for (const auto& e : std::filesystem::directory_iterator(kNetnsRunDir, ec)) {
     std::string name = e.path().filename().string();
     others = others || (name.rfind("pjemu-", 0) == 0 && name.size() > 4 &&
                         name.compare(name.size() - 4, 4, "-net") == 0);
   }
-  if (!host_route_.empty() && !others) {
-    (void)RunCommand({"ip", "route", "delete", "unreachable", host_route_});
-  }
+  if (!host_route_.empty() && !others) (void)host_rtnl_->DeleteUnreachableRoute(host_route_);
 }
 
 Result<std::string> BridgeNetwork::AddPod(const std::string& name, const std::string& ip) {
@@ -193,31 +191,27 @@ Result<std::string> BridgeNetwork::AddPod(const std::string& name, const std::st
   std::string ns = NsName(name);
   std::string veth = "veth" + std::to_string(++next_veth_);
   RemovePod(name);  // a namespace of the same name left by a pod that went
-  RETURN_IF_ERROR(RunCommand({"ip", "netns", "add", ns}));
-  Status s = RunCommand({"ip", "-n", node_ns_, "-batch", "-"},
-                        "link add " + veth + " type veth peer name eth0 netns " + ns + "\n" +
-                            "link set " + veth + " master cni0 up\n");
-  if (s.ok()) {
-    s = RunCommand({"ip", "-n", ns, "-batch", "-"},
-                   "link set lo up\n"
-                   "addr add " +
-                       ip + "/" + std::to_string(prefix_) +
-                       " dev eth0\n"
-                       "link set eth0 up\n"
-                       "route add default via " +
-                       gateway_ + " dev eth0\n");
-  }
-  if (!s.ok()) {
-    (void)RunCommand({"ip", "netns", "delete", ns});
-    return s;
-  }
-  return std::string(kNetnsDir) + "/" + ns;
+  // On the thread that made the pod's namespace, inside it: the veth pair from the bridge's side
+  // (its peer, eth0, made here), then this side's configuration through a socket opened here.
+  RouteNetlink* node = node_rtnl_.get();
+  const std::string cidr = ip + "/" + std::to_string(prefix_);
+  RETURN_IF_ERROR(AddNamedNetns(ns, [&]() -> Status {
+    int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+    if (self < 0) {
+      return InternalError("open /proc/thread-self/ns/net: " + std::string(strerror(errno)));
+    }
+    Status made = node->AddVethToBridge(veth, "cni0", "eth0", self);
+    close(self);
+    RETURN_IF_ERROR(made);
+    ASSIGN_OR_RETURN(std::unique_ptr<RouteNetlink> pod, RouteNetlink::Open());
+    RETURN_IF_ERROR(pod->LinkUp("lo"));
+    RETURN_IF_ERROR(pod->AddAddress("eth0", cidr));
+    RETURN_IF_ERROR(pod->LinkUp("eth0"));
+    return pod->AddDefaultRoute(gateway_, "eth0");
+  }));
+  return NamedNetnsPath(ns);
 }
 
-void BridgeNetwork::RemovePod(const std::string& name) {
-  std::string path = std::string(kNetnsDir) + "/" + NsName(name);
-  if (access(path.c_str(), F_OK) != 0) return;
-  (void)RunCommand({"ip", "netns", "delete", NsName(name)});
-}
+void BridgeNetwork::RemovePod(const std::string& name) { (void)DeleteNamedNetns(NsName(name)); }
 
 }  // namespace pjemu::process

@@ -60,6 +60,8 @@ class PosixProcessRunner final : public ProcessRunner {
   const Status& cgroups_status() const { return cgroups_status_; }
 
   const OrphanGuard& guard() const { return guard_; }
+  // For a helper process of the emulator's own to be held too (network::Dnsmasq).
+  OrphanGuard& guard() { return guard_; }
 
  private:
   struct Proc;

@@ -7,6 +7,7 @@
 // shareProcessNamespace has one namespace for its containers under a pause; memory limits
 // are the kernel's. Skipped (with the reason) where the host cannot.
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -102,6 +103,46 @@ TEST_CASE("isolation: two jobs' masters on one fixed port, each worker reaching 
   }
   CHECK(f.Get("job-master-0", "team-a")["status"]["podIP"] !=
         f.Get("job-master-0", "team-b")["status"]["podIP"]);
+}
+
+TEST_CASE("isolation: a pod's containers wait while the cluster DNS server starts",
+          "[kubelet][process][isolation]") {
+  SKIP_WITHOUT_ISOLATION();
+  KubeletOptions o = SandboxOn();
+  o.network = std::make_shared<ClusterNetwork>();
+  std::atomic<ClusterNetwork::DnsState> state{ClusterNetwork::DnsState::kStarting};
+  o.network->SetDns(
+      "10.96.0.10", [](const std::string&, const std::string&) { return false; },
+      [&state] { return state.load(); });
+  NodeFixture f(o, "isolation-dns");
+  if (!o.network->isolated()) {
+    WARN("skipped: no pod network");
+    return;
+  }
+  auto resolv_pod = [](const std::string& name) {
+    Json c = {{"name", "main"},
+              {"image", "python:3.11"},
+              {"command", {"python3", "-c", "print(open('/etc/resolv.conf').read())"}}};
+    return TestPod(name, {c});
+  };
+  auto log_of = [&f](const std::string& pod) {
+    auto log = f.kubelet->Find({"default", pod, "", false});
+    return log.ok() ? ReadFile(log->path) : std::string();
+  };
+  f.Create(resolv_pod("held"));
+  // Admitted (an address) but its container stays in ContainerCreating while the server starts.
+  REQUIRE(f.Wait([&] { return !f.Get("held")["status"].value("podIP", "").empty(); }, 10s));
+  CHECK_FALSE(f.WaitPhase("held", "Succeeded", 300ms));
+  CHECK(f.Status("held", "main")["state"].contains("waiting"));
+  // A server that fails to start is no cluster DNS: the held container starts without it.
+  state = ClusterNetwork::DnsState::kFailed;
+  REQUIRE(f.WaitPhase("held", "Succeeded", 10s));
+  CHECK(log_of("held").find("nameserver 127.0.0.1") != std::string::npos);
+  // Once it answers, a pod's resolv.conf names it.
+  state = ClusterNetwork::DnsState::kServing;
+  f.Create(resolv_pod("served"));
+  REQUIRE(f.WaitPhase("served", "Succeeded", 10s));
+  CHECK(log_of("served").find("nameserver 10.96.0.10") != std::string::npos);
 }
 
 TEST_CASE("isolation: exec's ps shows the container's processes, its kill 1 ends the container",

@@ -100,5 +100,34 @@ TEST_CASE("cluster network gives stable, distinct pod IPs and service host ports
   CHECK(net.PodIp("uid-c") != b);
 }
 
+TEST_CASE("cluster DNS: starting, serving or failed decides the nameserver and the answers",
+          "[kubelet]") {
+  ClusterNetwork net;
+  CHECK(net.dns_server().empty());
+  CHECK_FALSE(net.DnsResolves("web", "default"));
+  CHECK_FALSE(net.DnsStarting());
+  auto state = ClusterNetwork::DnsState::kStarting;
+  net.SetDns(
+      "10.96.0.10", [](const std::string& name, const std::string&) { return name == "web"; },
+      [&state] { return state; });
+  CHECK(net.DnsStarting());
+  CHECK(net.dns_server() == "10.96.0.10");
+  state = ClusterNetwork::DnsState::kServing;
+  CHECK_FALSE(net.DnsStarting());
+  CHECK(net.DnsResolves("web", "default") == std::optional<bool>(true));
+  CHECK(net.DnsResolves("db", "default") == std::optional<bool>(false));
+  // A server that failed to start is no cluster DNS: pods fall back to /etc/hosts.
+  state = ClusterNetwork::DnsState::kFailed;
+  CHECK_FALSE(net.DnsStarting());
+  CHECK(net.dns_server().empty());
+  CHECK_FALSE(net.DnsResolves("web", "default"));
+  // Without a state function the server is taken as serving.
+  net.SetDns("10.96.0.10", [](const std::string&, const std::string&) { return true; });
+  CHECK_FALSE(net.DnsStarting());
+  CHECK(net.dns_server() == "10.96.0.10");
+  net.SetDns("", nullptr);
+  CHECK(net.dns_server().empty());
+}
+
 }  // namespace
 }  // namespace pjemu::kubelet

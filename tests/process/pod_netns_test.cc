@@ -113,10 +113,27 @@ TEST_CASE("pod networks: own addresses and ports, reachable from each other, not
   CHECK(ReadFile(dir / "client.log").find("got hi") != std::string::npos);
 
   // The host has no pod address, and its route for the pod CIDR goes nowhere.
-  CHECK(RunCommand({"ip", "-4", "addr", "show", "to", "10.244.0.0/16"}).ok());
+  CHECK(RunCommand({"sh", "-c", "! ip -4 -o addr show to 10.244.0.0/16 | grep -q ."}).ok());
   Status route = RunCommand({"ip", "route", "get", "10.244.1.2"});
   CHECK_FALSE(route.ok());
   CHECK(route.message().find("No route to host") != std::string::npos);
+
+  // The bridge's namespace: an address added twice is there once, a command run there sees the
+  // bridge, and its forwarding is set there.
+  REQUIRE((*net)->AddNodeAddress("10.96.0.10").ok());
+  REQUIRE((*net)->AddNodeAddress("10.96.0.10").ok());
+  CHECK((*net)
+            ->RunInNode({"sh", "-c",
+                         "test \"$(ip -4 -o addr show dev lo | grep -c ' 10.96.0.10/32 ')\" = 1"})
+            .ok());
+  CHECK((*net)->RunInNode({"ip", "link", "show", "cni0"}).ok());
+  REQUIRE((*net)->SetNodeSysctl("net.ipv4.ip_forward", "1").ok());
+  CHECK((*net)->RunInNode({"sh", "-c", "test \"$(cat /proc/sys/net/ipv4/ip_forward)\" = 1"}).ok());
+  // A pod's side: its eth0 is up with its address, its default route via the bridge.
+  CHECK(RunCommand({"ip", "netns", "exec", fs::path(*b).filename().string(), "sh", "-c",
+                    "ip -o link show eth0 | grep -q 'state UP' && "
+                    "ip route show default | grep -q 'via 10.244.0.1 dev eth0'"})
+            .ok());
 
   (*net)->RemovePod("podaaaa");
   CHECK_FALSE(fs::exists(*a));
