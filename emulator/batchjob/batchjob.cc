@@ -26,14 +26,7 @@ std::string SelectorOf(const Json& job) {
 }  // namespace
 
 Reconciler::Reconciler(client::Client& client, const Clock& clock)
-    : client_(client),
-      clock_(clock),
-      recorder_(client, clock, api::batchjob::kControllerName),
-      writer_(client, recorder_) {}
-
-Result<controller::ReconcileResult> Reconciler::Reconcile(const controller::Request& request) {
-  return controller::GuardJson("job", request, [&] { return ReconcileOnce(request); });
-}
+    : KindReconciler(client, clock, api::batchjob::kControllerName, "job") {}
 
 Result<controller::ReconcileResult> Reconciler::ReconcileOnce(const controller::Request& request) {
   const api::ResourceType& kind = api::Jobs();

@@ -16,20 +16,14 @@
 
 namespace pjemu::batchjob {
 
-class Reconciler : public controller::Reconciler {
+class Reconciler : public controller::KindReconciler {
  public:
   Reconciler(client::Client& client, const Clock& clock);
-  // Errors: the Client's (kConflict on a stale status write, ...); the work queue retries with
-  // backoff. requeue_after for activeDeadlineSeconds, the failure backoff and the TTL.
-  Result<controller::ReconcileResult> Reconcile(const controller::Request& request) override;
 
  private:
-  Result<controller::ReconcileResult> ReconcileOnce(const controller::Request& request);
-
-  client::Client& client_;
-  const Clock& clock_;
-  controller::EventRecorder recorder_;
-  controller::ChildWriter writer_;
+  // Errors: the Client's (kConflict on a stale status write, ...); the work queue retries with
+  // backoff. requeue_after for activeDeadlineSeconds, the failure backoff and the TTL.
+  Result<controller::ReconcileResult> ReconcileOnce(const controller::Request& request) override;
 };
 
 // The kind's Controller: Jobs, and the pods that carry the job-name label.

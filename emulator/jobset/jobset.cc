@@ -11,14 +11,7 @@ namespace ajs = api::jobset;
 using api::Field, api::Str;
 
 Reconciler::Reconciler(client::Client& client, const Clock& clock)
-    : client_(client),
-      recorder_(client, clock, ajs::kControllerName),
-      writer_(client, recorder_),
-      clock_(clock) {}
-
-Result<controller::ReconcileResult> Reconciler::Reconcile(const controller::Request& request) {
-  return controller::GuardJson("jobset", request, [&] { return ReconcileOnce(request); });
-}
+    : KindReconciler(client, clock, ajs::kControllerName, "jobset") {}
 
 Result<controller::ReconcileResult> Reconciler::ReconcileOnce(const controller::Request& request) {
   const api::ResourceType& kind = api::JobSets();

@@ -17,20 +17,14 @@
 
 namespace pjemu::jobset {
 
-class Reconciler : public controller::Reconciler {
+class Reconciler : public controller::KindReconciler {
  public:
   Reconciler(client::Client& client, const Clock& clock);
-  // Errors: the Client's (kConflict on a stale status write, ...); the work queue retries with
-  // backoff.
-  Result<controller::ReconcileResult> Reconcile(const controller::Request& request) override;
 
  private:
-  Result<controller::ReconcileResult> ReconcileOnce(const controller::Request& request);
-
-  client::Client& client_;
-  controller::EventRecorder recorder_;
-  controller::ChildWriter writer_;
-  const Clock& clock_;
+  // Errors: the Client's (kConflict on a stale status write, ...); the work queue retries with
+  // backoff.
+  Result<controller::ReconcileResult> ReconcileOnce(const controller::Request& request) override;
 };
 
 // The kind's Controller: JobSets, the Jobs that carry the jobset-name label, and Services.

@@ -11,11 +11,7 @@ namespace t9k = api::t9k;
 using api::Field, api::Str;
 
 Reconciler::Reconciler(client::Client& client, const Clock& clock)
-    : client_(client), clock_(clock), recorder_(client, clock, t9k::kControllerName), writer_(client, recorder_) {}
-
-Result<controller::ReconcileResult> Reconciler::Reconcile(const controller::Request& request) {
-  return controller::GuardJson("pytorchtrainingjob", request, [&] { return ReconcileOnce(request); });
-}
+    : KindReconciler(client, clock, t9k::kControllerName, "pytorchtrainingjob") {}
 
 Result<controller::ReconcileResult> Reconciler::ReconcileOnce(const controller::Request& request) {
   const api::ResourceType& kind = api::PyTorchTrainingJobs();

@@ -15,20 +15,14 @@
 
 namespace pjemu::t9kjob {
 
-class Reconciler : public controller::Reconciler {
+class Reconciler : public controller::KindReconciler {
  public:
   Reconciler(client::Client& client, const Clock& clock);
-  // Errors: the Client's (kConflict on a stale status write, ...) and a pod that cannot be made
-  // (kInvalid); the work queue retries with backoff. requeue_after for activeDeadlineSeconds.
-  Result<controller::ReconcileResult> Reconcile(const controller::Request& request) override;
 
  private:
-  Result<controller::ReconcileResult> ReconcileOnce(const controller::Request& request);
-
-  client::Client& client_;
-  const Clock& clock_;
-  controller::EventRecorder recorder_;
-  controller::ChildWriter writer_;
+  // Errors: the Client's (kConflict on a stale status write, ...) and a pod that cannot be made
+  // (kInvalid); the work queue retries with backoff. requeue_after for activeDeadlineSeconds.
+  Result<controller::ReconcileResult> ReconcileOnce(const controller::Request& request) override;
 };
 
 // The kind's Controller: PyTorchTrainingJobs, and the pods, Services and TensorBoards that carry

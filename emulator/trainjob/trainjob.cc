@@ -10,14 +10,7 @@ namespace pjemu::trainjob {
 namespace atj = api::trainjob;
 
 Reconciler::Reconciler(client::Client& client, const Clock& clock)
-    : client_(client),
-      recorder_(client, clock, atj::kControllerName),
-      writer_(client, recorder_),
-      clock_(clock) {}
-
-Result<controller::ReconcileResult> Reconciler::Reconcile(const controller::Request& request) {
-  return controller::GuardJson("trainjob", request, [&] { return ReconcileOnce(request); });
-}
+    : KindReconciler(client, clock, atj::kControllerName, "trainjob") {}
 
 using controller::GetIfExists;
 

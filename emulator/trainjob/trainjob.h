@@ -17,19 +17,13 @@
 
 namespace pjemu::trainjob {
 
-class Reconciler : public controller::Reconciler {
+class Reconciler : public controller::KindReconciler {
  public:
   Reconciler(client::Client& client, const Clock& clock);
-  // Errors: the Client's; the work queue retries with backoff. requeue_after for the deadline.
-  Result<controller::ReconcileResult> Reconcile(const controller::Request& request) override;
 
  private:
-  Result<controller::ReconcileResult> ReconcileOnce(const controller::Request& request);
-
-  client::Client& client_;
-  controller::EventRecorder recorder_;
-  controller::ChildWriter writer_;
-  const Clock& clock_;
+  // Errors: the Client's; the work queue retries with backoff. requeue_after for the deadline.
+  Result<controller::ReconcileResult> ReconcileOnce(const controller::Request& request) override;
 };
 
 // The kind's Controller: TrainJobs and the JobSets they own.

@@ -5,8 +5,9 @@
 #                compiled once, reused by every target of its group.
 #   PJEMU_UNITY  unity build of the emulator's libraries: the sources of a target compiled a
 #                few at a time as one file. Cheaper from scratch, dearer after touching one .cc
-#                (its whole batch rebuilds): on for CI's throwaway sanitizer builds, off for a
-#                developer's build/. Not the tests: their files share fixture names.
+#                (its whole batch rebuilds): on for every first build (CI's sanitizer builds,
+#                the build/ tools/quickstart or tools/test makes: -42 % CPU), off by default for
+#                a developer's build/. Not the tests: their files share fixture names.
 #   PJEMU_DEBUG_INFO  lines (default): -g1, line tables and function names: backtraces, gdb
 #                `bt` and stepping by line, no local variables; a quarter of a compile at -O2
 #                (measured per file, README "Build times"). full: -g, for a debugging session.
