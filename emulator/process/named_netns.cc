@@ -29,7 +29,7 @@ Status PrepareRunDir() {
   return Status(Code::kUnavailable, Errno(std::string("mount --make-shared ") + kNetnsRunDir));
 }
 
-bool ValidName(const std::string& name) {
+bool IsFileName(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
 }
 
@@ -48,7 +48,7 @@ std::string NamedNetnsPath(const std::string& name) {
 }
 
 Status AddNamedNetns(const std::string& name, const std::function<Status()>& inside) {
-  if (!ValidName(name)) return Status(Code::kInvalid, "bad network namespace name: " + name);
+  if (!IsFileName(name)) return Status(Code::kInvalid, "bad network namespace name: " + name);
   RETURN_IF_ERROR(PrepareRunDir());
   const std::string path = NamedNetnsPath(name);
   int fd = open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
@@ -75,7 +75,7 @@ Status AddNamedNetns(const std::string& name, const std::function<Status()>& ins
 }
 
 Status DeleteNamedNetns(const std::string& name) {
-  if (!ValidName(name)) return Status(Code::kInvalid, "bad network namespace name: " + name);
+  if (!IsFileName(name)) return Status(Code::kInvalid, "bad network namespace name: " + name);
   const std::string path = NamedNetnsPath(name);
   // EINVAL: not mounted (a file left by a failed add); the unlink below still removes it.
   if (umount2(path.c_str(), MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT) {

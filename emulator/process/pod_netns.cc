@@ -32,7 +32,7 @@ std::string NetworkOf(const std::string& ip, int prefix) {
          std::to_string(prefix);
 }
 
-bool ValidName(const std::string& name) {
+bool ValidPodName(const std::string& name) {
   if (name.empty() || name.size() > 20) return false;
   for (char c : name) {
     if (!(std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'z') || c == '-')) {
@@ -186,7 +186,7 @@ BridgeNetwork::~BridgeNetwork() {
 }
 
 Result<std::string> BridgeNetwork::AddPod(const std::string& name, const std::string& ip) {
-  if (!ValidName(name)) return Status(Code::kInvalid, "pod network: bad name \"" + name + "\"");
+  if (!ValidPodName(name)) return Status(Code::kInvalid, "pod network: bad name \"" + name + "\"");
   std::lock_guard<std::mutex> lock(mu_);
   std::string ns = NsName(name);
   std::string veth = "veth" + std::to_string(++next_veth_);
