@@ -158,17 +158,27 @@ struct WaitOutcome {
   std::vector<JobSummary> summaries;
 };
 
-// Polls the monitor until every job finished, an image error, a stop signal or the timeout.
+// How long a finished job's pods that still run are waited for (their last output), as on a
+// cluster, where a worker finishes after the master made the job Succeeded (cleanPodPolicy
+// None) and its log is complete afterwards.
+constexpr Duration kSettleTime = std::chrono::seconds(5);
+
+// Polls the monitor until every job finished (and its pods ended, for at most kSettleTime), an
+// image error, a stop signal or the timeout.
 WaitOutcome WaitForJobs(Clock& clock, RunMonitor& monitor, Duration timeout) {
   WaitOutcome out;
   const Time start = clock.Now();
+  std::optional<Time> finished_at;
   while (true) {
     out.image_error = monitor.Poll(clock.Now());
     if (!out.image_error.ok()) {
       out.exit = ExitCode::kInvalidInput;
       break;
     }
-    if (monitor.AllFinished()) break;
+    if (monitor.AllFinished()) {
+      if (!finished_at) finished_at = clock.Now();
+      if (!monitor.AnyPodActive() || clock.Now() - *finished_at >= kSettleTime) break;
+    }
     if (StopSignal() != 0) {
       out.exit = ExitCode::kInterrupted;
       break;

@@ -10,6 +10,14 @@
 namespace pjemu::cli {
 namespace {
 
+// A container of the pod is running (not waiting in a back-off, not terminated).
+bool AnyContainerRunning(const Json& pod) {
+  for (const Json& c : api::ArrayOr(api::FieldAt(pod, {"status", "containerStatuses"}))) {
+    if (api::FieldAt(c, {"state", "running"}).is_object()) return true;
+  }
+  return false;
+}
+
 std::string FirstContainer(const Json& pod) {
   const Json& containers = api::ArrayOr(api::FieldAt(pod, {"spec", "containers"}));
   return containers.empty() ? "" : api::Str(containers[0], "name");
@@ -54,9 +62,11 @@ void RunMonitor::PollJob(TrackedJob& js, Time now, Status* image_error) {
   auto pods = client_.List(api::Pods(), js.ns, lo);
   if (pods.ok()) {
     std::int64_t restarts = 0;
+    for (auto& [name, ps] : js.pods) ps.active = false;  // gone from the list: not active
     for (const Json& pod : (*pods)["items"]) {
       std::string name = pod["metadata"].value("name", "");
       PodState& ps = js.pods[name];
+      ps.active = AnyContainerRunning(pod);
       ps.stream_log = options_.all_logs || name == primary;
       std::string status = PodStatusText(pod);
       std::int64_t pod_restarts = PodRestarts(pod);
@@ -142,6 +152,15 @@ void RunMonitor::Flush() {
     }
   }
   term_.ClearLive();
+}
+
+bool RunMonitor::AnyPodActive() const {
+  for (const auto& js : jobs_) {
+    for (const auto& [name, ps] : js->pods) {
+      if (ps.active) return true;
+    }
+  }
+  return false;
 }
 
 bool RunMonitor::AllFinished() const {

@@ -41,6 +41,9 @@ class RunMonitor {
   Status Poll(Time now);
   // Every tracked job has finished (api::WorkloadState::finished).
   bool AllFinished() const;
+  // A container of a tracked job's pods was running at the last Poll (a worker still ending
+  // after its job succeeded: its last lines are still to come).
+  bool AnyPodActive() const;
   // One row per job, in submission order.
   std::vector<JobSummary> Summaries(Time now) const;
   // Reads what is left of the logs (after the last Poll).
@@ -54,6 +57,7 @@ class RunMonitor {
     LogTailer log;
     LogTailer metrics;
     bool stream_log = false;
+    bool active = false;  // a container running at the last Poll
   };
   struct TrackedJob {
     const api::ResourceType* type = nullptr;
