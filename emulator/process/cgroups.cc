@@ -14,6 +14,8 @@
 #include <map>
 #include <sstream>
 
+#include "emulator/process/exec_path.h"
+
 namespace pjemu::process {
 namespace {
 
@@ -21,12 +23,6 @@ namespace fs = std::filesystem;
 
 constexpr std::int64_t kCfsPeriodUs = 100000;  // the kubelet's CFS period
 constexpr std::int64_t kMinQuotaUs = 1000;     // and its smallest quota
-
-std::string ErrText(int err) {
-  std::string s = std::strerror(err);
-  if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
-  return s;
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -55,12 +51,12 @@ std::int64_t NumberIn(const std::string& path) {
 
 Status WriteFile(const std::string& path, const std::string& value) {
   int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return InternalError("cgroup: open " + path + ": " + ErrText(errno));
+  if (fd < 0) return InternalError("cgroup: open " + path + ": " + ErrnoText(errno));
   ssize_t n = write(fd, value.data(), value.size());
   int err = errno;
   close(fd);
   if (n != static_cast<ssize_t>(value.size())) {
-    return InternalError("cgroup: write \"" + value + "\" to " + path + ": " + ErrText(err));
+    return InternalError("cgroup: write \"" + value + "\" to " + path + ": " + ErrnoText(err));
   }
   return Status::Ok();
 }
@@ -149,7 +145,7 @@ void RemoveStale(const std::string& dir) {
 
 Status MakeParent(const std::string& dir) {
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return Status(Code::kUnavailable, "cgroups unavailable: mkdir " + dir + ": " + ErrText(errno));
+    return Status(Code::kUnavailable, "cgroups unavailable: mkdir " + dir + ": " + ErrnoText(errno));
   }
   return Status::Ok();
 }
@@ -282,7 +278,7 @@ Result<ContainerCgroup> CgroupRoot::Create(const CgroupLimits& limits) {
   for (const std::string* d : {&cg.memory_dir_, &cg.cpu_dir_, &cg.cpuacct_dir_}) {
     if (std::find(cg.dirs_.begin(), cg.dirs_.end(), *d) != cg.dirs_.end()) continue;
     if (mkdir(d->c_str(), 0755) != 0 && errno != EEXIST) {
-      Status s = InternalError("cgroup: mkdir " + *d + ": " + ErrText(errno));
+      Status s = InternalError("cgroup: mkdir " + *d + ": " + ErrnoText(errno));
       Remove(cg);
       return s;
     }
@@ -330,7 +326,7 @@ Result<ContainerCgroup> CgroupRoot::Create(const CgroupLimits& limits) {
   for (const std::string& d : cg.dirs_) {
     int fd = open((d + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
-      Status s = InternalError("cgroup: open " + d + "/cgroup.procs: " + ErrText(errno));
+      Status s = InternalError("cgroup: open " + d + "/cgroup.procs: " + ErrnoText(errno));
       cg.CloseProcs();
       return fail(s);
     }

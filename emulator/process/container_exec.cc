@@ -30,12 +30,6 @@ struct Report {
   int err = 0;
 };
 
-std::string ErrnoText(int err) {  // Go's wording: strerror in lower case
-  std::string s = std::strerror(err);
-  if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
-  return s;
-}
-
 // Everything the child needs, prepared in the parent (the child of a threaded process may only
 // make async-signal-safe calls).
 struct ChildPlan {

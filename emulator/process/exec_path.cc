@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -59,6 +60,12 @@ std::vector<char*> CStrings(const std::vector<std::string>& v) {
 void CloseFd(int& fd) {
   if (fd >= 0) close(fd);
   fd = -1;
+}
+
+std::string ErrnoText(int err) {
+  std::string s = std::strerror(err);
+  if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+  return s;
 }
 
 }  // namespace pjemu::process

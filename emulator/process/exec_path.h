@@ -29,6 +29,10 @@ Result<std::string> FindExecutable(const std::string& argv0, const std::vector<s
 // execve's argv/envp: pointers into v's strings (which must outlive the result), then nullptr.
 std::vector<char*> CStrings(const std::vector<std::string>& v);
 
+// An errno as Go (and so runc and containerd) words it: strerror in lower case ("no such file
+// or directory"), for messages in the runtime's shape.
+std::string ErrnoText(int err);
+
 // Closes fd when it is open (>= 0) and sets it to -1.
 void CloseFd(int& fd);
 

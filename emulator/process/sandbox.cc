@@ -135,13 +135,6 @@ Status MakeHostDir(const std::string& path) {
   return Status::Ok();
 }
 
-// Go's (and so runc's) wording of an errno: strerror in lower case.
-std::string ErrText(int err) {
-  std::string s = std::strerror(err);
-  if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
-  return s;
-}
-
 std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 
 // overlayfs splits its options at ',' and lowerdir at ':'; a backslash escapes them.
@@ -321,20 +314,20 @@ Status SandboxProgram::Describe(const ChildReport& r) const {
       return Status(Code::kNotFound,
                     "exec: " + Quote(argv0_) + ": executable file not found in $PATH");
     case kReportExec:
-      return Status(Code::kNotFound, "exec: " + Quote(argv0_) + ": " + ErrText(r.err));
+      return Status(Code::kNotFound, "exec: " + Quote(argv0_) + ": " + ErrnoText(r.err));
     case kReportChdir:
       return Status(Code::kInvalid, "chdir to cwd (" + Quote(working_dir_text_) +
-                                        ") set in config.json failed: " + ErrText(r.err));
+                                        ") set in config.json failed: " + ErrnoText(r.err));
     default:
       break;
   }
   if (r.step < 0 || r.step >= static_cast<int>(steps_.size())) {
-    return InternalError("container setup failed: " + ErrText(r.err));
+    return InternalError("container setup failed: " + ErrnoText(r.err));
   }
   const Step& s = steps_[r.step];
   std::string what = s.message >= 0 ? strs_[s.message] : "container setup";
   // A plan mount is the pod's configuration (kInvalid); the root's own steps are the node's.
-  return Status(s.pod ? Code::kInvalid : Code::kInternal, what + ": " + ErrText(r.err));
+  return Status(s.pod ? Code::kInvalid : Code::kInternal, what + ": " + ErrnoText(r.err));
 }
 
 int SandboxProgram::RunStep(const Step& s) const noexcept {
@@ -430,7 +423,7 @@ namespace {
 Status Probe(const std::string& scratch_parent) {
   std::string tmpl = scratch_parent + "/pjemu-sandbox-probe-XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) {
-    return InternalError("sandbox probe: mkdtemp in " + scratch_parent + ": " + ErrText(errno));
+    return InternalError("sandbox probe: mkdtemp in " + scratch_parent + ": " + ErrnoText(errno));
   }
   MountPlan plan;
   plan.enabled = true;
@@ -443,7 +436,7 @@ Status Probe(const std::string& scratch_parent) {
   if (!program.ok()) {
     result = program.status();
   } else if (pipe2(fds, O_CLOEXEC) != 0) {
-    result = InternalError("sandbox probe: pipe: " + ErrText(errno));
+    result = InternalError("sandbox probe: pipe: " + ErrnoText(errno));
   } else {
     pid_t pid = fork();
     if (pid == 0) {
@@ -458,7 +451,7 @@ Status Probe(const std::string& scratch_parent) {
     close(fds[0]);
     if (pid > 0) waitpid(pid, nullptr, 0);
     if (pid < 0) {
-      result = InternalError("sandbox probe: fork: " + ErrText(errno));
+      result = InternalError("sandbox probe: fork: " + ErrnoText(errno));
     } else if (n == static_cast<ssize_t>(sizeof r)) {
       result = program->Describe(r);
       std::string why =
@@ -494,7 +487,7 @@ Status PidNamespaceAvailable() {
         syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
     if (pid == 0) _exit(getpid() == 1 ? 0 : 1);
     if (pid < 0) {
-      return Status(Code::kUnavailable, "pid namespaces unavailable: " + ErrText(errno));
+      return Status(Code::kUnavailable, "pid namespaces unavailable: " + ErrnoText(errno));
     }
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
