@@ -119,7 +119,7 @@ TEST_CASE("update with the current resourceVersion succeeds and bumps generation
         "the name of the object (other) does not match the name on the URL (mnist)");
 }
 
-TEST_CASE("merge and JSON patches apply; strategic merge on a custom resource is 415",
+TEST_CASE("merge and JSON patches apply, strategic merge on a custom resource is 415",
           "[apiserver]") {
   RouterFixture f;
   REQUIRE(f.Do("POST", kJobs, JobJson("mnist").dump()).status == 201);

@@ -214,7 +214,7 @@ TEST_CASE("a log follow ends when the pod is deleted", "[apiserver]") {
 namespace pjemu::apiserver {
 namespace {
 
-TEST_CASE("a watch without timeoutSeconds ends after min-request-timeout times [1, 2)",
+TEST_CASE("a watch without timeoutSeconds ends after min-request-timeout times between 1 and 2",
           "[apiserver][watch]") {
   FakeClock clock;
   store::Store store(clock);

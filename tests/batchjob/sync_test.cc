@@ -164,7 +164,7 @@ TEST_CASE("J3: a NonIndexed Job makes `<job>-` pods up to parallelism, then comp
   CHECK(ComputeSync(job, {}, kT0 + std::chrono::hours(1)).actions.empty());
 }
 
-TEST_CASE("J4: an Indexed Job gives each pod its index, hostname and env; completedIndexes") {
+TEST_CASE("J4: an Indexed Job gives each pod its index, hostname and env, completedIndexes") {
   Json job = Indexed(4, 2);
   Sync s = ComputeSync(job, {}, kT0);
   CHECK(Creates(s) == std::vector<std::string>{"pi-0-", "pi-1-"});
@@ -260,7 +260,7 @@ TEST_CASE("J8: podFailurePolicy: FailJob fails at once, Ignore does not count") 
         "Container pi for pod default/pi-b failed with exit code 42 matching FailJob rule at index 0");
 }
 
-TEST_CASE("J9: suspend deletes the pods; resuming starts again") {
+TEST_CASE("J9: suspend deletes the pods, resuming starts again") {
   Json job = PiJob();
   job["spec"]["suspend"] = true;
   Sync s = ComputeSync(job, {Pod("pi-a", "Running")}, kT0);

@@ -52,7 +52,7 @@ TEST_CASE("version prints the pjemu version and the emulated operator", "[cli]")
   CHECK(Contains(r.out, "v1.9.4"));
 }
 
-TEST_CASE("help lists the commands with examples; a bad flag is exit 2", "[cli]") {
+TEST_CASE("help lists the commands with examples, a bad flag is exit 2", "[cli]") {
   CliResult help = RunPjemu({"--help"});
   CHECK(help.exit_code == 0);
   for (const char* word : {"run", "serve", "validate", "get", "logs", "wait", "Examples:"}) {

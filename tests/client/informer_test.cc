@@ -130,7 +130,7 @@ TEST_CASE("an informer lists, then watches from the list's resourceVersion", "[c
   CHECK(f.LogLines() == 0);
 }
 
-TEST_CASE("Drain delivers queued events at once; a drain posted meanwhile finds none",
+TEST_CASE("Drain delivers queued events at once, a drain posted meanwhile finds none",
           "[client][informer]") {
   Fixture f;
   f.Create("a");

@@ -247,7 +247,7 @@ TEST_CASE("real clock, simulated processes, own loop thread: fault actions run o
   CHECK(c.SetNodePower("pjemu-node", true).ok());
 }
 
-TEST_CASE("persistence on: a cluster restarted on its data_dir resumes; off: it starts empty",
+TEST_CASE("persistence on: a cluster restarted on its data_dir resumes, off: it starts empty",
           "[cluster]") {
   const std::string data_dir = TempDir("data");
   ClusterOptions o = Virtual();

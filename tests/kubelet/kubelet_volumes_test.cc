@@ -218,7 +218,7 @@ TEST_CASE("every volume kind at its mountPath, subPath and readOnly, every env s
   CHECK(ReadFile(pv + "/out") == "kept\n");  // the claim's data outlives the pod
 }
 
-TEST_CASE("a restarted container starts from a clean root; emptyDirs keep their data",
+TEST_CASE("a restarted container starts from a clean root, emptyDirs keep their data",
           "[kubelet][process][volumes]") {
   REQUIRE_SANDBOX();
   NodeFixture f(Options(true), "volumes");

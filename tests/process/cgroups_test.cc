@@ -120,7 +120,7 @@ TEST_CASE("cgroups: a CPU limit throttles a busy loop to its quota", "[process][
   REQUIRE(h.Wait());
 }
 
-TEST_CASE("cgroups: the sampler reads the cgroup; the cgroup goes with its process",
+TEST_CASE("cgroups: the sampler reads the cgroup, the cgroup goes with its process",
           "[process][cgroups]") {
   Harness h;
   SKIP_WITHOUT_CGROUPS(h.runner);

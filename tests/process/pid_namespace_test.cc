@@ -173,7 +173,7 @@ TEST_CASE("pid namespace: nothing survives PID 1, not even a process in a sessio
   CHECK(ProcessesIn(ns) == 0);
 }
 
-TEST_CASE("pid namespace: an exec joins it; its kill 1 reaches the container's PID 1",
+TEST_CASE("pid namespace: an exec joins it, its kill 1 reaches the container's PID 1",
           "[process][sandbox][pidns][exec]") {
   SKIP_WITHOUT_PID_NAMESPACES();
   Harness h("exec");

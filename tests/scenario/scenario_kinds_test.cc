@@ -90,7 +90,7 @@ TEST_CASE("an expect: entry takes the first kind whose key it has", "[scenario]"
         "duration_at_most/_at_least, rejected, job_gone, pods, metrics or no_process_left");
 }
 
-TEST_CASE("evict-pod and drain read their targets; drain's node and timeout default",
+TEST_CASE("evict-pod and drain read their targets, drain's node and timeout default",
           "[scenario][eviction]") {
   auto parse = [](const std::string& fault) {
     return ParseScenario(

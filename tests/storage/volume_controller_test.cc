@@ -245,7 +245,7 @@ TEST_CASE("a claim in use by a pod is deleted only after the pod", "[storage]") 
   CHECK(f.Volumes().empty());
 }
 
-TEST_CASE("a claim naming its volume waits for it; a bound claim whose volume goes is Lost",
+TEST_CASE("a claim naming its volume waits for it, a bound claim whose volume goes is Lost",
           "[storage]") {
   Fixture f;
   f.Start();

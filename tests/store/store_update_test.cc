@@ -36,7 +36,7 @@ TEST_CASE("update of a missing object is NotFound", "[store]") {
   CHECK(r.status().code() == Code::kNotFound);
 }
 
-TEST_CASE("spec changes bump generation; metadata-only changes do not", "[store]") {
+TEST_CASE("spec changes bump generation, metadata-only changes do not", "[store]") {
   StoreFixture f;
   Json job = Must(f.store.Create(api::PyTorchJobs(), "default", JobJson("mnist")));
   job["metadata"]["annotations"] = {{"note", "x"}};
@@ -50,7 +50,7 @@ TEST_CASE("spec changes bump generation; metadata-only changes do not", "[store]
   CHECK(job["metadata"]["generation"] == 2);
 }
 
-TEST_CASE("main-resource writes keep .status; status writes take only .status", "[store]") {
+TEST_CASE("main-resource writes keep .status, status writes take only .status", "[store]") {
   StoreFixture f;
   Json job = Must(f.store.Create(api::PyTorchJobs(), "default", JobJson("mnist")));
   Json with_status = job;

@@ -158,7 +158,7 @@ TEST_CASE("P4: torchrun mode runs `torchrun <config> <args>` with the rendezvous
   CHECK(endpoint);
 }
 
-TEST_CASE("P4: procPerNode \"gpu\" counts the replica's GPUs; a word is refused") {
+TEST_CASE("P4: procPerNode \"gpu\" counts the replica's GPUs, a word is refused") {
   Json job = TutorialJob();
   job["spec"]["torchrunConfig"]["procPerNode"] = "gpu";
   job["spec"]["replicaSpecs"][0]["template"]["spec"]["containers"][0]["resources"] = {
@@ -217,7 +217,7 @@ TEST_CASE("P7: ExitCode restarts a replica killed by a signal (137) and counts t
   CHECK(Reasons(again).empty());
 }
 
-TEST_CASE("P7: ExitCode fails the job on a code it does not retry; Never on any failure") {
+TEST_CASE("P7: ExitCode fails the job on a code it does not retry, Never on any failure") {
   for (auto [policy, code] : {std::pair{"ExitCode", 1}, std::pair{"Never", 137}}) {
     Json job = TutorialJob();
     job["spec"]["replicaSpecs"][0]["restartPolicy"] = policy;
@@ -278,7 +278,7 @@ TEST_CASE("P10: activeDeadlineSeconds fails the job and stops its replicas") {
   CHECK(Named(late, Kind::kDelete, "pods") == std::vector<std::string>{kMaster});
 }
 
-TEST_CASE("P11: pause deletes the replicas; resuming makes them with resumeSpecs") {
+TEST_CASE("P11: pause deletes the replicas, resuming makes them with resumeSpecs") {
   Json job = TutorialJob();
   job["spec"]["runMode"] = {{"pause",
                              {{"enabled", true},
@@ -356,7 +356,7 @@ TEST_CASE("P14: tensorboardSpec makes a TensorBoard and reports its readiness") 
         "TensorBoard [torch-mnist-" + t9k::NameSuffix(job) + "] is ready");
 }
 
-TEST_CASE("P15: tasks list each replica with its phase and containers; aggregate counts them") {
+TEST_CASE("P15: tasks list each replica with its phase and containers, aggregate counts them") {
   Json job = PlainJob();
   job = After(job, Pass(job));
   Json unscheduled = PodOf(job, 1, 1, "Pending");
@@ -396,7 +396,7 @@ TEST_CASE("P16: admission names each bad field") {
         "spec.replicaSpecs");
 }
 
-TEST_CASE("P16: elastic bounds hold and are immutable; resumeSpecs are immutable") {
+TEST_CASE("P16: elastic bounds hold and are immutable, resumeSpecs are immutable") {
   Json job = TutorialJob();
   job["spec"]["elastic"] = {
       {"enabled", true}, {"minReplicas", 2}, {"maxReplicas", 4}, {"expectedReplicas", 5}};

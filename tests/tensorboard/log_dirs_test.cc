@@ -102,7 +102,7 @@ TEST_CASE("log dirs: what can never resolve is kInvalid, naming the field") {
   CHECK(message({{"logDir", {{"s3", {{"uri", {"s3://b/l"}}}}}}}).rfind("spec.logDir.s3: not supported", 0) == 0);
 }
 
-TEST_CASE("log dirs: claims not there or not bound yet are kUnavailable; links out are refused") {
+TEST_CASE("log dirs: claims not there or not bound yet are kUnavailable, links out are refused") {
   TempDir tmp;
   World w;
   Json spec = {{"logDir", {{"pvc", {{{"name", "data"}, {"subPath", {"log"}}}}}}}};

@@ -129,7 +129,7 @@ Json Patch(const std::string& manager, const std::string& pool, const Json& extr
            {{"template", {{"spec", {{"replicatedJobs", std::vector<Json>{rjob}}}}}}}}};
 }
 
-TEST_CASE("TJ10 runtimePatches merge over the runtime in order; the TrainJob's fields win", "[trainjob]") {
+TEST_CASE("TJ10 runtimePatches merge over the runtime in order, the TrainJob's fields win", "[trainjob]") {
   const Json runtime = atj::DefaultClusterTrainingRuntime();
   Json tj = Guide();
   Json first = Patch("trainer.kubeflow.org/kubeflow-sdk", "cpu",
