@@ -37,6 +37,7 @@ class TrainerRunner final : public process::ProcessRunner {
   Status Signal(process::Pid pid, int sig) override { return inner_.Signal(pid, sig); }
   void KillAll() override { inner_.KillAll(); }
   std::size_t running() const override { return inner_.running(); }
+  bool real() const override { return inner_.real(); }
 
  private:
   process::ProcessRunner& inner_;

@@ -30,6 +30,7 @@ class FaultyProcessRunner final : public process::ProcessRunner {
   Status Signal(process::Pid pid, int sig) override { return inner_.Signal(pid, sig); }
   void KillAll() override { inner_.KillAll(); }
   std::size_t running() const override { return inner_.running(); }
+  bool real() const override { return inner_.real(); }
 
   // Running processes of pod ns/pod (container "" = every container), in start order.
   std::vector<RunningProcess> Find(std::string_view ns, std::string_view pod,

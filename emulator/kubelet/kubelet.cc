@@ -12,7 +12,6 @@
 #include "emulator/process/exec_path.h"
 #include "emulator/process/posix_process_runner.h"
 #include "emulator/process/sandbox.h"
-#include "emulator/process/simulated_process_runner.h"
 
 namespace pjemu::kubelet {
 namespace {
@@ -81,7 +80,7 @@ Kubelet::Kubelet(client::Client& client, EventLoop& loop, process::ProcessRunner
           [this](const api::WatchEvent& event) { HandleObject("configmaps", event.object()); }),
       secrets_(client, loop, api::Secrets(), ObjectInformerOptions(options_.node_name, "secrets"),
                [this](const api::WatchEvent& event) { HandleObject("secrets", event.object()); }),
-      real_processes_(dynamic_cast<process::SimulatedProcessRunner*>(&runner) == nullptr) {
+      real_processes_(runner.real()) {
   host_ip_ = "127.0.0." + std::to_string(options_.node_index + 1);
   if (!options_.network) options_.network = std::make_shared<ClusterNetwork>();
 }

@@ -50,6 +50,7 @@ class PosixProcessRunner final : public ProcessRunner {
   Status Signal(Pid pid, int sig) override;
   void KillAll() override;
   std::size_t running() const override;
+  bool real() const override { return true; }
   // The processes that have not exited yet, as (pid, ProcessSpec::name): ResourceSampler's lister.
   std::vector<std::pair<Pid, std::string>> Live() const;
   // The kernel's figures for a running process's cgroup; nullopt without cgroups or once it

@@ -77,6 +77,9 @@ class ProcessRunner {
   virtual void KillAll() = 0;
   // Number of started processes whose exit has not been reported yet.
   virtual std::size_t running() const = 0;
+  // Whether Start runs real processes (false: scripted ones in virtual time, which get no
+  // sandbox, network or exec). A decorator answers for what it wraps.
+  virtual bool real() const = 0;
 };
 
 }  // namespace pjemu::process

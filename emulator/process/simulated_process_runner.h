@@ -37,6 +37,7 @@ class SimulatedProcessRunner final : public ProcessRunner {
   Status Signal(Pid pid, int sig) override;
   void KillAll() override;
   std::size_t running() const override { return procs_.size(); }
+  bool real() const override { return false; }
 
   // Every spec started so far, in order (for assertions).
   const std::vector<ProcessSpec>& started() const { return started_; }

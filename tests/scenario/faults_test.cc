@@ -8,6 +8,7 @@
 #include "emulator/faults/faulty_client.h"
 #include "emulator/faults/faulty_process_runner.h"
 #include "emulator/faults/injector.h"
+#include "emulator/process/posix_process_runner.h"
 #include "emulator/process/simulated_process_runner.h"
 #include "emulator/store/store.h"
 #include "tests/support/disruption_objects.h"
@@ -82,6 +83,19 @@ TEST_CASE("FaultyClient rejects malformed rules naming the field", "[faults]") {
   rule.verb = "write";
   rule.rate = 1.5;
   CHECK_THAT(c.AddRule(rule).status().message(), Catch::StartsWith("rate:"));
+}
+
+// The kubelet asks the runner whether its processes are real (a sandbox, a network and DNS for
+// them): a decorated simulated runner must say no, or a virtual-time scenario gets a real
+// dnsmasq whose start, in real time, shifts its virtual timeline.
+TEST_CASE("FaultyProcessRunner answers real() for the runner it wraps", "[faults]") {
+  Fixture f;
+  process::SimulatedProcessRunner sim(f.loop, [](const process::ProcessSpec&) {
+    return process::SimulatedOutcome{};
+  });
+  process::PosixProcessRunner posix(f.loop);
+  CHECK_FALSE(FaultyProcessRunner(sim).real());
+  CHECK(FaultyProcessRunner(posix).real());
 }
 
 TEST_CASE("FaultyProcessRunner kills, rewrites exit codes, and finds processes by pod",
