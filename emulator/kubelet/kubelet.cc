@@ -79,8 +79,7 @@ Kubelet::Kubelet(client::Client& client, EventLoop& loop, process::ProcessRunner
           client, loop, api::ConfigMaps(), ObjectInformerOptions(options_.node_name, "configmaps"),
           [this](const api::WatchEvent& event) { HandleObject("configmaps", event.object()); }),
       secrets_(client, loop, api::Secrets(), ObjectInformerOptions(options_.node_name, "secrets"),
-               [this](const api::WatchEvent& event) { HandleObject("secrets", event.object()); }),
-      real_processes_(runner.real()) {
+               [this](const api::WatchEvent& event) { HandleObject("secrets", event.object()); }) {
   host_ip_ = "127.0.0." + std::to_string(options_.node_index + 1);
   if (!options_.network) options_.network = std::make_shared<ClusterNetwork>();
 }
@@ -118,7 +117,7 @@ Status Kubelet::Start() {
                                {}});
   ctx_->gpus = GpuSlots(res.gpus, res.gpu_replicas);
   // The simulated runner starts no process: nothing to give a filesystem to.
-  bool real = real_processes_;
+  bool real = runner_.real();
   if (options_.sandbox == KubeletOptions::Sandbox::kOn) {
     RETURN_IF_ERROR(process::SandboxAvailable().WithContext("sandbox: on"));
     ctx_->sandbox = true;
@@ -327,7 +326,7 @@ Result<process::ContainerExecSpec> Kubelet::ExecSpec(const api::ExecRequest& req
   if (it == ctx_->logs.end()) return NotFoundError("pods", request.pod);
   ASSIGN_OR_RETURN(const ContainerLogInfo* c,
                    PickContainer(it->second, request.pod, request.container));
-  if (!real_processes_ || !c->running || c->pid <= 0) {
+  if (!runner_.real() || !c->running || c->pid <= 0) {
     return InternalError("container not found (\"" + c->name + "\")");
   }
   spec.target = c->pid;

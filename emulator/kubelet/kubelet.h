@@ -152,7 +152,6 @@ class Kubelet final : public api::PodLogs, public api::PodExec {
   client::Informer pods_;  // after options_: its handler runs HandlePod
   client::Informer configmaps_;
   client::Informer secrets_;
-  const bool real_processes_;  // the runner starts real processes (exec can enter them)
   Status network_status_ = Status::Ok();  // why pods have no network of their own, if so
   std::map<std::string, std::shared_ptr<PodWorker>> workers_;  // by pod uid
   std::shared_ptr<bool> alive_;

@@ -25,17 +25,17 @@ set_property(CACHE PJEMU_DEBUG_INFO PROPERTY STRINGS lines full none)
 set(_pjemu_debug_flag_lines -g1)
 set(_pjemu_debug_flag_none -g0)
 set(_pjemu_debug_flag_full "")
-# A unity batch includes .cc files, which GCC then takes for headers: a class of one file with a
-# member of a type from that file's anonymous namespace draws -Wsubobject-linkage, meant for
-# headers only.
-if(PJEMU_UNITY AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  add_compile_options(-Wno-subobject-linkage)
-endif()
 if(NOT PJEMU_DEBUG_INFO MATCHES "^(lines|full|none)$")
   message(FATAL_ERROR "PJEMU_DEBUG_INFO is '${PJEMU_DEBUG_INFO}': use lines, full or none")
 endif()
 if(_pjemu_debug_flag_${PJEMU_DEBUG_INFO})
   add_compile_options($<$<CONFIG:RelWithDebInfo>:${_pjemu_debug_flag_${PJEMU_DEBUG_INFO}}>)
+endif()
+# A unity batch includes .cc files, which GCC then takes for headers: a class of one file with a
+# member of a type from that file's anonymous namespace draws -Wsubobject-linkage, meant for
+# headers only.
+if(PJEMU_UNITY AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  add_compile_options(-Wno-subobject-linkage)
 endif()
 
 if(NOT CMAKE_CXX_COMPILER_LAUNCHER)
