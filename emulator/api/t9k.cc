@@ -7,6 +7,7 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/resource_quantity.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::api::t9k {
 namespace {
@@ -142,13 +143,8 @@ Result<std::int64_t> ProcPerNode(const Json& job, const Json& rspec) {
 std::string Phase(const Json& job) { return Str(Field(job, "status"), "phase"); }
 
 std::string NameSuffix(const Json& job) {
-  // FNV-1a over the UID: stable for the job's life, different between jobs.
-  std::uint32_t h = 2166136261u;
-  for (unsigned char c : Str(Field(job, "metadata"), "uid")) {
-    h ^= c;
-    h *= 16777619u;
-  }
-  return fmt::format("{:05x}", h & 0xfffffu);
+  // A hash of the UID: stable for the job's life, different between jobs.
+  return fmt::format("{:05x}", Fnv1a32(Str(Field(job, "metadata"), "uid")) & 0xfffffu);
 }
 
 }  // namespace pjemu::api::t9k

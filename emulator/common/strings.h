@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,16 @@ namespace pjemu {
 // parts with separator between each two ("a, b, c"); "" for none.
 inline std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
   return fmt::format("{}", fmt::join(parts, separator));
+}
+
+// FNV-1a, 32 bits: a short, stable tag for a string (not for security).
+inline std::uint32_t Fnv1a32(std::string_view text) {
+  std::uint32_t h = 2166136261u;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  return h;
 }
 
 }  // namespace pjemu

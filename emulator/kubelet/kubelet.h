@@ -107,7 +107,7 @@ class Kubelet final : public api::PodLogs, public api::PodExec {
   Status Start();
   // SIGKILLs every process of this node's pods, stops the watch and the heartbeat. Pod status
   // is left as it was (the node simply went away); the pods' memory-backed volumes
-  // (/dev/shm/pjemu-<uid>) are removed, as a reboot would, the others kept. Idempotent.
+  // (/dev/shm/pjemu-<node>-<uid>) are removed, as a reboot would, the others kept. Idempotent.
   void Stop();
 
   Result<api::LogFile> Find(const api::LogRequest& request) override;

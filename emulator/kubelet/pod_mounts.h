@@ -5,7 +5,7 @@
 //   - the image's files (ImagePlan::files, target -> host source): each a copy-on-write
 //     overlay (Mount::kOverlay) with upper/work in .../layers/<i>/{upper,work};
 //   - /tmp: a bind of an empty per-container directory (.../tmp);
-//   - /dev/shm: the pod's shared directory (/dev/shm/pjemu-<uid>/.shm, shared by its
+//   - /dev/shm: the pod's shared directory (/dev/shm/pjemu-<node>-<uid>/.shm, shared by its
 //     containers as in a pod), unless a volume is mounted there (an emptyDir medium: Memory is
 //     how people size it; its sizeLimit is enforced by eviction, not by the mount);
 //   - each volumeMount: the volume's host path (or path/subPath) bound at mountPath, read-only

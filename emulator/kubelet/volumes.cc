@@ -15,6 +15,7 @@
 #include "emulator/api/persistent_volumes.h"
 #include "emulator/api/pod_resources.h"
 #include "emulator/api/resource_quantity.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::kubelet {
 namespace fs = std::filesystem;
@@ -340,9 +341,11 @@ std::string TopName(const std::string& path) { return path.substr(0, path.find('
 PodVolumeDirs VolumeDirsOf(const std::string& root_dir, const Json& pod) {
   const Json& meta = pod["metadata"];
   std::string uid = meta.value("uid", "");
+  // UIDs repeat between emulators started with the same seed: the node's root folder, which no
+  // two running kubelets share, tells their tmpfs folders apart.
   return {root_dir + "/pods/" + meta.value("namespace", "default") + "_" + meta.value("name", "") +
               "_" + uid,
-          "/dev/shm/pjemu-" + uid};
+          fmt::format("/dev/shm/pjemu-{:08x}-{}", Fnv1a32(root_dir), uid)};
 }
 
 Result<PodVolume> SetUpVolume(const Json& pod, const Json& volume, const PodVolumeDirs& dirs,

@@ -2,8 +2,9 @@
 // volume of spec.volumes is set up on the host, in the kubelet's layout:
 //   <pod dir>/volumes/kubernetes.io~<kind>/<name>/   emptyDir, configMap, secret, downwardAPI,
 //                                                    projected
-//   /dev/shm/pjemu-<uid>/<name>/                     emptyDir with medium: Memory (the host's
-//                                                    /dev/shm is a tmpfs)
+//   /dev/shm/pjemu-<node>-<uid>/<name>/              emptyDir with medium: Memory (the host's
+//                                                    /dev/shm is a tmpfs; <node>: a hash of
+//                                                    the kubelet's root_dir)
 //   the path itself                                  hostPath (after its `type` check)
 //   the bound PV's spec.hostPath.path / spec.local.path   persistentVolumeClaim
 // configMap, secret, downwardAPI and projected contents are written by WriteAtomic, as the
@@ -35,7 +36,7 @@ namespace pjemu::kubelet {
 // Where a pod's volumes live on the host.
 struct PodVolumeDirs {
   std::string pod;  // <root>/pods/<ns>_<pod>_<uid>
-  std::string shm;  // /dev/shm/pjemu-<uid>
+  std::string shm;  // /dev/shm/pjemu-<node>-<uid>
 };
 PodVolumeDirs VolumeDirsOf(const std::string& root_dir, const Json& pod);
 

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "emulator/api/base64.h"
+#include "emulator/kubelet/volumes.h"
 #include "emulator/process/sandbox.h"
 #include "node_fixture.h"
 
@@ -209,12 +210,12 @@ TEST_CASE("every volume kind at its mountPath, subPath and readOnly, every env s
     CHECK(log.find(std::string(" stdout F ") + line + "\n") != std::string::npos);
   }
   CHECK(ReadFile(pv + "/out") == "kept\n");
-  std::string uid = f.Get("kinds")["metadata"]["uid"].get<std::string>();
-  CHECK(fs::is_directory("/dev/shm/pjemu-" + uid + "/dshm"));
+  std::string shm = VolumeDirsOf(f.root, f.Get("kinds")).shm;
+  CHECK(fs::is_directory(shm + "/dshm"));
   api::DeleteOptions opts;
   opts.grace_period_seconds = 0;
   REQUIRE(f.client->Delete(api::Pods(), "default", "kinds", opts).ok());
-  REQUIRE(f.Wait([&] { return !fs::exists("/dev/shm/pjemu-" + uid); }));
+  REQUIRE(f.Wait([&] { return !fs::exists(shm); }));
   CHECK(ReadFile(pv + "/out") == "kept\n");  // the claim's data outlives the pod
 }
 
@@ -230,9 +231,15 @@ TEST_CASE("a restarted container starts from a clean root, emptyDirs keep their 
   pod["spec"]["volumes"] = {{{"name", "keep"}, {"emptyDir", Json::object()}}};
   f.Create(pod);
   REQUIRE(f.WaitPhase("again", "Succeeded", 20s));
-  CHECK(f.Status("again", "main")["restartCount"] == 3);
   std::string dir =
       f.root + "/pods/default_again_" + f.Get("again")["metadata"]["uid"].get<std::string>();
+  std::string runs;
+  for (int restart = 0; restart <= 5; ++restart) {
+    runs += "run " + std::to_string(restart) + ": " +
+            ReadFile(dir + "/main/" + std::to_string(restart) + ".log") + "\n";
+  }
+  INFO(runs << f.Get("again")["status"].dump());
+  CHECK(f.Status("again", "main")["restartCount"] == 3);
   for (int restart = 0; restart <= 3; ++restart) {
     std::string log = ReadFile(dir + "/main/" + std::to_string(restart) + ".log");
     CHECK(log.find("root-kept") == std::string::npos);

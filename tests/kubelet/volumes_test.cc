@@ -285,6 +285,19 @@ TEST_CASE("emptyDir on disk or in memory, with its sizeLimit", "[volumes]") {
   CHECK_FALSE(fs::exists(s.dirs.pod + "/volumes"));
 }
 
+TEST_CASE("two nodes' tmpfs folders differ for pods of one uid", "[volumes]") {
+  // Emulators started with one seed draw the same UIDs: two test processes or two `pjemu run`s
+  // side by side must not share (and remove) each other's /dev/shm folders.
+  PodVolumeDirs a = VolumeDirsOf("/tmp/node-a", Pod());
+  PodVolumeDirs b = VolumeDirsOf("/tmp/node-b", Pod());
+  CHECK(a.shm != b.shm);
+  CHECK(a.shm.rfind("/dev/shm/pjemu-", 0) == 0);
+  CHECK(a.shm.size() > std::string("-u1").size());
+  CHECK(a.shm.substr(a.shm.size() - 3) == "-u1");
+  CHECK(VolumeDirsOf("/tmp/node-a", Pod()).shm == a.shm);  // stable for a node
+  CHECK(a.pod == "/tmp/node-a/pods/default_p_u1");
+}
+
 TEST_CASE("a persistentVolumeClaim mounts its bound PV's path", "[volumes]") {
   Scratch s;
   Json vol = {{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "ds"}}}};
