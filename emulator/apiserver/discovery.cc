@@ -156,13 +156,6 @@ std::string AggregatedVersion(const std::string& accept) {
   return "";
 }
 
-HttpResponse JsonAnswer(const Json& body, std::string content_type = "application/json") {
-  HttpResponse response;
-  response.content_type = std::move(content_type);
-  response.body = body.dump();
-  return response;
-}
-
 }  // namespace
 
 std::optional<HttpResponse> ServeDiscovery(const std::string& path, const std::string& accept,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "emulator/common/clock.h"
+#include "emulator/common/status.h"  // Json
 
 namespace pjemu::apiserver {
 
@@ -87,6 +88,14 @@ struct HttpResponse {
   UpgradeKind upgrade_kind = UpgradeKind::kWebSocket;
   std::string subprotocol;
 };
+
+// A 200 answer holding `body` as JSON (invalid UTF-8 replaced, never a throw).
+inline HttpResponse JsonAnswer(const Json& body, std::string content_type = "application/json") {
+  HttpResponse response;
+  response.content_type = std::move(content_type);
+  response.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return response;
+}
 
 // A handler mounted under a path prefix of the server (the web console at /ui/). It gets every
 // request whose path starts with `prefix`, before authentication, and is told whether the

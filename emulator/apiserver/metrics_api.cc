@@ -14,12 +14,6 @@ const std::string kPrefix = std::string("/apis/") + kMetricsGroup;
 const std::string kVersionPrefix = kPrefix + "/" + kMetricsVersion;
 const std::string kApiVersion = std::string(kMetricsGroup) + "/" + kMetricsVersion;
 
-HttpResponse JsonAnswer(const Json& body) {
-  HttpResponse response;
-  response.body = body.dump();
-  return response;
-}
-
 Json Usage(std::int64_t nanocores, std::int64_t bytes) {
   return {{"cpu", FormatNanocores(nanocores)},
           {"memory", api::Quantity::FromValue(bytes, api::QuantityFormat::kBinarySI)

@@ -17,52 +17,19 @@
 #include <iterator>
 
 #include "emulator/api/base64.h"
+#include "emulator/api/json_fields.h"
+#include "emulator/apiserver/pem_files.h"
 
 namespace pjemu::apiserver {
 namespace {
 
-template <typename T, void (*F)(T*)>
-struct Deleter {
-  void operator()(T* p) const { F(p); }
-};
-using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
-using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX, EVP_MD_CTX_free>>;
-using SigPtr = std::unique_ptr<ECDSA_SIG, Deleter<ECDSA_SIG, ECDSA_SIG_free>>;
+using api::Str;
+
+using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, OpenSslFree<EVP_MD_CTX, EVP_MD_CTX_free>>;
+using SigPtr = std::unique_ptr<ECDSA_SIG, OpenSslFree<ECDSA_SIG, ECDSA_SIG_free>>;
 
 constexpr std::int64_t kLeewaySeconds = 60;  // go-jose's DefaultLeeway, as kube-apiserver uses
 constexpr int kCoordinateBytes = 32;         // P-256
-
-std::string BioText(BIO* bio) {
-  char* data = nullptr;
-  long size = BIO_get_mem_data(bio, &data);
-  return std::string(data, static_cast<std::size_t>(size));
-}
-
-std::optional<std::string> ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Written beside, given its mode, then renamed into place: a start killed midway leaves no
-// half-written key behind.
-Status WriteFile(const std::filesystem::path& path, const std::string& text,
-                 std::filesystem::perms perms) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) return InternalError("service account key: cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  std::filesystem::permissions(tmp, perms, ec);
-  if (ec) return InternalError("cannot set the mode of " + tmp.string() + ": " + ec.message());
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return InternalError("cannot rename " + tmp.string() + ": " + ec.message());
-  return Status::Ok();
-}
 
 Result<KeyPtr> ParsePrivateKey(const std::string& pem, const std::string& what) {
   BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
@@ -131,11 +98,6 @@ Json ClaimsJson(const api::TokenClaims& c) {
 
 Status Unauthorized(const std::string& why) {
   return Status(Code::kUnauthorized, "service account token: " + why);
-}
-
-std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 std::int64_t Int(const Json& j, const char* key) {
@@ -237,8 +199,8 @@ Result<std::unique_ptr<ServiceAccountTokens>> ServiceAccountTokens::LoadOrCreate
     if (ec) return InternalError("cannot create " + dir + ": " + ec.message());
     fs::permissions(dir, fs::perms::owner_all, ec);
     const std::string pem = PrivatePem(pkey.get());
-    RETURN_IF_ERROR(WriteFile(key_path, pem, fs::perms::owner_read | fs::perms::owner_write));
-    RETURN_IF_ERROR(WriteFile(pub_path, PublicPem(pkey.get()),
+    RETURN_IF_ERROR(WritePemFile(key_path, pem, fs::perms::owner_read | fs::perms::owner_write));
+    RETURN_IF_ERROR(WritePemFile(pub_path, PublicPem(pkey.get()),
                               fs::perms::owner_read | fs::perms::owner_write |
                                   fs::perms::group_read | fs::perms::others_read));
     return FromPrivateKey(pem, clock);
@@ -248,11 +210,11 @@ Result<std::unique_ptr<ServiceAccountTokens>> ServiceAccountTokens::LoadOrCreate
                                       ": missing (remove sa.pub too to make a new "
                                       "service-account key)");
   }
-  auto pem = ReadFile(key_path);
+  auto pem = ReadPemFile(key_path);
   if (!pem) return Status(Code::kInvalid, key_path.string() + ": cannot read");
   ASSIGN_OR_RETURN(KeyPtr pkey, ParsePrivateKey(*pem, key_path.string()));
   if (!has_pub) {
-    RETURN_IF_ERROR(WriteFile(pub_path, PublicPem(pkey.get()),
+    RETURN_IF_ERROR(WritePemFile(pub_path, PublicPem(pkey.get()),
                               fs::perms::owner_read | fs::perms::owner_write |
                                   fs::perms::group_read | fs::perms::others_read));
   }

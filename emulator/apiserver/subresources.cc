@@ -29,12 +29,6 @@ Json ScaleOf(const Json& job) {
           {"status", status}};
 }
 
-HttpResponse JsonOk(const Json& body) {
-  HttpResponse response;
-  response.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
-  return response;
-}
-
 Status InvalidLogOption(const std::string& name, const std::string& field,
                         const std::string& detail) {
   return Status(
@@ -52,7 +46,7 @@ Result<HttpResponse> Router::Scale(const HttpRequest& request, const ApiPath& pa
   if (path.ns.empty()) return UnknownPathError();
   ASSIGN_OR_RETURN(Json job, store_.Get(type, path.ns, path.name));
   Json scale = ScaleOf(job);
-  if (request.method == "GET") return JsonOk(scale);
+  if (request.method == "GET") return JsonAnswer(scale);
   Json wanted;
   try {
     Json body = Json::parse(request.body);
@@ -107,7 +101,7 @@ Result<HttpResponse> Router::Scale(const HttpRequest& request, const ApiPath& pa
   Json patch = {{"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", replicas}}}}}}}};
   ASSIGN_OR_RETURN(Json updated, store_.Patch(type, path.ns, path.name, api::PatchType::kMerge,
                                               patch, api::Subresource::kNone, options));
-  return JsonOk(ScaleOf(updated));
+  return JsonAnswer(ScaleOf(updated));
 }
 
 Result<HttpResponse> Router::Logs(const ApiPath& path, const Query& query) const {

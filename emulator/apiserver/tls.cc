@@ -16,25 +16,13 @@
 #include <vector>
 
 #include "emulator/api/service_account.h"
+#include "emulator/apiserver/pem_files.h"
 
 namespace pjemu::apiserver {
 namespace {
 
-template <typename T, void (*F)(T*)>
-struct Deleter {
-  void operator()(T* p) const { F(p); }
-};
-using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
-using CertPtr = std::unique_ptr<X509, Deleter<X509, X509_free>>;
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
-
-std::string BioText(BIO* bio) {
-  char* data = nullptr;
-  long size = BIO_get_mem_data(bio, &data);
-  return std::string(data, static_cast<std::size_t>(size));
-}
-
-using NamePtr = std::unique_ptr<X509_NAME, Deleter<X509_NAME, X509_NAME_free>>;
+using CertPtr = std::unique_ptr<X509, OpenSslFree<X509, X509_free>>;
+using NamePtr = std::unique_ptr<X509_NAME, OpenSslFree<X509_NAME, X509_NAME_free>>;
 
 // Adds an extension in OpenSSL's config syntax; `issuer` provides the authority key id.
 bool AddExtension(X509* cert, X509* issuer, int nid, const std::string& value) {
@@ -96,26 +84,6 @@ Result<KeyPtr> ParseKey(const std::string& pem, const std::string& what) {
   return key;
 }
 
-std::optional<std::string> ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-Status WriteFile(const std::filesystem::path& path, const std::string& text,
-                 std::filesystem::perms perms) {
-  {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) return InternalError("tls: cannot write " + path.string());
-  }
-  std::error_code ec;
-  std::filesystem::permissions(path, perms, ec);
-  if (ec)
-    return InternalError("tls: cannot set the mode of " + path.string() + ": " + ec.message());
-  return Status::Ok();
-}
-
 }  // namespace
 
 Result<TlsMaterial> GenerateCa() {
@@ -148,8 +116,8 @@ Result<TlsMaterial> LoadOrCreateCa(const std::string& dir) {
     if (ec) return InternalError("tls: cannot create " + dir + ": " + ec.message());
     fs::permissions(dir, fs::perms::owner_all, ec);
     RETURN_IF_ERROR(
-        WriteFile(key_path, ca.private_key_pem, fs::perms::owner_read | fs::perms::owner_write));
-    RETURN_IF_ERROR(WriteFile(cert_path, ca.certificate_pem,
+        WritePemFile(key_path, ca.private_key_pem, fs::perms::owner_read | fs::perms::owner_write));
+    RETURN_IF_ERROR(WritePemFile(cert_path, ca.certificate_pem,
                               fs::perms::owner_read | fs::perms::owner_write |
                                   fs::perms::group_read | fs::perms::others_read));
     return ca;
@@ -159,8 +127,8 @@ Result<TlsMaterial> LoadOrCreateCa(const std::string& dir) {
                                       ": missing (the CA needs both ca.crt and ca.key; remove "
                                       "the other to make a new CA)");
   }
-  auto cert_pem = ReadFile(cert_path);
-  auto key_pem = ReadFile(key_path);
+  auto cert_pem = ReadPemFile(cert_path);
+  auto key_pem = ReadPemFile(key_path);
   if (!cert_pem) return Status(Code::kInvalid, cert_path.string() + ": cannot read");
   if (!key_pem) return Status(Code::kInvalid, key_path.string() + ": cannot read");
   ASSIGN_OR_RETURN(CertPtr cert, ParseCertificate(*cert_pem, cert_path.string()));
