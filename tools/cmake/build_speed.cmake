@@ -5,8 +5,8 @@
 #                compiled once, reused by every target of its group.
 #   PJEMU_UNITY  unity build of the emulator's libraries: the sources of a target compiled up
 #                to 16 at a time as one file (16 against 6: about a third less CPU for the
-#                libraries with more than six files), and the trainer's LibTorch files as one. Cheaper from scratch, dearer after touching one .cc
-#                (its whole batch rebuilds): on for every first build (CI's sanitizer builds,
+#                libraries with more than six files), and the trainer's LibTorch files as one.
+#                Cheaper from scratch, dearer after touching one .cc (its whole batch rebuilds): on for every first build (CI's sanitizer builds,
 #                the build/ tools/quickstart or tools/test makes: -42 % CPU), off by default for
 #                a developer's build/. Not the tests: their files share fixture names.
 #   PJEMU_DEBUG_INFO  lines (default): -g1, line tables and function names: backtraces, gdb
