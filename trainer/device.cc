@@ -8,6 +8,8 @@
 
 #include <charconv>
 
+#include "trainer/build_config.h"
+
 namespace pjemu::trainer {
 namespace {
 
@@ -65,7 +67,7 @@ Result<DeviceChoice> ChooseDevice(const CudaProbe& probe, bool no_cuda, const st
 
 CudaProbe ProbeCuda() {
   CudaProbe probe;
-  // CMake defines PJEMU_TRAINER_TORCH_CUDA when the Torch package has its CUDA library
+  // build_config.h defines PJEMU_TRAINER_TORCH_CUDA when the Torch package has its CUDA library
   // (torch_cuda); at::hasCUDA alone is also false for a CUDA build on a machine without GPUs.
 #if defined(PJEMU_TRAINER_TORCH_CUDA)
   probe.built_with_cuda = true;

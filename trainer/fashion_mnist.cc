@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "trainer/build_config.h"
 #if defined(PJEMU_TRAINER_HAVE_ZLIB)
 #include <zlib.h>
 #endif
