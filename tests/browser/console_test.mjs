@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, setup, step, fail as failIn, startServer as startIn, rawGet, openBrowser, shot as shotIn,
-  expectText as expectIn, checkConsoleErrors, run } from './harness.mjs';
+  expectText as expectIn, expectSeries, checkConsoleErrors, run } from './harness.mjs';
 
 const t = setup('usage: node console_test.mjs --pjemu BIN --out DIR [--chromium PATH]');
 const { token } = t;
@@ -92,8 +92,8 @@ async function main() {
 
   step('resources tab');
   await page.click('button[data-tab="resources"]');
-  await page.locator('#memory-chart svg polyline').first().waitFor({ timeout: 20000 });
-  await page.locator('#cpu-chart svg polyline').first().waitFor({ timeout: 20000 });
+  await expectSeries(t, page, '#memory-chart', 'memory chart', 20000);
+  await expectSeries(t, page, '#cpu-chart', 'CPU chart', 20000);
   await shot(page, '10-job-resources');
 
   step('YAML tab');

@@ -115,6 +115,20 @@ export async function expectText(t, locator, re, what, timeout = 20000) {
   }
 }
 
+// Waits until the chart under `selector` draws its first series with at least two points. Not
+// Playwright's visibility: a flat series (memory that does not change) is a polyline of zero
+// height, which it calls hidden though the user sees its stroke.
+export async function expectSeries(t, page, selector, what, timeout = 30000) {
+  try {
+    await page.waitForFunction((sel) => {
+      const line = document.querySelector(`${sel} svg polyline`);
+      return line !== null && (line.getAttribute('points') || '').trim().split(/\s+/).length >= 2;
+    }, selector, { timeout });
+  } catch (e) {
+    fail(t, `${what}: no series of two points or more in ${selector} within ${timeout} ms`);
+  }
+}
+
 // Errors in the page's console other than refused or aborted requests.
 export function checkConsoleErrors(t) {
   const real = t.consoleErrors.filter((e) => !/Failed to load resource|401|ERR_ABORTED|AbortError/.test(e));

@@ -10,7 +10,7 @@
 // Usage: node t9k_console_test.mjs --pjemu BIN --out DIR [--chromium /usr/bin/chromium]
 // Exit: 0 passed, 1 failed, 77 skipped (playwright-core or chromium missing; ctest SKIP).
 import path from 'node:path';
-import { root, setup, step, fail, startServer, rawGet, openBrowser, shot, expectText, checkConsoleErrors, run }
+import { root, setup, step, fail, startServer, rawGet, openBrowser, shot, expectText, expectSeries, checkConsoleErrors, run }
   from './harness.mjs';
 
 const t = setup('usage: node t9k_console_test.mjs --pjemu BIN --out DIR [--chromium PATH]');
@@ -121,7 +121,7 @@ await run(t, async () => {
   step('monitoring tab');
   await page.click('button[data-tab="monitoring"]');
   for (const id of ['cpu-chart', 'memory-chart', 'network-chart', 'iops-chart', 'throughput-chart']) {
-    await page.locator(`#${id} svg polyline`).first().waitFor({ timeout: 30000 });
+    await expectSeries(t, page, `#${id}`, `${id} series`);
   }
   await expectText(t, page.locator('#memory-chart .legend'), /usage\s*request\s*limit/, 'memory chart lines');
   await shot(t, page, 't9k-04-monitoring');
