@@ -13,8 +13,6 @@
 #include <array>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "emulator/api/base64.h"
 #include "emulator/api/json_fields.h"

@@ -8,8 +8,6 @@
 #include <openssl/x509v3.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <utility>

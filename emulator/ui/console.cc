@@ -19,9 +19,8 @@ using apiserver::HttpResponse;
 constexpr std::string_view kPrefix = "/ui/";
 
 HttpResponse JsonResponse(int status, const Json& body) {
-  HttpResponse r;
+  HttpResponse r = apiserver::JsonAnswer(body);
   r.status = status;
-  r.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
   r.headers.emplace_back("Cache-Control", "no-store");
   return r;
 }
