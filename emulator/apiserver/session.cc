@@ -1,5 +1,7 @@
 #include "emulator/apiserver/session.h"
 
+#include "emulator/apiserver/session_impl.h"
+
 namespace pjemu::apiserver {
 
 std::shared_ptr<Waker> ServerShared::NewWaker(std::function<void()> post) {
@@ -26,11 +28,10 @@ void ServerShared::DisableWakers() {
 }
 
 void StartSession(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServerShared> shared) {
-  if (shared->ssl) {
-    session_impl::StartTls(std::move(socket), std::move(shared));
-  } else {
-    session_impl::StartTcp(std::move(socket), std::move(shared));
-  }
+  using session_impl::AnyStream;
+  auto ssl = shared->ssl;  // kept alive by `shared`, which the session holds
+  session_impl::Start(std::move(shared), ssl ? AnyStream::Tls(std::move(socket), *ssl)
+                                             : AnyStream::Tcp(std::move(socket)));
 }
 
 }  // namespace pjemu::apiserver

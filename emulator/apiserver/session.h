@@ -61,10 +61,4 @@ struct ServerShared {
 // Takes over an accepted socket (counted in shared->connections) and serves it.
 void StartSession(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServerShared> shared);
 
-namespace session_impl {
-// StartSession's two halves, one translation unit each (session_tcp.cc, session_tls.cc).
-void StartTcp(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServerShared> shared);
-void StartTls(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServerShared> shared);
-}  // namespace session_impl
-
 }  // namespace pjemu::apiserver

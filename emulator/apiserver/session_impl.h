@@ -1,6 +1,6 @@
-// The connection state machine behind StartSession (private to emulator/apiserver): one
-// template over the stream, instantiated once for plain TCP (session_tcp.cc) and once for TLS
-// (session_tls.cc), so that the two heaviest instantiations of Beast compile side by side.
+// The connection state machine behind StartSession (private to emulator/apiserver): a
+// template over the stream, instantiated once (session.cc), over AnyStream, which is plain TCP
+// or TLS.
 #pragma once
 
 #include <algorithm>
@@ -9,10 +9,10 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
 #include <cstdint>
 #include <optional>
 
+#include "emulator/apiserver/any_stream.h"
 #include "emulator/apiserver/session.h"
 #include "emulator/apiserver/session_raw.h"
 #include "emulator/apiserver/session_ws.h"
@@ -26,6 +26,8 @@ using tcp = net::ip::tcp;
 
 constexpr auto kHandshakeTimeout = std::chrono::seconds(30);
 
+// Stream: an asio AsyncStream whose lowest layer is a beast::tcp_stream, with async_start
+// (TLS's handshake), as AnyStream.
 template <class Stream>
 class Session : public std::enable_shared_from_this<Session<Stream>> {
  public:
@@ -42,15 +44,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
   void Run() {
-    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-      net::dispatch(stream_.get_executor(),
-                    beast::bind_front_handler(&Session::DoRead, this->shared_from_this()));
-    } else {
-      Lowest().expires_after(kHandshakeTimeout);
-      stream_.async_handshake(
-          net::ssl::stream_base::server,
-          beast::bind_front_handler(&Session::OnHandshake, this->shared_from_this()));
-    }
+    Lowest().expires_after(kHandshakeTimeout);
+    stream_.async_start(beast::bind_front_handler(&Session::OnHandshake, this->shared_from_this()));
   }
 
  private:
@@ -333,11 +328,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   bool handed_off_ = false;  // upgraded: the WsSession owns the stream and its count
 };
 
-// Serves an accepted socket as Session<Stream>.
-template <class Stream, class... StreamArgs>
-void Start(std::shared_ptr<ServerShared> shared, StreamArgs&&... args) {
-  std::make_shared<Session<Stream>>(Stream(std::forward<StreamArgs>(args)...), std::move(shared))
-      ->Run();
+// Serves a connection.
+template <class Stream>
+void Start(std::shared_ptr<ServerShared> shared, Stream stream) {
+  std::make_shared<Session<Stream>>(std::move(stream), std::move(shared))->Run();
 }
 
 }  // namespace pjemu::apiserver::session_impl

@@ -14,7 +14,6 @@
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/websocket.hpp>
-#include <boost/beast/websocket/ssl.hpp>
 #include <condition_variable>
 #include <deque>
 
