@@ -336,20 +336,10 @@ const std::vector<const char*>& PersistentVolumeSources() {
   return kSources;
 }
 
-const std::vector<std::string> kHostPathTypes = {
-    "",     "BlockDevice",  "CharDevice", "Directory", "DirectoryOrCreate",
-    "File", "FileOrCreate", "Socket"};
-
 void CheckPvSource(const char* source, const Json& v, const Json& spec, Errors* errs) {
   const std::string base = std::string("spec.") + source;
   if (std::string(source) == "hostPath") {
-    const std::string path = Str(v, "path");
-    if (path.empty()) {
-      errs->push_back({Type::kRequired, base + ".path", "", ""});
-      return;
-    }
-    for (FieldError& e : ValidatePathNoBacksteps(path, base + ".path")) errs->push_back(e);
-    CheckEnum(v, "type", base + ".type", kHostPathTypes, errs);
+    for (FieldError& e : ValidateHostPathSource(v, base)) errs->push_back(std::move(e));
   } else if (std::string(source) == "local") {
     const std::string path = Str(v, "path");
     if (path.empty()) errs->push_back({Type::kRequired, base + ".path", "", ""});

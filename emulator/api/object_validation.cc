@@ -112,4 +112,20 @@ std::vector<FieldError> ValidateLocalNonReservedPath(const std::string& path,
   return errs;
 }
 
+std::vector<FieldError> ValidateHostPathSource(const Json& source, const std::string& field) {
+  static const std::vector<std::string> kTypes = {
+      "",     "BlockDevice",  "CharDevice", "Directory", "DirectoryOrCreate",
+      "File", "FileOrCreate", "Socket"};
+  const std::string path = Str(source, "path");
+  if (path.empty()) return {{FieldError::Type::kRequired, field + ".path", "", ""}};
+  std::vector<FieldError> errs = ValidatePathNoBacksteps(path, field + ".path");
+  const Json& type = Field(source, "type");
+  if (type.is_null()) return errs;
+  const std::string t = type.is_string() ? type.get<std::string>() : type.dump();
+  if (std::find(kTypes.begin(), kTypes.end(), t) == kTypes.end()) {
+    errs.push_back(NotSupportedError(field + ".type", t, kTypes));
+  }
+  return errs;
+}
+
 }  // namespace pjemu::api

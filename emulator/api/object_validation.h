@@ -44,4 +44,8 @@ std::vector<FieldError> ValidateLocalDescendingPath(const std::string& path,
 std::vector<FieldError> ValidateLocalNonReservedPath(const std::string& path,
                                                      const std::string& field);
 
+// validateHostPathVolumeSource, a pod's volume and a PersistentVolume's alike: `path` required
+// and without `..`, `type` one of the HostPathType values when set.
+std::vector<FieldError> ValidateHostPathSource(const Json& source, const std::string& field);
+
 }  // namespace pjemu::api

@@ -49,23 +49,8 @@ void CheckNamed(const Json& source, const char* key, const std::string& path, Er
   }
 }
 
-const std::vector<std::string> kHostPathTypes = {
-    "",     "BlockDevice",  "CharDevice", "Directory", "DirectoryOrCreate",
-    "File", "FileOrCreate", "Socket"};
-
 void CheckHostPath(const Json& source, const std::string& path, Errors* errs) {
-  const std::string p = Str(source, "path");
-  if (p.empty()) {
-    errs->push_back({Type::kRequired, path + ".path", "", ""});
-    return;
-  }
-  Append(errs, ValidatePathNoBacksteps(p, path + ".path"));
-  const Json& type = Field(source, "type");
-  if (type.is_null()) return;
-  const std::string t = type.is_string() ? type.get<std::string>() : type.dump();
-  if (std::find(kHostPathTypes.begin(), kHostPathTypes.end(), t) == kHostPathTypes.end()) {
-    errs->push_back(NotSupportedError(path + ".type", t, kHostPathTypes));
-  }
+  Append(errs, ValidateHostPathSource(source, path));
 }
 
 // emptyDir.sizeLimit: a quantity, not negative. Upstream refuses an unparsable one while

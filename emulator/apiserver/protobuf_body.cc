@@ -23,7 +23,7 @@ struct Message {
   std::map<int, FieldSpec> fields;
 };
 
-const Message& ObjectMeta() {
+const Message& ObjectMetaMessage() {
   static const Message m{{{1, {"name", Kind::kString}},
                           {2, {"generateName", Kind::kString}},
                           {3, {"namespace", Kind::kString}},
@@ -36,17 +36,17 @@ const Message& ObjectMeta() {
 }
 
 const Message* MessageOf(const api::ResourceType& type) {
-  static const Message kConfigMap{{{1, {"metadata", Kind::kMessage, &ObjectMeta()}},
+  static const Message kConfigMap{{{1, {"metadata", Kind::kMessage, &ObjectMetaMessage()}},
                                    {2, {"data", Kind::kStringMap}},
                                    {3, {"binaryData", Kind::kBytesMap}},
                                    {4, {"immutable", Kind::kBool}}}};
-  static const Message kSecret{{{1, {"metadata", Kind::kMessage, &ObjectMeta()}},
+  static const Message kSecret{{{1, {"metadata", Kind::kMessage, &ObjectMetaMessage()}},
                                 {2, {"data", Kind::kBytesMap}},
                                 {3, {"type", Kind::kString}},
                                 {4, {"stringData", Kind::kStringMap}},
                                 {5, {"immutable", Kind::kBool}}}};
   static const Message kNamespaceSpec{{{1, {"finalizers", Kind::kStrings}}}};
-  static const Message kNamespace{{{1, {"metadata", Kind::kMessage, &ObjectMeta()}},
+  static const Message kNamespace{{{1, {"metadata", Kind::kMessage, &ObjectMetaMessage()}},
                                    {2, {"spec", Kind::kMessage, &kNamespaceSpec}}}};
   // batch/v1 Job as `kubectl create job NAME --image=I -- CMD` sends it: the template's
   // containers (name, image, command, args, workingDir) and restartPolicy, and the spec's
@@ -59,7 +59,7 @@ const Message* MessageOf(const api::ResourceType& type) {
                                    {14, {"imagePullPolicy", Kind::kString}}}};
   static const Message kPodSpec{{{2, {"containers", Kind::kMessages, &kContainer}},
                                  {3, {"restartPolicy", Kind::kString}}}};
-  static const Message kPodTemplate{{{1, {"metadata", Kind::kMessage, &ObjectMeta()}},
+  static const Message kPodTemplate{{{1, {"metadata", Kind::kMessage, &ObjectMetaMessage()}},
                                      {2, {"spec", Kind::kMessage, &kPodSpec}}}};
   static const Message kJobSpec{{{1, {"parallelism", Kind::kInt}},
                                  {2, {"completions", Kind::kInt}},
@@ -70,7 +70,7 @@ const Message* MessageOf(const api::ResourceType& type) {
                                  {8, {"ttlSecondsAfterFinished", Kind::kInt}},
                                  {9, {"completionMode", Kind::kString}},
                                  {10, {"suspend", Kind::kBool}}}};
-  static const Message kJob{{{1, {"metadata", Kind::kMessage, &ObjectMeta()}},
+  static const Message kJob{{{1, {"metadata", Kind::kMessage, &ObjectMetaMessage()}},
                              {2, {"spec", Kind::kMessage, &kJobSpec}}}};
   if (type.group == "batch" && type.plural == "jobs") return &kJob;
   if (!type.group.empty()) return nullptr;
