@@ -3,12 +3,15 @@
 #                file includes, Catch2 for the tests, CLI11 for the commands, LibTorch for the
 #                trainer's files that include it (trainer/CMakeLists.txt). One header set,
 #                compiled once, reused by every target of its group.
-#   PJEMU_UNITY  unity build of the emulator's libraries: the sources of a target compiled up
-#                to 16 at a time as one file (16 against 6: about a third less CPU for the
-#                libraries with more than six files), and the trainer's LibTorch files as one.
-#                Cheaper from scratch, dearer after touching one .cc (its whole batch rebuilds): on for every first build (CI's sanitizer builds,
-#                the build/ tools/quickstart or tools/test makes: -42 % CPU), off by default for
-#                a developer's build/. Not the tests: their files share fixture names.
+#   PJEMU_UNITY  unity build of the emulator's libraries: the sources of a target compiled as
+#                one file (PJEMU_UNITY_BATCH 0; batches of 16 took 17 % more CPU, of 6 a third
+#                more than 16: each batch instantiates the same nlohmann, fmt and std templates
+#                again), and the trainer's LibTorch files as one. The commands then reuse the
+#                core PCH: precompiling CLI11 (22 CPU s) costs more than parsing it in their two
+#                files. Cheaper from scratch, dearer after touching one .cc (its whole library
+#                rebuilds): on for every first build (CI's sanitizer builds, the build/
+#                tools/quickstart or tools/test makes), off by default for a developer's
+#                build/. Not the tests: their files share fixture names.
 #   PJEMU_DEBUG_INFO  lines (default): -g1, line tables and function names: backtraces, gdb
 #                `bt` and stepping by line, no local variables; a quarter of a compile at -O2
 #                (measured per file, README "Build times"). full: -g, for a debugging session.
@@ -18,7 +21,7 @@
 #   lld          every link with ld.lld when it is there (Debian's lld, installed by setup).
 option(PJEMU_PCH "Precompile the headers most sources include" ON)
 option(PJEMU_UNITY "Unity build (batches of sources compiled as one file)" OFF)
-set(PJEMU_UNITY_BATCH 16 CACHE STRING "Sources per unity batch")
+set(PJEMU_UNITY_BATCH 0 CACHE STRING "Sources per unity batch (0: all of a target's)")
 set(PJEMU_DEBUG_INFO lines CACHE STRING "Debug info of RelWithDebInfo builds: lines, full or none")
 set_property(CACHE PJEMU_DEBUG_INFO PROPERTY STRINGS lines full none)
 # The compile option of each level, after CMAKE_CXX_FLAGS_RELWITHDEBINFO's -g on the command
