@@ -1,6 +1,8 @@
 // pjemu-trainer's command: flags -> device -> env -> threads -> rendezvous -> RunTraining,
 // then Status mapped to the exit codes in exit_codes.h. Error paths leave with _exit so no
 // process-group destructor can hang.
+#include "trainer/command.h"
+
 #include <torch/torch.h>
 #include <unistd.h>
 
@@ -11,7 +13,6 @@
 #include <thread>
 #include <vector>
 
-#include "trainer/command.h"
 #include "trainer/device.h"
 #include "trainer/dist_env.h"
 #include "trainer/exit_codes.h"
@@ -96,4 +97,3 @@ int RunTrainerCommand(int argc, char** argv) {
 }
 
 }  // namespace pjemu::trainer
-

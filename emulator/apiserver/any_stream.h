@@ -20,7 +20,6 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/role.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <concepts>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -32,8 +31,8 @@ namespace pjemu::apiserver::session_impl {
 // A move-only completion handler of an I/O operation, its type erased.
 class IoCallback {
  public:
-  template <class Handler>
-    requires(!std::same_as<std::decay_t<Handler>, IoCallback>)
+  template <class Handler,
+            class = std::enable_if_t<!std::is_same_v<std::decay_t<Handler>, IoCallback>>>
   explicit IoCallback(Handler&& handler)
       : call_(std::make_unique<Holder<std::decay_t<Handler>>>(std::forward<Handler>(handler))) {}
 
@@ -95,10 +94,9 @@ class AnyStream {
   // Makes the connection ready to read: TLS's handshake. Handler: void(error_code).
   template <class Handler>
   void async_start(Handler&& handler) {
-    transport_->Start(IoCallback([h = std::forward<Handler>(handler)](
-                                     boost::beast::error_code ec, std::size_t) mutable {
-      std::move(h)(ec);
-    }));
+    transport_->Start(
+        IoCallback([h = std::forward<Handler>(handler)](
+                       boost::beast::error_code ec, std::size_t) mutable { std::move(h)(ec); }));
   }
 
   template <class MutableBufferSequence, class Handler>
@@ -132,10 +130,9 @@ class AnyStream {
   template <class Handler>
   friend void async_teardown(boost::beast::role_type role, AnyStream& stream, Handler&& handler) {
     stream.transport_->AsyncTeardown(
-        role, IoCallback([h = std::forward<Handler>(handler)](boost::beast::error_code ec,
-                                                              std::size_t) mutable {
-          std::move(h)(ec);
-        }));
+        role,
+        IoCallback([h = std::forward<Handler>(handler)](
+                       boost::beast::error_code ec, std::size_t) mutable { std::move(h)(ec); }));
   }
 
  private:

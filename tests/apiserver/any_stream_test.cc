@@ -3,6 +3,8 @@
 // operation; a read fills the first non-empty buffer of its sequence at most; a write sends at
 // most Transport::kMaxWriteBuffers buffers, and net::async_write of more still sends them all,
 // in order; the WebSocket teardown closes the connection.
+#include "emulator/apiserver/any_stream.h"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/read.hpp>
@@ -11,8 +13,6 @@
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
-
-#include "emulator/apiserver/any_stream.h"
 
 namespace pjemu::apiserver::session_impl {
 namespace {
