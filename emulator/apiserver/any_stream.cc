@@ -22,40 +22,24 @@ struct Done {
   void operator()(beast::error_code ec) { done(ec, 0); }
 };
 
-class TcpTransport final : public Transport {
- public:
-  explicit TcpTransport(net::ip::tcp::socket socket) : stream_(std::move(socket)) {}
-  beast::tcp_stream& Lowest() override { return stream_; }
-  void Start(IoCallback done) override {
-    net::post(stream_.get_executor(), [done = std::move(done)]() mutable { done({}, 0); });
-  }
-  void ReadSome(net::mutable_buffer buffer, IoCallback done) override {
-    stream_.async_read_some(buffer, std::move(done));
-  }
-  void WriteSome(std::size_t count, IoCallback done) override {
-    stream_.async_write_some(Written(*this, count), std::move(done));
-  }
-  void Teardown(beast::role_type role, beast::error_code& ec) override {
-    using beast::websocket::teardown;
-    teardown(role, stream_, ec);
-  }
-  void AsyncTeardown(beast::role_type role, IoCallback done) override {
-    using beast::websocket::async_teardown;
-    async_teardown(role, stream_, Done{std::move(done)});
-  }
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
- private:
-  beast::tcp_stream stream_;
-};
+// What readies each kind of stream: nothing for TCP (completes, posted), the server's side of
+// the handshake for TLS.
+void Ready(beast::tcp_stream& stream, IoCallback done) {
+  net::post(stream.get_executor(), [done = std::move(done)]() mutable { done({}, 0); });
+}
+void Ready(TlsStream& stream, IoCallback done) {
+  stream.async_handshake(net::ssl::stream_base::server, Done{std::move(done)});
+}
 
-class TlsTransport final : public Transport {
+template <class Stream>
+class TransportOver final : public Transport {
  public:
-  TlsTransport(net::ip::tcp::socket socket, net::ssl::context& context)
-      : stream_(beast::tcp_stream(std::move(socket)), context) {}
+  template <class... Args>
+  explicit TransportOver(Args&&... args) : stream_(std::forward<Args>(args)...) {}
   beast::tcp_stream& Lowest() override { return beast::get_lowest_layer(stream_); }
-  void Start(IoCallback done) override {
-    stream_.async_handshake(net::ssl::stream_base::server, Done{std::move(done)});
-  }
+  void Start(IoCallback done) override { Ready(stream_, std::move(done)); }
   void ReadSome(net::mutable_buffer buffer, IoCallback done) override {
     stream_.async_read_some(buffer, std::move(done));
   }
@@ -72,17 +56,18 @@ class TlsTransport final : public Transport {
   }
 
  private:
-  beast::ssl_stream<beast::tcp_stream> stream_;
+  Stream stream_;
 };
 
 }  // namespace
 
 AnyStream AnyStream::Tcp(net::ip::tcp::socket socket) {
-  return AnyStream(std::make_unique<TcpTransport>(std::move(socket)));
+  return AnyStream(std::make_unique<TransportOver<beast::tcp_stream>>(std::move(socket)));
 }
 
 AnyStream AnyStream::Tls(net::ip::tcp::socket socket, net::ssl::context& context) {
-  return AnyStream(std::make_unique<TlsTransport>(std::move(socket), context));
+  return AnyStream(
+      std::make_unique<TransportOver<TlsStream>>(beast::tcp_stream(std::move(socket)), context));
 }
 
 }  // namespace pjemu::apiserver::session_impl
