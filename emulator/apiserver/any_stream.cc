@@ -4,6 +4,7 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket/ssl.hpp>
 #include <boost/beast/websocket/teardown.hpp>
+#include <span>
 
 namespace pjemu::apiserver::session_impl {
 

@@ -22,7 +22,6 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <cstddef>
 #include <memory>
-#include <span>
 #include <type_traits>
 #include <utility>
 
