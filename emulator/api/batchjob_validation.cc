@@ -14,14 +14,12 @@ namespace {
 using Type = FieldError::Type;
 using Errors = std::vector<FieldError>;
 
-std::string Text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
 // An integer of at least `min`; absent is fine (defaulting fills in what must be there).
 void CheckMin(const Json& spec, const char* key, std::int64_t min, Errors* errs) {
   const Json& v = Field(spec, key);
   if (v.is_null()) return;
   if (!v.is_number_integer() || v.get<std::int64_t>() < min) {
-    errs->push_back({Type::kInvalid, std::string("spec.") + key, Text(v),
+    errs->push_back({Type::kInvalid, std::string("spec.") + key, ValueText(v),
                      min == 0 ? "must be greater than or equal to 0" : "must be greater than 0"});
   }
 }
@@ -33,8 +31,8 @@ void CheckTemplate(const Json& spec, Errors* errs) {
     errs->push_back({Type::kRequired, "spec.template.spec.restartPolicy", "",
                      "valid values: \"OnFailure\", \"Never\""});
   } else if (restart != "OnFailure" && restart != "Never") {
-    errs->push_back(NotSupportedError("spec.template.spec.restartPolicy", restart,
-                                      {"OnFailure", "Never"}));
+    errs->push_back(
+        NotSupportedError("spec.template.spec.restartPolicy", restart, {"OnFailure", "Never"}));
   }
   const Json& containers = Field(pod, "containers");
   if (!containers.is_array() || containers.empty()) {
@@ -43,7 +41,8 @@ void CheckTemplate(const Json& spec, Errors* errs) {
   }
   for (std::size_t i = 0; i < containers.size(); ++i) {
     const std::string at = "spec.template.spec.containers[" + std::to_string(i) + "]";
-    if (Str(containers[i], "name").empty()) errs->push_back({Type::kRequired, at + ".name", "", ""});
+    if (Str(containers[i], "name").empty())
+      errs->push_back({Type::kRequired, at + ".name", "", ""});
     if (Str(containers[i], "image").empty()) {
       errs->push_back({Type::kRequired, at + ".image", "", ""});
     }
@@ -74,12 +73,11 @@ void CheckMode(const Json& spec, Errors* errs) {
     errs->push_back(NotSupportedError("spec.completionMode", mode, {kNonIndexed, kIndexed}));
   }
   if (mode == kIndexed && !Field(spec, "completions").is_number_integer()) {
-    errs->push_back({Type::kRequired, "spec.completions", "",
-                     "when completion mode is Indexed"});
+    errs->push_back({Type::kRequired, "spec.completions", "", "when completion mode is Indexed"});
   }
   if (Field(spec, "backoffLimitPerIndex").is_number() && mode != kIndexed) {
-    errs->push_back({Type::kForbidden, "spec.backoffLimitPerIndex", "",
-                     "requires indexed completion mode"});
+    errs->push_back(
+        {Type::kForbidden, "spec.backoffLimitPerIndex", "", "requires indexed completion mode"});
   }
 }
 
@@ -129,7 +127,7 @@ void CheckImmutable(const Json& job, const Json& old, Errors* errs) {
   }
   if (Field(spec, "completions") != Field(was, "completions") &&
       Str(spec, "completionMode") != kIndexed) {
-    errs->push_back({Type::kInvalid, "spec.completions", Text(Field(spec, "completions")),
+    errs->push_back({Type::kInvalid, "spec.completions", ValueText(Field(spec, "completions")),
                      "field is immutable"});
   }
 }

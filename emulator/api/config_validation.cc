@@ -18,19 +18,6 @@ using Errors = std::vector<FieldError>;
 
 constexpr char kImmutableSet[] = "field is immutable when `immutable` is set";
 
-bool Contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-// A string-valued field that must be one of `supported` when present.
-void CheckEnum(const Json& obj, const char* key, const std::string& field,
-               const std::vector<std::string>& supported, Errors* errs) {
-  const Json& v = Field(obj, key);
-  if (v.is_null()) return;
-  const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
-  if (!Contains(supported, s)) errs->push_back(NotSupportedError(field, s, supported));
-}
-
 // The keys of one data map (`data`, `binaryData`) as IsConfigMapKey checks them.
 void CheckKeys(const Json& map, const std::string& bag, Errors* errs) {
   for (const auto& [key, value] : ObjectOr(map).items()) {
@@ -221,21 +208,14 @@ void CheckAccessModes(const Json& spec, const char* required_detail, Errors* err
     errs->push_back({Type::kRequired, "spec.accessModes", "", required_detail});
     return;
   }
-  for (const Json& m : modes) {
-    const std::string s = m.is_string() ? m.get<std::string>() : m.dump();
-    if (!Contains(SupportedAccessModes(), s)) {
-      errs->push_back(NotSupportedError("spec.accessModes", s, SupportedAccessModes()));
-    }
-  }
+  for (const Json& m : modes) CheckSupported(m, "spec.accessModes", SupportedAccessModes(), errs);
 }
 
 // A quantity that must parse and be > 0 (ValidatePositiveQuantityValue).
 void CheckPositiveQuantity(const Json& value, const std::string& field, Errors* errs) {
   Result<Quantity> q = Quantity::FromJson(value);
   if (!q.ok()) {
-    errs->push_back({Type::kInvalid, field,
-                     GoQuote(value.is_string() ? value.get<std::string>() : value.dump()),
-                     q.status().message()});
+    errs->push_back({Type::kInvalid, field, GoQuote(ValueText(value)), q.status().message()});
   } else if (q->Sign() <= 0) {
     errs->push_back({Type::kInvalid, field, GoQuote(q->String()), "must be greater than zero"});
   }
@@ -300,7 +280,7 @@ Status ValidatePersistentVolumeClaim(const Json& pvc, const Json* old, std::vect
   } else if (!storage.is_null()) {
     CheckPositiveQuantity(storage, "spec.resources[storage]", &errs);
   }
-  CheckEnum(spec, "volumeMode", "spec.volumeMode", kVolumeModes, &errs);
+  CheckSupported(Field(spec, "volumeMode"), "spec.volumeMode", kVolumeModes, &errs);
   if (old) CheckClaimUpdate(pvc, *old, &errs);
   return InvalidObject(PersistentVolumeClaims(), pvc, errs);
 }
@@ -406,9 +386,9 @@ Status ValidatePersistentVolume(const Json& pv, const Json* old, std::vector<std
     CheckPositiveQuantity(capacity["storage"], "spec.capacity[storage]", &errs);
   }
   CheckPvSources(spec, &errs);
-  CheckEnum(spec, "persistentVolumeReclaimPolicy", "spec.persistentVolumeReclaimPolicy",
-            {"Delete", "Recycle", "Retain"}, &errs);
-  CheckEnum(spec, "volumeMode", "spec.volumeMode", kVolumeModes, &errs);
+  CheckSupported(Field(spec, "persistentVolumeReclaimPolicy"), "spec.persistentVolumeReclaimPolicy",
+                 {"Delete", "Recycle", "Retain"}, &errs);
+  CheckSupported(Field(spec, "volumeMode"), "spec.volumeMode", kVolumeModes, &errs);
   if (old && PvSource(pv) != PvSource(*old)) {
     errs.push_back({Type::kForbidden, "spec.persistentvolumesource", "",
                     "spec.persistentvolumesource is immutable after creation"});
@@ -461,9 +441,9 @@ Status ValidateStorageClass(const Json& sc, const Json* old, std::vector<std::st
       errs.push_back({Type::kInvalid, "provisioner", GoQuote(provisioner), msg});
     }
   }
-  CheckEnum(sc, "reclaimPolicy", "reclaimPolicy", {"Delete", "Retain"}, &errs);
-  CheckEnum(sc, "volumeBindingMode", "volumeBindingMode", {"Immediate", "WaitForFirstConsumer"},
-            &errs);
+  CheckSupported(Field(sc, "reclaimPolicy"), "reclaimPolicy", {"Delete", "Retain"}, &errs);
+  CheckSupported(Field(sc, "volumeBindingMode"), "volumeBindingMode",
+                 {"Immediate", "WaitForFirstConsumer"}, &errs);
   if (old) CheckStorageClassUpdate(sc, *old, &errs);
   return InvalidObject(StorageClasses(), sc, errs);
 }

@@ -11,6 +11,8 @@ std::string GoQuote(std::string_view s) {
   return Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+std::string ValueText(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
 FieldError NotSupportedError(std::string field, const std::string& value,
                              const std::vector<std::string>& supported) {
   std::string detail = "supported values: ";
@@ -18,6 +20,15 @@ FieldError NotSupportedError(std::string field, const std::string& value,
     detail += (i ? ", " : "") + GoQuote(supported[i]);
   }
   return {FieldError::Type::kNotSupported, std::move(field), GoQuote(value), detail};
+}
+
+void CheckSupported(const Json& v, const std::string& field,
+                    const std::vector<std::string>& supported, std::vector<FieldError>* errs) {
+  if (v.is_null()) return;
+  const std::string text = ValueText(v);
+  if (std::find(supported.begin(), supported.end(), text) == supported.end()) {
+    errs->push_back(NotSupportedError(field, text, supported));
+  }
 }
 
 Status InvalidObject(const ResourceType& type, const Json& object,
@@ -119,12 +130,7 @@ std::vector<FieldError> ValidateHostPathSource(const Json& source, const std::st
   const std::string path = Str(source, "path");
   if (path.empty()) return {{FieldError::Type::kRequired, field + ".path", "", ""}};
   std::vector<FieldError> errs = ValidatePathNoBacksteps(path, field + ".path");
-  const Json& type = Field(source, "type");
-  if (type.is_null()) return errs;
-  const std::string t = type.is_string() ? type.get<std::string>() : type.dump();
-  if (std::find(kTypes.begin(), kTypes.end(), t) == kTypes.end()) {
-    errs.push_back(NotSupportedError(field + ".type", t, kTypes));
-  }
+  CheckSupported(Field(source, "type"), field + ".type", kTypes, &errs);
   return errs;
 }
 

@@ -16,9 +16,15 @@ namespace pjemu::api {
 
 // Go's %q of a string: `"a\"b"`.
 std::string GoQuote(std::string_view s);
+// A value as a field error shows it: a string as it is, anything else as its JSON.
+std::string ValueText(const Json& v);
 // field.NotSupported: `<field>: Unsupported value: "x": supported values: "a", "b"`.
 FieldError NotSupportedError(std::string field, const std::string& value,
                              const std::vector<std::string>& supported);
+// NotSupportedError when `v` is present and not one of `supported` (absent is fine: defaulting
+// or the field's own rules decide).
+void CheckSupported(const Json& v, const std::string& field,
+                    const std::vector<std::string>& supported, std::vector<FieldError>* errs);
 
 // 422 `<Kind>[.<group>] "<name>" is invalid: <e>` (several: `[e1, e2]`), details {name, group,
 // kind, causes[{reason, message, field}]}; OK when errs is empty.

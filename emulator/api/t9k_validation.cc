@@ -18,23 +18,11 @@ const std::vector<std::string> kRestartPolicies = {"Always", "OnFailure", "Never
 const std::vector<std::string> kRdzvBackends = {"c10d", "etcd", "etcd-v2"};
 const std::vector<std::string> kCleanUpPolicies = {"None", "All", "Unfinished"};
 
-std::string Text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
-// A value from a fixed set; absent is fine (defaulting fills it in).
-void CheckOneOf(const Json& v, const std::string& field, const std::vector<std::string>& allowed,
-                Errors* errs) {
-  if (v.is_null()) return;
-  for (const std::string& a : allowed) {
-    if (v.is_string() && v.get<std::string>() == a) return;
-  }
-  errs->push_back(NotSupportedError(field, Text(v), allowed));
-}
-
 // An integer of at least `min`; absent is fine.
 void CheckMin(const Json& v, const std::string& field, std::int64_t min, Errors* errs) {
   if (v.is_null()) return;
   if (!v.is_number_integer() || v.get<std::int64_t>() < min) {
-    errs->push_back({Type::kInvalid, field, Text(v),
+    errs->push_back({Type::kInvalid, field, ValueText(v),
                      "must be greater than or equal to " + std::to_string(min)});
   }
 }
@@ -56,7 +44,8 @@ void CheckContainers(const Json& rspec, const std::string& path, Errors* errs) {
 void CheckReplicaSpecs(const Json& spec, Errors* errs) {
   const Json& specs = Field(spec, "replicaSpecs");
   if (!specs.is_array() || specs.empty()) {
-    errs->push_back({Type::kRequired, "spec.replicaSpecs", "", "must have at least one replica spec"});
+    errs->push_back(
+        {Type::kRequired, "spec.replicaSpecs", "", "must have at least one replica spec"});
     return;
   }
   std::set<std::string> seen;
@@ -72,7 +61,8 @@ void CheckReplicaSpecs(const Json& spec, Errors* errs) {
       errs->push_back({Type::kDuplicate, path + ".type", GoQuote(type), ""});
     }
     CheckMin(Field(specs[i], "replicas"), path + ".replicas", 0, errs);
-    CheckOneOf(Field(specs[i], "restartPolicy"), path + ".restartPolicy", kRestartPolicies, errs);
+    CheckSupported(Field(specs[i], "restartPolicy"), path + ".restartPolicy", kRestartPolicies,
+                   errs);
     CheckContainers(specs[i], path, errs);
   }
 }
@@ -80,20 +70,20 @@ void CheckReplicaSpecs(const Json& spec, Errors* errs) {
 void CheckTorchrun(const Json& job, Errors* errs) {
   const Json& torchrun = FieldAt(job, {"spec", "torchrunConfig"});
   if (torchrun.is_null()) return;
-  CheckOneOf(Field(torchrun, "rdzvBackend"), "spec.torchrunConfig.rdzvBackend", kRdzvBackends,
-             errs);
+  CheckSupported(Field(torchrun, "rdzvBackend"), "spec.torchrunConfig.rdzvBackend", kRdzvBackends,
+                 errs);
   CheckMin(Field(torchrun, "maxRestarts"), "spec.torchrunConfig.maxRestarts", 0, errs);
   if (!Field(torchrun, "procPerNode").is_null()) {
     Json probe = job;  // ProcPerNode reads the job; its error already names the field
     if (auto n = ProcPerNode(probe, Json::object()); !n.ok()) {
       errs->push_back({Type::kInvalid, "spec.torchrunConfig.procPerNode",
-                       GoQuote(Text(Field(torchrun, "procPerNode"))),
+                       GoQuote(ValueText(Field(torchrun, "procPerNode"))),
                        "must be a positive number or \"gpu\""});
     }
   }
   const Json& extra = Field(torchrun, "extraOptions");
   if (!extra.is_null() && !extra.is_array()) {
-    errs->push_back({Type::kInvalid, "spec.torchrunConfig.extraOptions", Text(extra),
+    errs->push_back({Type::kInvalid, "spec.torchrunConfig.extraOptions", ValueText(extra),
                      "must be a list of strings"});
   }
 }
@@ -118,18 +108,17 @@ void CheckElastic(const Json& job, const Json* old, Errors* errs) {
   for (const char* f : {"minReplicas", "maxReplicas"}) {
     if (Field(elastic, f) != FieldAt(*old, {"spec", "elastic", f})) {
       errs->push_back({Type::kInvalid, std::string("spec.elastic.") + f,
-                       Text(Field(elastic, f)), "field is immutable"});
+                       ValueText(Field(elastic, f)), "field is immutable"});
     }
   }
 }
 
 void CheckRunPolicy(const Json& job, Errors* errs) {
   const Json& policy = FieldAt(job, {"spec", "runPolicy"});
-  CheckMin(Field(policy, "activeDeadlineSeconds"), "spec.runPolicy.activeDeadlineSeconds", 1,
-           errs);
+  CheckMin(Field(policy, "activeDeadlineSeconds"), "spec.runPolicy.activeDeadlineSeconds", 1, errs);
   CheckMin(Field(policy, "backoffLimit"), "spec.runPolicy.backoffLimit", 0, errs);
-  CheckOneOf(Field(policy, "cleanUpPolicy"), "spec.runPolicy.cleanUpPolicy", kCleanUpPolicies,
-             errs);
+  CheckSupported(Field(policy, "cleanUpPolicy"), "spec.runPolicy.cleanUpPolicy", kCleanUpPolicies,
+                 errs);
 }
 
 // runMode's per-type lists name replica types the job has; pause.resumeSpecs never changes.
@@ -143,10 +132,10 @@ void CheckRunMode(const Json& job, const Json* old, Errors* errs) {
     for (std::size_t i = 0; i < ArrayOr(items).size(); ++i) {
       const std::string type = Str(items[i], "type");
       if (!types.count(type)) {
-        errs->push_back({Type::kNotFound,
-                         std::string("spec.runMode.") + mode + "." + list + "[" +
-                             std::to_string(i) + "].type",
-                         GoQuote(type), "no replica spec has this type"});
+        errs->push_back(
+            {Type::kNotFound,
+             std::string("spec.runMode.") + mode + "." + list + "[" + std::to_string(i) + "].type",
+             GoQuote(type), "no replica spec has this type"});
       }
     }
   }
@@ -161,7 +150,7 @@ void CheckScheduler(const Json& job, Errors* errs) {
   if (priority.is_null()) return;
   if (!priority.is_number_integer() || priority.get<std::int64_t>() < 0 ||
       priority.get<std::int64_t>() > 100) {
-    errs->push_back({Type::kInvalid, "spec.scheduler.t9kScheduler.priority", Text(priority),
+    errs->push_back({Type::kInvalid, "spec.scheduler.t9kScheduler.priority", ValueText(priority),
                      "must be between 0 and 100, inclusive"});
   }
 }
