@@ -93,9 +93,7 @@ class AnyStream {
   // Makes the connection ready to read: TLS's handshake. Handler: void(error_code).
   template <class Handler>
   void async_start(Handler&& handler) {
-    transport_->Start(
-        IoCallback([h = std::forward<Handler>(handler)](
-                       boost::beast::error_code ec, std::size_t) mutable { std::move(h)(ec); }));
+    transport_->Start(WithoutBytes(std::forward<Handler>(handler)));
   }
 
   template <class MutableBufferSequence, class Handler>
@@ -128,14 +126,17 @@ class AnyStream {
   }
   template <class Handler>
   friend void async_teardown(boost::beast::role_type role, AnyStream& stream, Handler&& handler) {
-    stream.transport_->AsyncTeardown(
-        role,
-        IoCallback([h = std::forward<Handler>(handler)](
-                       boost::beast::error_code ec, std::size_t) mutable { std::move(h)(ec); }));
+    stream.transport_->AsyncTeardown(role, WithoutBytes(std::forward<Handler>(handler)));
   }
 
  private:
   explicit AnyStream(std::unique_ptr<Transport> transport) : transport_(std::move(transport)) {}
+  // A handler of void(error_code) (a handshake's, a teardown's) as an IoCallback.
+  template <class Handler>
+  static IoCallback WithoutBytes(Handler&& handler) {
+    return IoCallback([h = std::forward<Handler>(handler)](
+                          boost::beast::error_code ec, std::size_t) mutable { std::move(h)(ec); });
+  }
   std::unique_ptr<Transport> transport_;
 };
 

@@ -45,13 +45,13 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
   void Run() {
     Lowest().expires_after(kHandshakeTimeout);
-    stream_.async_start(beast::bind_front_handler(&Session::OnHandshake, this->shared_from_this()));
+    stream_.async_start(beast::bind_front_handler(&Session::OnStarted, this->shared_from_this()));
   }
 
  private:
   beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
 
-  void OnHandshake(beast::error_code ec) {
+  void OnStarted(beast::error_code ec) {
     if (ec) return DoClose();
     DoRead();
   }
