@@ -23,6 +23,7 @@ int FuzzRouter(const std::uint8_t* data, std::size_t size);     // HTTP request 
 int FuzzSpdy(const std::uint8_t* data, std::size_t size);       // SPDY/3.1 exec and port-forward
 int FuzzTfEvents(const std::uint8_t* data, std::size_t size);   // TensorBoard event files
 int FuzzApply(const std::uint8_t* data, std::size_t size);      // server-side apply, fieldsV1
+int FuzzLayer(const std::uint8_t* data, std::size_t size);      // image layer blobs (unpack)
 
 struct FuzzTarget {
   const char* name;  // "manifest": corpus tests/fuzz/corpus/manifest, binary fuzz_manifest
@@ -32,6 +33,7 @@ inline constexpr FuzzTarget kFuzzTargets[] = {
     {"manifest", FuzzManifest}, {"json_codec", FuzzJsonCodec}, {"selector", FuzzSelector},
     {"quantity", FuzzQuantity}, {"patch", FuzzPatch},          {"router", FuzzRouter},
     {"spdy", FuzzSpdy},         {"tfevents", FuzzTfEvents},  {"apply", FuzzApply},
+    {"layer", FuzzLayer},
 };
 
 inline std::string_view AsText(const std::uint8_t* data, std::size_t size) {
