@@ -14,6 +14,8 @@ ALLOWED = {
     "manifest": set(),
     "store": set(),
     "process": set(),
+    # The node's images: the store, archives, registry pulls.
+    "image": set(),
     "client": {"store"},
     "apiserver": {"store"},
     "controller": {"client"},
@@ -26,19 +28,19 @@ ALLOWED = {
     "storage": {"client"},
     "tensorboard": {"client"},
     "namespaces": {"client"},
-    "kubelet": {"client", "process"},
+    "kubelet": {"client", "process", "image"},
     # Cluster DNS and ClusterIP Services: watches through the client, runs dnsmasq and nft.
     "network": {"client", "process"},
-    "faults": {"client", "process", "kubelet"},
+    "faults": {"client", "process", "kubelet", "image"},
     "persist": {"store"},
     # The one wiring: faults reach it only as decorators handed in through its options.
     "cluster": {"store", "process", "client", "apiserver", "controller", "t9kjob", "batchjob",
-                "jobset", "trainjob", "network",
+                "jobset", "trainjob", "network", "image",
                 "scheduler", "kubelet", "persist", "ui", "storage", "tensorboard", "namespaces"},
     # The PyTorchJob's vocabulary (defaulting, validation, conditions) is api's: only the cluster
     # wiring reaches the controller itself.
     "scenario": {"cluster", "manifest", "faults", "client"},
-    "cli": {"scenario", "cluster", "client", "manifest"},
+    "cli": {"scenario", "cluster", "client", "manifest", "image"},
     "ui": {"store", "apiserver", "manifest"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"emulator/([a-z_]+)/')
@@ -75,4 +77,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] in (["-h"], ["--help"]):  # --help: the docstring above, and nothing else
+        print(__doc__.strip())
+        sys.exit(0)
     sys.exit(main())

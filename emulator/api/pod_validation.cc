@@ -1,5 +1,7 @@
 #include "emulator/api/pod_validation.h"
 
+#include "emulator/api/image_reference.h"
+
 #include <algorithm>
 #include <set>
 
@@ -219,6 +221,24 @@ std::vector<FieldError> PyTorchJobTemplateVolumeErrors(const Json& job) {
            PodSpecVolumeErrors(spec, "spec.pytorchReplicaSpecs." + rtype + ".template.spec"));
   }
   return errs;
+}
+
+void DefaultPod(Json& pod) {
+  if (!pod.is_object() || !pod.contains("spec") || !pod["spec"].is_object()) return;
+  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
+    Json& containers = pod["spec"][list];
+    if (!containers.is_array()) {
+      if (containers.is_null()) pod["spec"].erase(list);
+      continue;
+    }
+    for (Json& c : containers) {
+      if (!c.is_object() || c.contains("imagePullPolicy") || !c.contains("image") ||
+          !c["image"].is_string()) {
+        continue;
+      }
+      c["imagePullPolicy"] = DefaultImagePullPolicy(c["image"].get<std::string>());
+    }
+  }
 }
 
 }  // namespace pjemu::api

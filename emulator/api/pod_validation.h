@@ -24,6 +24,10 @@ std::vector<FieldError> PodSpecVolumeErrors(const Json& pod_spec, const std::str
 // The Pods row's validator: PodSpecVolumeErrors(spec) as a 422 `Pod "x" is invalid: ...`. Runs on
 // create only (a pod's volumes and mounts are immutable; updates never change them).
 Status ValidatePod(const Json& pod, const Json* old, std::vector<std::string>* warnings);
+// The API server's defaulting of a pod's containers that the kubelet reads
+// (pkg/apis/core/v1/defaults.go): imagePullPolicy, when unset, is Always for an image tagged
+// (or implied) `latest`, IfNotPresent otherwise (DefaultImagePullPolicy).
+void DefaultPod(Json& pod);
 
 // PodSpecVolumeErrors over every replica spec's template of a PyTorchJob, prefixed
 // `spec.pytorchReplicaSpecs.<Type>.template.spec`, replica types in the job's order.

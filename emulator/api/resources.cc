@@ -41,7 +41,7 @@ const std::vector<ResourceType>& AllResources() {
   static const std::vector<ResourceType> kAll = {
       {"", "v1", "Namespace", "namespaces", "namespace", false, true, false, {"ns"}, {}, NamespaceFieldRules},
       {"", "v1", "Node", "nodes", "node", false, true, false, {"no"}, {}, NodeFieldRules},
-      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}, {nullptr, ValidatePod}, PodFieldRules},
+      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}, {DefaultPod, ValidatePod}, PodFieldRules},
       {"", "v1", "Service", "services", "service", true, true, false, {"svc"}, {}, ServiceFieldRules},
       {"", "v1", "Event", "events", "event", true, false, false, {"ev"}, {}, EventFieldRules},
       {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"},

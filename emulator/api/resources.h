@@ -19,9 +19,9 @@ struct FieldRules;  // field_schema.h
 // or /scale writes), after its own metadata checks and under its lock, so both must be pure
 // functions of their arguments. nullptr = nothing to do.
 struct Admission {
-  // Fills in defaults on the incoming object before it is validated and stored. No served type
-  // has one: the PyTorchJob operator defaults its in-memory copy (SetDefaults, pytorchjob.h),
-  // never the stored object.
+  // Fills in defaults on the incoming object before it is validated and stored: a pod's
+  // imagePullPolicy (DefaultPod). The PyTorchJob operator defaults its in-memory copy
+  // (SetDefaults, pytorchjob.h), never the stored object.
   void (*defaulter)(Json& object) = nullptr;
   // Refuses the write with a non-OK Status (422 Invalid or 403 Forbidden with details.causes).
   // `old` is the stored object on update, nullptr on create; warnings (may be null) collect the

@@ -21,6 +21,7 @@ constexpr Command kCommands[] = {
     {"delete", "delete objects by manifest or by name", &SetupDelete},
     {"scenario", "run scenario files (faults and expectations): pjemu scenario run FILE...",
      &SetupScenario},
+    {"image", "the node's image store: pjemu image ls|pull|load|rm|prune", &SetupImage},
     {"version", "print the pjemu version", &SetupVersion},
 };
 

@@ -30,8 +30,12 @@ void SetupLogs(CLI::App& command, int& exit_code);
 void SetupWait(CLI::App& command, int& exit_code);
 void SetupDelete(CLI::App& command, int& exit_code);
 void SetupScenario(CLI::App& command, int& exit_code);
+void SetupImage(CLI::App& command, int& exit_code);
 
 // `--sandbox auto|on|off` (ClusterOptions::sandbox), shared by run and serve.
 void AddSandboxOption(CLI::App& command, cluster::ClusterOptions& options);
+// `--image-store DIR` (default image::ImageStore::DefaultRoot()) and `--image-store-max SIZE`
+// (ClusterOptions::image_store, image_store_max_bytes), shared by run and serve.
+void AddImageStoreOption(CLI::App& command, cluster::ClusterOptions& options);
 
 }  // namespace pjemu::cli

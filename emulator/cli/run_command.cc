@@ -288,6 +288,7 @@ void SetupRun(CLI::App& command, int& exit_code) {
   command.add_option("--image-map", flags->cluster.image_map,
                      "your image map, layered over the built-in fixtures/images.yaml (its "
                      "entries win; ClusterOptions::image_map)");
+  AddImageStoreOption(command, flags->cluster);
   command.add_option("--gpus", flags->cluster.gpus,
                      "GPUs of the node (ClusterOptions::gpus; default: detected)");
   command

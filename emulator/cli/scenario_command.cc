@@ -17,6 +17,7 @@
 
 #include "emulator/cli/cli.h"
 #include "emulator/cli/commands.h"
+#include "emulator/image/store.h"
 #include "emulator/cli/install_paths.h"
 #include "emulator/cli/scenario_remote.h"
 #include "emulator/cli/signals.h"
@@ -32,6 +33,7 @@ struct ScenarioFlags {
   std::string junit;
   std::string output_dir = "scenario-reports";
   std::string image_map;
+  std::string image_store = image::ImageStore::DefaultRoot();
   std::string dataset_dir;
   RemoteFlags remote;  // --kubeconfig, --context, -n (the namespaces' prefix), ...
   bool IsRemote() const {
@@ -79,6 +81,7 @@ scenario::ScenarioResult RunOne(const std::string& path, const ScenarioFlags& fl
     // Real-time runs keep their pod logs and trainer metrics next to the report.
     scenario::RunSettings settings;
     settings.builtin_image_map = DefaultImageMap();
+    settings.image_store = flags.image_store;
     settings.dataset_dir = flags.dataset_dir;
     if (!sc->options.virtual_time) {
       settings.output_dir =
@@ -212,6 +215,9 @@ void AddScenarioFlags(CLI::App* command, ScenarioFlags* flags) {
       ->check(CLI::ExistingFile);
   command->add_option("--output-dir", flags->output_dir,
                       "write one HTML report per file here (default scenario-reports)");
+  command->add_option("--image-store", flags->image_store,
+                      "the node's image store (\"\" = image maps only)")
+      ->capture_default_str();
   command->add_option("--image-map", flags->image_map,
                       "image map for scenarios that name none, layered over the built-in one "
                       "(default: the built-in fixtures/images.yaml, else the installed one)");

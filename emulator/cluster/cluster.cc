@@ -19,6 +19,7 @@
 #include "emulator/cluster/trainer_runner.h"
 #include "emulator/controller/controller.h"
 #include "emulator/controller/pytorchjob_reconciler.h"
+#include "emulator/image/image_service.h"
 #include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/kubelet.h"
@@ -98,6 +99,9 @@ class Cluster::Parts {
   std::unique_ptr<apiserver::ServiceAccountTokens> sa_tokens;
   std::shared_ptr<api::InClusterAccess> in_cluster;
   kubelet::KubeletOptions kubelet_options;             // to power the node on again
+  // The node's image store and pulls (options.image_store), and wrap_image_service's decorator.
+  std::unique_ptr<image::ImageService> image_service;
+  std::unique_ptr<image::ImageService> wrapped_image_service;
   std::unique_ptr<kubelet::ImageCache> image_cache;    // the kubelet's, with wrap_images
   std::unique_ptr<kubelet::ImagePuller> image_puller;  // wrap_images' decorator of it
   std::unique_ptr<kubelet::Kubelet> kubelet;
@@ -183,6 +187,17 @@ Status Cluster::Parts::LoadImages() {
   std::string trainer = options.trainer_path.empty() ? "pjemu-trainer" : options.trainer_path;
   image_vars = {{"PJEMU_TRAINER", trainer},
                 {"PJEMU_BIN", std::filesystem::path(trainer).parent_path().string()}};
+  if (!options.image_store.empty()) {
+    image::StoreOptions so;
+    so.root = options.image_store;
+    so.max_bytes = options.image_store_max_bytes;
+    auto store = image::ImageStore::Open(so);
+    if (!store.ok()) return store.status().WithContext("image store");
+    image_service = image::MakeImageService(*store, image::RegistryOptions::FromEnvironment());
+    if (options.wrap_image_service) {
+      wrapped_image_service = options.wrap_image_service(*image_service);
+    }
+  }
   return Status::Ok();
 }
 
@@ -231,6 +246,7 @@ kubelet::KubeletOptions Cluster::Parts::MakeKubeletOptions() const {
   ko.sandbox = options.sandbox;
   ko.network = std::make_shared<kubelet::ClusterNetwork>();  // survives a power cycle
   ko.in_cluster = in_cluster;
+  ko.image_service = wrapped_image_service ? wrapped_image_service.get() : image_service.get();
   return ko;
 }
 
@@ -609,6 +625,9 @@ Status Cluster::CheckContainerImage(const api::PodTemplateRef& t, const char* fi
   auto plan =
       parts_->images.Resolve(image, strings("command"), strings("args"), parts_->image_vars);
   if (plan.ok()) return Status::Ok();
+  // With an image store, an unmapped image is the store's, or pulled: only a reference that
+  // does not parse is refused here.
+  if (parts_->image_service && plan.status().code() == Code::kNotFound) return Status::Ok();
   return Status(plan.status().code(),
                 t.name + " container \"" + c.value("name", "") +
                     "\": " + kubelet::ResolveFailureReason(plan.status()) + ": " +

@@ -28,6 +28,9 @@
 namespace pjemu::kubelet {
 class ImagePuller;
 }  // namespace pjemu::kubelet
+namespace pjemu::image {
+class ImageService;
+}  // namespace pjemu::image
 
 namespace pjemu::cluster {
 
@@ -46,6 +49,9 @@ using RunnerWrapper =
 // whenever the node powers on again), with that kubelet's own image cache.
 using ImagePullerWrapper =
     std::function<std::unique_ptr<kubelet::ImagePuller>(kubelet::ImagePuller&)>;
+// The image service behind every kubelet (the image store and registry pulls).
+using ImageServiceWrapper =
+    std::function<std::unique_ptr<image::ImageService>(image::ImageService&)>;
 
 struct ClusterOptions {
   ClockKind clock = ClockKind::kReal;
@@ -70,6 +76,13 @@ struct ClusterOptions {
   // map the operator's init image and the common base images.
   std::string image_map;
   std::string builtin_image_map;
+  // The node's image store (`--image-store DIR`; the CLI's default is
+  // image::ImageStore::DefaultRoot(), shared by every cluster of the user): an image no map
+  // entry claims runs from it, pulled by imagePullPolicy from its registry (registries limited
+  // by PJEMU_ALLOW_REGISTRIES, plain HTTP for PJEMU_INSECURE_REGISTRIES and loopback). "" = no
+  // store: image maps only, an unmapped image is ErrImagePull.
+  std::string image_store;
+  std::int64_t image_store_max_bytes = 0;  // `--image-store-max`: the store's size cap (0 = none)
   // Each container in a filesystem of its own (`--sandbox`, kubelet.h): auto = when the host
   // allows (root) and processes are real; on = Start fails when it cannot; off = the host's.
   kubelet::KubeletOptions::Sandbox sandbox = kubelet::KubeletOptions::Sandbox::kAuto;
@@ -107,6 +120,8 @@ struct ClusterOptions {
   ClientWrapper wrap_client;
   RunnerWrapper wrap_runner;
   ImagePullerWrapper wrap_images;
+  // The node's image service (the store and its registry pulls), for registry faults.
+  ImageServiceWrapper wrap_image_service;
 
   // kInvalid naming the offending field (gpus < -1, port out of range, token without API
   // server or with insecure_http, empty node name, non-positive backoff scale or max_pods, a

@@ -41,11 +41,15 @@ void GpuSlots::Release(const std::string& uid) {
   }
 }
 
-std::string GpuSlots::VisibleDevices(const std::vector<int>& slots) const {
+std::vector<int> GpuSlots::PhysicalIndices(const std::vector<int>& slots) const {
   std::set<int> physical;
   for (int s : slots) physical.insert(s / replicas_);
+  return {physical.begin(), physical.end()};
+}
+
+std::string GpuSlots::VisibleDevices(const std::vector<int>& slots) const {
   std::string out;
-  for (int g : physical) out += (out.empty() ? "" : ",") + std::to_string(g);
+  for (int g : PhysicalIndices(slots)) out += (out.empty() ? "" : ",") + std::to_string(g);
   return out;
 }
 

@@ -30,6 +30,8 @@ class GpuSlots {
   void Release(const std::string& uid);
   // "0", "0,1": the physical GPUs of `slots`, each once, ascending.
   std::string VisibleDevices(const std::vector<int>& slots) const;
+  // The physical GPUs of `slots`, each once, ascending.
+  std::vector<int> PhysicalIndices(const std::vector<int>& slots) const;
 
  private:
   int gpus_ = 0;

@@ -1,5 +1,7 @@
 #include "emulator/kubelet/image_map.h"
 
+#include "emulator/api/image_reference.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -13,12 +15,6 @@ namespace pjemu::kubelet {
 namespace {
 
 constexpr char kInvalidImagePrefix[] = "Failed to apply default image tag";
-
-Status InvalidImage(const std::string& image) {
-  return Status(Code::kInvalid, std::string(kInvalidImagePrefix) + " \"" + image +
-                                    "\": couldn't parse image reference \"" + image +
-                                    "\": invalid reference format");
-}
 
 Result<std::vector<std::string>> StringList(const YAML::Node& node, const std::string& where) {
   std::vector<std::string> out;
@@ -122,6 +118,14 @@ Status ParseRun(const YAML::Node& node, const std::string& where, ImageEntry& e)
                                       node["run"].as<std::string>() +
                                       "\": supported values: \"host\"");
   }
+  if (node["prefer"]) {
+    if (node["prefer"].as<std::string>() != "store") {
+      return Status(Code::kInvalid, where + ".prefer: Unsupported value: \"" +
+                                        node["prefer"].as<std::string>() +
+                                        "\": supported values: \"store\"");
+    }
+    e.prefer_store = true;
+  }
   if (node["pull_delay"]) {
     auto d = ParseDuration(node["pull_delay"].as<std::string>());
     if (!d) return Status(Code::kInvalid, where + ".pull_delay: not a duration such as 2s");
@@ -173,28 +177,11 @@ Result<ImageEntry> ParseEntry(const YAML::Node& node, const std::string& source,
 }  // namespace
 
 Result<std::string> NormalizeImage(const std::string& image) {
-  // The distribution reference grammar: [domain[:port]/]path[:tag][@digest].
-  static const std::regex re(
-      R"(^(?:((?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?))*(?::[0-9]+)?)/)?)"
-      R"(([a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*)*))"
-      R"((?::([\w][\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$)");
-  std::smatch m;
-  if (image.empty() || !std::regex_match(image, m, re)) return InvalidImage(image);
-  std::string domain = m[1].str();
-  std::string path = m[2].str();
-  // A first component without '.', ':' or "localhost" is a path, not a domain (docker's rule).
-  if (!domain.empty() && domain.find('.') == std::string::npos &&
-      domain.find(':') == std::string::npos && domain != "localhost") {
-    path = domain + "/" + path;
-    domain.clear();
+  auto ref = api::ParseImageReference(image);
+  if (!ref.ok()) {
+    return Status(Code::kInvalid, api::InvalidImageNameMessage(image, ref.status().message()));
   }
-  if (domain.empty()) domain = "docker.io";
-  if (domain == "docker.io" && path.find('/') == std::string::npos) path = "library/" + path;
-  std::string out = domain + "/" + path;
-  if (m[3].matched) out += ":" + m[3].str();
-  if (m[4].matched) out += "@" + m[4].str();
-  if (!m[3].matched && !m[4].matched) out += ":latest";
-  return out;
+  return ref->String();
 }
 
 bool WildcardMatch(const std::string& p, const std::string& t) {
@@ -260,30 +247,27 @@ Result<ImageMap> ImageMap::LoadLayered(const std::vector<std::string>& paths) {
   return out;
 }
 
+const ImageEntry* ImageMap::Match(const std::string& image) const {
+  // An entry spelling the reference exactly maps it even when it does not parse, so that an
+  // image map can point a manifest's placeholder ("<training image>") at a local program.
+  for (const auto& e : entries_) {
+    if (e.pattern == image) return &e;
+  }
+  auto normalized = NormalizeImage(image);
+  if (!normalized.ok()) return nullptr;
+  for (const auto& e : entries_) {
+    if (WildcardMatch(e.pattern, image) || WildcardMatch(e.pattern, *normalized)) return &e;
+  }
+  return nullptr;
+}
+
 Result<ImagePlan> ImageMap::Resolve(const std::string& image,
                                     const std::vector<std::string>& command,
                                     const std::vector<std::string>& args,
                                     const std::map<std::string, std::string>& vars) const {
-  const ImageEntry* entry = nullptr;
-  // An entry spelling the reference exactly maps it even when it does not parse, so that an
-  // image map can point a manifest's placeholder ("<training image>") at a local program.
-  for (const auto& e : entries_) {
-    if (e.pattern == image) {
-      entry = &e;
-      break;
-    }
-  }
-  std::string normalized = image;
+  const ImageEntry* entry = Match(image);
   if (!entry) {
-    ASSIGN_OR_RETURN(normalized, NormalizeImage(image));
-    for (const auto& e : entries_) {
-      if (WildcardMatch(e.pattern, image) || WildcardMatch(e.pattern, normalized)) {
-        entry = &e;
-        break;
-      }
-    }
-  }
-  if (!entry) {
+    ASSIGN_OR_RETURN(std::string normalized, NormalizeImage(image));
     return Status(Code::kNotFound,
                   "failed to pull image \"" + image +
                       "\": pjemu runs images as local programs and " + source_ +
@@ -292,7 +276,18 @@ Result<ImagePlan> ImageMap::Resolve(const std::string& image,
                       "\", run: host}` to run the container's command with the host's programs, "
                       "or a `rewrite:` onto a local program");
   }
+  return PlanFor(*entry, image, command, args, vars);
+}
+
+Result<ImagePlan> ImageMap::PlanFor(const ImageEntry& e, const std::string& image,
+                                    const std::vector<std::string>& command,
+                                    const std::vector<std::string>& args,
+                                    const std::map<std::string, std::string>& vars) const {
+  const ImageEntry* entry = &e;
+  auto parsed = NormalizeImage(image);
+  std::string normalized = parsed.ok() ? *parsed : image;
   ImagePlan plan;
+  plan.route = "image map " + entry->source + ":" + std::to_string(entry->line);
   plan.normalized = normalized;
   plan.pull_delay = entry->pull_delay;
   plan.files = entry->files;

@@ -13,7 +13,10 @@
 //  - files:         what the image's filesystem holds: path inside the pod -> host file or
 //                   directory (relative to the map file), mounted copy-on-write;
 //  - env:           the image config's Env, under the container's own env;
-//  - workingDir:    the image config's WorkingDir, when the container sets none.
+//  - workingDir:    the image config's WorkingDir, when the container sets none;
+//  - prefer: store  the entry is a fallback: an image the node's image store holds runs from
+//                   the store (its own root), and the entry only maps it while the store lacks
+//                   it (the built-in map's base images).
 // Any other key is an error naming file and line (kKnownEntryKeys).
 // Thread safety: immutable after Load; Resolve is const.
 #pragma once
@@ -41,6 +44,7 @@ struct ImageEntry {
   std::vector<std::string> cmd;
   std::vector<ImageRewrite> rewrites;
   bool wait_for_service = false;  // builtin: wait-for-service
+  bool prefer_store = false;      // prefer: store
   Duration pull_delay{0};
   ImagePairs files;         // absolute path inside the pod -> absolute host path (exists)
   ImagePairs env;           // NAME -> value
@@ -52,12 +56,17 @@ struct ImageEntry {
 // The keys an entry may have, in the order messages list them.
 inline constexpr const char* kKnownEntryKeys[] = {"image",      "entrypoint", "cmd",     "env",
                                                   "files",      "workingDir", "rewrite", "builtin",
-                                                  "pull_delay", "run"};
+                                                  "pull_delay", "run",        "prefer"};
 
 // What the kubelet does for one container.
 struct ImagePlan {
   enum class Kind { kExec, kWaitForService };
   Kind kind = Kind::kExec;
+  // Where the image came from: an image map entry (the host's programs) or the node's image
+  // store (the image's own root).
+  enum class Source { kMap, kStore };
+  Source source = Source::kMap;
+  std::string route;  // for `describe pod`: "image map fixtures/images.yaml:12", "image store"
   std::vector<std::string> argv;  // kExec: the final argv
   std::string service;            // kWaitForService: the name looked up
   int max_tries = 100;            // kWaitForService: from `seq N` in the script
@@ -66,6 +75,12 @@ struct ImagePlan {
   ImagePairs files;         // the entry's files: pod path -> host path
   ImagePairs env;           // the image's env (under the container's: ImageEnvUnder)
   std::string working_dir;  // the image's working directory; the container's workingDir wins
+  // kStore: the image's layer directories (top first), its config's User, and what the
+  // container status reports (image: the stored name; imageID: repo@sha256:... or the ID).
+  std::vector<std::string> layers;
+  std::string user;
+  std::string status_image;
+  std::string image_id;
 };
 
 // docker.io/library/busybox:latest for "busybox"; kInvalid (InvalidImageName) with the
@@ -94,6 +109,15 @@ class ImageMap {
   // command/args are the container's (empty when not given), already $(VAR)-expanded; the
   // image's entrypoint/cmd fill in by Kubernetes' rules; vars fill ${NAME} in rewrites.
   Result<ImagePlan> Resolve(const std::string& image, const std::vector<std::string>& command,
+                            const std::vector<std::string>& args,
+                            const std::map<std::string, std::string>& vars) const;
+
+  // The entry that maps `image` (first match: exact spelling, then the patterns against the
+  // reference as written and normalized), or nullptr.
+  const ImageEntry* Match(const std::string& image) const;
+  // The plan of a matched entry (Resolve after the match).
+  Result<ImagePlan> PlanFor(const ImageEntry& entry, const std::string& image,
+                            const std::vector<std::string>& command,
                             const std::vector<std::string>& args,
                             const std::map<std::string, std::string>& vars) const;
 

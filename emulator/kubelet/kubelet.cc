@@ -116,6 +116,10 @@ Status Kubelet::Start() {
                                0,
                                {}});
   ctx_->gpus = GpuSlots(res.gpus, res.gpu_replicas);
+  if (options_.image_service) {
+    pulls_ = std::make_unique<ImagePulls>(loop_, *options_.image_service, options_.backoff_scale);
+    ctx_->pulls = pulls_.get();
+  }
   // The simulated runner starts no process: nothing to give a filesystem to.
   bool real = runner_.real();
   if (options_.sandbox == KubeletOptions::Sandbox::kOn) {

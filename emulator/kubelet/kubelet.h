@@ -26,6 +26,7 @@
 #include "emulator/client/informer.h"
 #include "emulator/common/event_loop.h"
 #include "emulator/kubelet/image_map.h"
+#include "emulator/image/image_service.h"
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/pod_network.h"
 #include "emulator/process/container_exec.h"
@@ -67,6 +68,10 @@ struct KubeletOptions {
   // The image pull step (not owned; must outlive the kubelet); nullptr = the kubelet's own
   // ImageCache, which takes the image map's pull_delay once per image.
   ImagePuller* image_puller = nullptr;
+  // The node's image store and registry pulls (not owned; must outlive the kubelet): an image
+  // no map entry claims runs from it, pulled by the container's imagePullPolicy
+  // (pod_worker_images.cc). nullptr = image maps only (an unmapped image is ErrImagePull).
+  image::ImageService* image_service = nullptr;
   // Each container in a mount namespace of its own (pod_mounts.h: volumes at their mountPaths,
   // image files, private /tmp, the pod's /dev/shm and /etc/hosts). kAuto: when the runner runs
   // real processes and process::SandboxAvailable() (root); kOn: Start fails when the host
@@ -91,6 +96,7 @@ struct KubeletOptions {
 };
 
 class PodWorker;
+class ImagePulls;
 struct WorkerContext;
 
 class Kubelet final : public api::PodLogs, public api::PodExec {
@@ -149,6 +155,7 @@ class Kubelet final : public api::PodLogs, public api::PodExec {
   KubeletOptions options_;
   std::string host_ip_;
   std::unique_ptr<WorkerContext> ctx_;
+  std::unique_ptr<ImagePulls> pulls_;  // with options_.image_service
   client::Informer pods_;  // after options_: its handler runs HandlePod
   client::Informer configmaps_;
   client::Informer secrets_;

@@ -80,6 +80,28 @@ std::string PodHostname(const Json& pod) {
   return hostname.substr(0, 63);
 }
 
+// An image map's `files` entry: a directory as a copy-on-write overlay (upper/work under
+// `layer`); a single file as a bind of a private copy (`layer`/file), since overlayfs takes
+// directories only: the container may write it, the host's file never changes.
+Result<Mount> ImageFileMount(const std::string& source, const std::string& layer) {
+  Mount m;
+  std::error_code ec;
+  if (!fs::is_regular_file(source, ec)) {
+    m.kind = Mount::Kind::kOverlay;
+    m.source = source;
+    m.upper = layer + "/upper";
+    m.work = layer + "/work";
+    return m;
+  }
+  fs::create_directories(layer, ec);
+  const std::string copy = layer + "/" + fs::path(source).filename().string();
+  fs::copy_file(source, copy, fs::copy_options::overwrite_existing, ec);
+  if (ec) return InternalError("copy image file " + source + " to " + copy + ": " + ec.message());
+  m.kind = Mount::Kind::kBind;
+  m.source = copy;
+  return m;
+}
+
 Result<ContainerMounts> PlanContainerMounts(const Json& container, const std::string& field,
                                             const MountInputs& in) {
   ContainerMounts out;
@@ -90,14 +112,13 @@ Result<ContainerMounts> PlanContainerMounts(const Json& container, const std::st
   plan.root_work = in.container_dir + "/root-work";
   plan.root_merged = in.container_dir + "/root";
   std::vector<Mount> mounts;
+  plan.root_layers = in.root_layers;
+  plan.devices = in.devices;
+  plan.user = in.user;
   for (std::size_t i = 0; i < in.image_files.size(); ++i) {
-    Mount m;
-    m.kind = Mount::Kind::kOverlay;
-    m.source = in.image_files[i].second;
-    m.target = Normal(in.image_files[i].first);
     std::string layer = in.container_dir + "/layers/" + std::to_string(i);
-    m.upper = layer + "/upper";
-    m.work = layer + "/work";
+    ASSIGN_OR_RETURN(Mount m, ImageFileMount(in.image_files[i].second, layer));
+    m.target = Normal(in.image_files[i].first);
     mounts.push_back(m);
   }
   std::vector<Mount> volume_mounts;
@@ -126,13 +147,22 @@ Result<ContainerMounts> PlanContainerMounts(const Json& container, const std::st
     return std::any_of(volume_mounts.begin(), volume_mounts.end(),
                        [&](const Mount& m) { return m.target == target; });
   };
-  if (!taken("/tmp")) mounts.push_back(Bind(in.container_dir + "/tmp", "/tmp"));
+  // An image has its own /tmp; the host's root gets an empty private one.
+  if (in.root_layers.empty() && !taken("/tmp")) {
+    mounts.push_back(Bind(in.container_dir + "/tmp", "/tmp"));
+  }
   if (!taken("/dev/shm")) mounts.push_back(Bind(in.pod_shm, "/dev/shm"));
   mounts.insert(mounts.end(), volume_mounts.begin(), volume_mounts.end());
   if (!taken("/etc/hosts") && !in.etc_hosts.empty()) {
     mounts.push_back(Bind(in.etc_hosts, "/etc/hosts"));
   }
-  for (const std::string& path : in.host_paths) {
+  for (const auto& [host, inside] : in.driver_files) {
+    Mount m = Bind(host, Normal(inside));
+    m.read_only = true;
+    mounts.push_back(m);
+  }
+  for (const std::string& path : in.root_layers.empty() ? in.host_paths
+                                                        : std::vector<std::string>{}) {
     Mount m = Bind(path, Normal(path));
     m.read_only = true;
     mounts.push_back(m);

@@ -2,8 +2,10 @@
 // the runner carries out in the container's own mount namespace. For a container of a pod:
 //   - root: the host's / under a copy-on-write overlay, per container and restart:
 //       <pod dir>/containers/<ctr>/<restart>/{root-upper,root-work,root}
-//   - the image's files (ImagePlan::files, target -> host source): each a copy-on-write
-//     overlay (Mount::kOverlay) with upper/work in .../layers/<i>/{upper,work};
+//   - or, for an image from the store (MountInputs::root_layers), an overlay of its layers;
+//   - the image map's files (ImagePlan::files, target -> host source): a directory as a
+//     copy-on-write overlay (Mount::kOverlay) with upper/work in .../layers/<i>/{upper,work},
+//     a single file as a bind of a private copy in .../layers/<i>/;
 //   - /tmp: a bind of an empty per-container directory (.../tmp);
 //   - /dev/shm: the pod's shared directory (/dev/shm/pjemu-<node>-<uid>/.shm, shared by its
 //     containers as in a pod), unless a volume is mounted there (an emptyDir medium: Memory is
@@ -42,6 +44,13 @@ struct MountInputs {
   // pjemu-trainer), bound read-only at the same paths: a checkout under /tmp would otherwise be
   // hidden by the container's own /tmp.
   std::vector<std::string> host_paths;
+  // An image's root (ImagePlan::layers, top first): the container's / is made of them instead
+  // of the host's, with the image's own /tmp (no private /tmp bind, no host_paths).
+  std::vector<std::string> root_layers;
+  std::vector<std::string> devices;  // host device nodes for an image root's /dev (GPUs)
+  // Host files bound read-only into an image root: (host path, path inside) (GPU drivers).
+  std::vector<std::pair<std::string, std::string>> driver_files;
+  process::Identity user;            // the identity the process runs as
 };
 
 // A pod's hostname: spec.hostname, else its name, cut to 63 characters as the kubelet does.
@@ -50,6 +59,7 @@ std::string PodHostname(const Json& pod);
 struct ContainerMounts {
   process::MountPlan plan;
   std::string working_dir;  // inside the container
+  std::string home;         // an image root's user's home (image_user.h); "" otherwise
 };
 
 // The plan for `container` (its JSON; `field` = "spec.containers[0]" names it in errors).

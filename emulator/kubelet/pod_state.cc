@@ -49,7 +49,7 @@ Json TerminatedJson(const ContainerState& c) {
 
 Json ContainerStatusJson(const ContainerState& c) {
   Json s = {{"name", c.name},
-            {"image", c.image},
+            {"image", c.status_image.empty() ? c.image : c.status_image},
             {"imageID", c.image_id},
             {"restartCount", c.restart_count},
             {"lastState", c.last_state},

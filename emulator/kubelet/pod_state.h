@@ -12,6 +12,7 @@
 #include "emulator/common/clock.h"
 #include "emulator/common/event_loop.h"
 #include "emulator/common/status.h"
+#include "emulator/image/store.h"
 #include "emulator/process/process_runner.h"
 
 namespace pjemu::kubelet {
@@ -20,7 +21,9 @@ struct ContainerState {
   enum class Phase { kWaiting, kRunning, kTerminated };
   std::string name;
   std::string image;
-  std::string image_id;  // "pjemu://<normalized image>" once resolved
+  std::string image_id;  // "pjemu://<normalized image>" (a map's), repo@sha256:... (the store's)
+  std::string status_image;  // status.image when it differs from the spec's (a stored name)
+  std::string route;         // how the image was resolved ("image map F:L", "image store (pull)")
   Phase phase = Phase::kWaiting;
   std::string reason = "ContainerCreating";  // waiting or terminated reason
   std::string message;
@@ -38,6 +41,8 @@ struct ContainerState {
   int builtin_tries = 0;         // wait-for-service attempts so far
   int builtin_max_tries = 0;
   int address_waits = 0;  // launches held for MASTER_ADDR to resolve
+  bool pulling = false;   // a pull of its image is queued or running (ImagePulls)
+  std::optional<image::ImageRecord> pulled;  // the image a finished pull brought, for the start
   // How the running process was started, for exec: its environment, working directory and
   // whether it has the sandbox's namespaces.
   std::vector<std::string> env;

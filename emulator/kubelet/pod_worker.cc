@@ -9,6 +9,7 @@
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pod_resources.h"
 #include "emulator/kubelet/container_env.h"
+#include "emulator/kubelet/gpu_injection.h"
 #include "emulator/kubelet/pod_mounts.h"
 #include "emulator/kubelet/pod_reboot.h"
 #include "emulator/process/cri_log_writer.h"
@@ -31,13 +32,6 @@ std::string FormatSeconds(Duration d) {
 
 }  // namespace
 
-template <typename Fn>
-EventLoop::TimerId PodWorker::After(Duration d, Fn fn) {
-  std::weak_ptr<PodWorker> self = weak_from_this();
-  return ctx_.loop.PostAfter(d, [self, fn] {
-    if (auto w = self.lock()) fn(*w);
-  });
-}
 
 PodWorker::PodWorker(WorkerContext& ctx, std::shared_ptr<const Json> pod)
     : ctx_(ctx), pod_(std::move(pod)) {
@@ -222,8 +216,7 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
     c.phase = Phase::kWaiting;
     c.reason = reason;
     c.message = message;
-    Event("Warning", reason == "ErrImagePull" || reason == "InvalidImageName" ? "Failed" : reason,
-          "Error: " + message);
+    Event("Warning", reason, "Error: " + message);
   };
   auto env_or = ContainerEnv(*pod_, spec, field, Objects());
   if (!env_or.ok()) return fail_waiting("CreateContainerConfigError", env_or.status().message());
@@ -234,23 +227,8 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
     }
   }
   std::vector<std::string> base = KubeletEnv(spec, env);
-  auto plan =
-      ctx_.images.Resolve(c.image, ExpandList(spec.value("command", Json()), env),
-                          ExpandList(spec.value("args", Json()), env), ctx_.options.image_vars);
-  if (!plan.ok()) return fail_waiting(ResolveFailureReason(plan.status()), plan.status().message());
-  c.image_id = "pjemu://" + plan->normalized;
-  if (Duration pull = ctx_.puller().PullTime(c.image, *plan); pull > Duration(0)) {
-    Event("Normal", "Pulling", "Pulling image \"" + c.image + "\"");
-    std::string image = plan->normalized;
-    c.timer = After(pull, [init, i, image](PodWorker& w) {
-      w.Container(init, i).timer = 0;
-      w.ctx_.puller().Pulled(image);
-      w.Event("Normal", "Pulled",
-              "Successfully pulled image \"" + w.Container(init, i).image + "\"");
-      w.Advance();
-    });
-    return;
-  }
+  std::optional<ImagePlan> plan = ResolveImage(init, i, spec, env);
+  if (!plan) return;  // waiting for its image
   if (plan->kind == ImagePlan::Kind::kExec && !netns_path_.empty() && ctx_.network->DnsStarting()) {
     // The cluster DNS server that the pod's resolv.conf names is in its first milliseconds
     // (network::Dnsmasq, started without waiting): hold the container (ContainerCreating) until
@@ -297,6 +275,14 @@ process::ProcessSpec PodWorker::ProcessSpecOf(const Json& spec, const std::strin
                                               std::vector<std::string> base, const std::string& log,
                                               const std::optional<ContainerMounts>& mounts) {
   env = ImageEnvUnder(plan.env, env);  // the image's env lies under the container's
+  if (plan.source == ImagePlan::Source::kStore) {
+    // An image root: HOME is the image user's (runc's default), not the node's directory.
+    std::erase_if(base, [](const std::string& e) { return e.rfind("HOME=", 0) == 0; });
+    if (mounts && !mounts->home.empty()) base.push_back("HOME=" + mounts->home);
+    if (!gpus_.empty() && !LookupEnv(env, "LD_LIBRARY_PATH")) {
+      SetEnv(env, "LD_LIBRARY_PATH", kGpuLibDir);  // where the driver's libraries are bound
+    }
+  }
   env = RewriteServiceEnv(
       env, [this](const std::string& host) { return Resolve(host, false); },
       !netns_path_.empty() ? ServiceRewrite::kNone

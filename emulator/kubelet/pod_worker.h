@@ -22,6 +22,7 @@
 #include "emulator/kubelet/endpoint_waiters.h"
 #include "emulator/kubelet/gpu_slots.h"
 #include "emulator/kubelet/image_map.h"
+#include "emulator/kubelet/image_pulls.h"
 #include "emulator/kubelet/kubelet.h"
 #include "emulator/kubelet/pod_mounts.h"
 #include "emulator/kubelet/pod_network.h"
@@ -75,6 +76,7 @@ struct WorkerContext {
   bool pod_networks = false;    // each pod in a network namespace of its own (network->isolated())
   int node_index = 0;
   EndpointWaiters endpoint_waiters;        // wait-for-service builtins, woken by pod events
+  ImagePulls* pulls = nullptr;  // the node's image store and pulls (null: image maps only)
 
   // The image pull step: options.image_puller when set, else image_cache.
   ImagePuller& puller() { return options.image_puller ? *options.image_puller : image_cache; }
@@ -120,6 +122,23 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   void Advance();
   void StartContainer(bool init, std::size_t i);
   void StartBuiltin(bool init, std::size_t i, const ImagePlan& plan);
+  // The image step (pod_worker_images.cc): the container's plan, or nullopt while it waits for
+  // its image (pulling, backing off, refused: the waiting reason and the events are set).
+  std::optional<ImagePlan> ResolveImage(bool init, std::size_t i, const Json& spec,
+                                        const EnvList& env);
+  std::optional<ImagePlan> MapPlan(bool init, std::size_t i, const ImageEntry& entry,
+                                   const std::vector<std::string>& command,
+                                   const std::vector<std::string>& args);
+  std::optional<ImagePlan> StorePlan(bool init, std::size_t i, const image::ImageRecord& record,
+                                     const api::ImageReference& ref,
+                                     const std::vector<std::string>& command,
+                                     const std::vector<std::string>& args);
+  void StartPull(bool init, std::size_t i, const api::ImageReference& ref);
+  void OnPulled(bool init, std::size_t i, const PullOutcome& outcome);
+  void WaitImage(bool init, std::size_t i, const std::string& reason, const std::string& message);
+  void RetryImageAfter(bool init, std::size_t i, Duration d);
+  Duration ScaledImageRetry() const;
+  image::Keyring PullKeyring();
   process::ProcessSpec ProcessSpecOf(const Json& spec, const std::string& name,
                                      const ImagePlan& plan, EnvList env,
                                      std::vector<std::string> base, const std::string& log,
@@ -204,5 +223,13 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   std::string mount_error_;  // the last FailedMount message (one event per distinct message)
   EventLoop::TimerId mount_timer_ = 0;  // the next try of a failed mount
 };
+
+template <typename Fn>
+inline EventLoop::TimerId PodWorker::After(Duration d, Fn fn) {
+  std::weak_ptr<PodWorker> self = weak_from_this();
+  return ctx_.loop.PostAfter(d, [self, fn] {
+    if (auto w = self.lock()) fn(*w);
+  });
+}
 
 }  // namespace pjemu::kubelet

@@ -9,6 +9,9 @@
 #include "emulator/api/json_fields.h"
 #include "emulator/kubelet/pod_worker.h"
 
+#include "emulator/kubelet/gpu_injection.h"
+#include "emulator/kubelet/image_user.h"
+
 namespace pjemu::kubelet {
 namespace {
 
@@ -192,6 +195,15 @@ Result<ContainerMounts> PodWorker::MountsOf(const Json& spec, const std::string&
   in.image_files = plan.files;
   in.image_working_dir = plan.working_dir;
   in.hostname = PodHostname(*pod_);
+  std::string home;
+  if (plan.source == ImagePlan::Source::kStore) {  // the image's own root and user
+    in.root_layers = plan.layers;
+    ASSIGN_OR_RETURN(ImageUser user, ResolveImageUser(plan.layers, plan.user, *pod_, spec));
+    in.user = user.identity;
+    home = user.home;
+    in.devices = GpuDeviceNodes(ctx_.gpus.PhysicalIndices(gpus_));
+    if (!gpus_.empty()) in.driver_files = GpuDriverMounts();
+  }
   for (const auto& [name, value] : ctx_.options.image_vars) {
     std::error_code ec;
     if (std::filesystem::path(value).is_absolute() && std::filesystem::exists(value, ec)) {
@@ -212,6 +224,7 @@ Result<ContainerMounts> PodWorker::MountsOf(const Json& spec, const std::string&
   // Written in place, never renamed: running containers of the pod have it bind-mounted.
   RETURN_IF_ERROR(WriteInPlace(in.etc_hosts, EtcHostsText()));
   if (!netns_path_.empty()) RETURN_IF_ERROR(AddResolvConf(mounts));
+  mounts.home = home;
   return mounts;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -272,24 +273,108 @@ Result<SandboxProgram> SandboxProgram::Compile(const MountPlan& plan,
          .flags = MS_REC | MS_PRIVATE,
          .message = p.Str("make mounts private")});
   int root_message = p.Str("error mounting \"overlay\" to rootfs at \"/\"");
-  p.Add({.op = Op::kMount,
-         .a = p.Str("overlay"),
-         .b = p.Str(merged),
-         .fstype = p.Str("overlay"),
-         .data = p.Str("lowerdir=/,upperdir=" + OverlayPath(plan.root_upper) +
-                       ",workdir=" + OverlayPath(plan.root_work)),
-         .message = root_message});
+  p.AddRootOverlay(plan, root_message);
   p.Add({.op = Op::kMkdir, .a = p.Str(merged + kHostRoot), .message = root_message});
   p.Add({.op = Op::kPivot,
          .a = p.Str(merged),
          .b = p.Str(merged + kHostRoot),
          .message = p.Str("pivot_root " + Quote(merged))});
-  p.AddHostMounts();
+  if (plan.root_layers.empty()) {
+    p.AddHostMounts();
+  } else {
+    p.AddImageRootMounts(plan);
+  }
   for (const Mount& m : plan.mounts) RETURN_IF_ERROR(p.AddPlanMount(m));
   p.Add({.op = Op::kDetach, .a = p.Str(kHostRoot), .message = p.Str("unmount the host's root")});
   p.Add({.op = Op::kRmdir, .a = p.Str(kHostRoot), .optional = true});
   p.SetExec(argv0, working_dir, env);
+  p.user_ = plan.user;
+  p.groups_.assign(plan.user.groups.begin(), plan.user.groups.end());
   return p;
+}
+
+void SandboxProgram::AddRootOverlay(const MountPlan& plan, int message) {
+  std::string lower = "/";
+  if (!plan.root_layers.empty()) {
+    // containerd's trick for long lowerdir lists: enter the layers' common parent and name them
+    // relative to it (the mount is made before pivot_root, in the host's tree).
+    std::filesystem::path parent = std::filesystem::path(plan.root_layers.front()).parent_path();
+    bool common = std::all_of(plan.root_layers.begin(), plan.root_layers.end(),
+                              [&](const std::string& l) {
+                                return std::filesystem::path(l).parent_path() == parent;
+                              });
+    lower.clear();
+    for (const std::string& layer : plan.root_layers) {
+      std::string name = common ? std::filesystem::path(layer).filename().string() : layer;
+      lower += (lower.empty() ? "" : ":") + OverlayPath(name);
+    }
+    if (common) Add({.op = Op::kChdir, .a = Str(parent.string()), .message = message});
+  }
+  Add({.op = Op::kMount,
+       .a = Str("overlay"),
+       .b = Str(plan.root_merged),
+       .fstype = Str("overlay"),
+       .data = Str("lowerdir=" + lower + ",upperdir=" + OverlayPath(plan.root_upper) +
+                   ",workdir=" + OverlayPath(plan.root_work)),
+       .message = message});
+}
+
+// An image root's /dev as runc makes it: a tmpfs with the standard nodes bound from the host
+// (a container may not mknod), a private devpts, the links; then /sys read-only and /proc.
+void SandboxProgram::AddImageRootMounts(const MountPlan& plan) {
+  const std::string host = kHostRoot;
+  int dev_message = Str("error mounting \"tmpfs\" to rootfs at \"/dev\"");
+  Add({.op = Op::kMkdir, .a = Str("/dev"), .message = dev_message});
+  Add({.op = Op::kMount,
+       .a = Str("tmpfs"),
+       .b = Str("/dev"),
+       .fstype = Str("tmpfs"),
+       .data = Str("mode=755,size=65536k"),
+       .flags = MS_NOSUID | MS_STRICTATIME,
+       .message = dev_message});
+  std::vector<std::string> nodes = {"/dev/null", "/dev/zero", "/dev/full",
+                                    "/dev/random", "/dev/urandom", "/dev/tty"};
+  nodes.insert(nodes.end(), plan.devices.begin(), plan.devices.end());
+  for (const std::string& node : nodes) {
+    int message = Str("error mounting " + Quote(node) + " to rootfs at " + Quote(node));
+    AddMkdirs(node, false, message);
+    Add({.op = Op::kTouch, .a = Str(node), .message = message});
+    Add({.op = Op::kMount, .a = Str(host + node), .b = Str(node), .flags = MS_BIND,
+         .message = message});
+  }
+  Add({.op = Op::kMkdir, .a = Str("/dev/pts")});
+  Add({.op = Op::kMount,
+       .a = Str("devpts"),
+       .b = Str("/dev/pts"),
+       .fstype = Str("devpts"),
+       .data = Str("newinstance,ptmxmode=0666,mode=0620"),
+       .flags = MS_NOSUID | MS_NOEXEC,
+       .optional = true});
+  const std::pair<const char*, const char*> links[] = {{"/proc/self/fd", "/dev/fd"},
+                                                       {"/proc/self/fd/0", "/dev/stdin"},
+                                                       {"/proc/self/fd/1", "/dev/stdout"},
+                                                       {"/proc/self/fd/2", "/dev/stderr"},
+                                                       {"pts/ptmx", "/dev/ptmx"}};
+  for (const auto& [to, at] : links) {
+    Add({.op = Op::kSymlink, .a = Str(to), .b = Str(at), .optional = true});
+  }
+  for (const char* dir : {"/sys", "/proc"}) Add({.op = Op::kMkdir, .a = Str(dir)});
+  Add({.op = Op::kMount,
+       .a = Str(host + "/sys"),
+       .b = Str("/sys"),
+       .flags = MS_BIND | MS_REC,
+       .message = Str("error mounting \"/sys\" to rootfs at \"/sys\"")});
+  Add({.op = Op::kMount,
+       .b = Str("/sys"),
+       .flags = MS_REMOUNT | MS_BIND | MS_RDONLY | SourceFlags("/sys"),
+       .optional = true});
+  Add({.op = Op::kMount,
+       .a = Str("proc"),
+       .b = Str("/proc"),
+       .fstype = Str("proc"),
+       .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC,
+       .alt = Str(host + "/proc"),
+       .message = Str("error mounting \"proc\" to rootfs at \"/proc\"")});
 }
 
 // argv[0]: the candidates FindExecutable would try, tried inside the new root (after pivot_root).
@@ -315,6 +400,8 @@ Status SandboxProgram::Describe(const ChildReport& r) const {
                     "exec: " + Quote(argv0_) + ": executable file not found in $PATH");
     case kReportExec:
       return Status(Code::kNotFound, "exec: " + Quote(argv0_) + ": " + ErrnoText(r.err));
+    case kReportUser:
+      return Status(Code::kInvalid, "setup user: " + ErrnoText(r.err));
     case kReportChdir:
       return Status(Code::kInvalid, "chdir to cwd (" + Quote(working_dir_text_) +
                                         ") set in config.json failed: " + ErrnoText(r.err));
@@ -361,6 +448,10 @@ int SandboxProgram::RunStep(const Step& s) const noexcept {
       return umount2(C(s.a), MNT_DETACH) == 0 ? 0 : errno;
     case Op::kRmdir:
       return rmdir(C(s.a)) == 0 ? 0 : errno;
+    case Op::kSymlink:
+      return symlink(C(s.a), C(s.b)) == 0 || errno == EEXIST ? 0 : errno;
+    case Op::kChdir:
+      return chdir(C(s.a)) == 0 ? 0 : errno;
   }
   return EINVAL;
 }
@@ -401,6 +492,13 @@ void SandboxProgram::RunAndExec(char* const* argv, char* const* envp,
                                 ChildReport* report) const noexcept {
   if (Run(report) != 0) return;
   if (chdir(C(working_dir_)) != 0 && errno == ENOENT) MakeDirs(C(working_dir_));
+  if (user_.set) {
+    if (setgroups(groups_.size(), groups_.data()) != 0 || setgid(user_.gid) != 0 ||
+        setuid(user_.uid) != 0) {
+      *report = {kReportUser, errno};
+      return;
+    }
+  }
   if (chdir(C(working_dir_)) != 0) {
     *report = {kReportChdir, errno};
     return;

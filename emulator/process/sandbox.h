@@ -13,8 +13,14 @@
 //   host's separate filesystems are therefore read-only, e.g. a tmpfs /run);
 //   the plan's mounts in order, targets resolved inside the new root (so an absolute symlink
 //   such as /var/run -> /run stays inside it), their parents created in the root's upper layer;
-//   the host's root detached; chdir(working_dir, "/" when empty); argv[0] looked up in the
-//   container's PATH inside the new root, then execve.
+//   the host's root detached; the plan's user taken on (setgroups, setgid, setuid);
+//   chdir(working_dir, "/" when empty, created when missing, as runc does); argv[0] looked up
+//   in the container's PATH inside the new root, then execve.
+// An image root (MountPlan::root_layers) is an overlay of the image's layers instead of the
+// host's /, with its own /dev (a tmpfs holding the host's null, zero, full, random, urandom and
+// tty nodes bound, a private devpts, the fd and std* links) and no host mounts; the layers'
+// lowerdir names are relative to their common parent (the child enters it first) so that a
+// deep image's options fit in a page, as containerd shortens them.
 // A failing step is reported through the runner's report pipe as a ChildReport; Describe turns
 // it into the Start error, worded as runc words it:
 //   error mounting "/srv/data" to rootfs at "/opt/data": no such file or directory
@@ -29,6 +35,8 @@
 // Thread safety: SandboxProgram is a plain value; RunSandboxAndExec is async-signal-safe and
 // only for the forked child; SandboxAvailable may be called from any thread.
 #pragma once
+
+#include <sys/types.h>
 
 #include <string>
 #include <vector>
@@ -49,6 +57,7 @@ inline constexpr int kReportNotFound = -2;  // argv[0] is in no PATH entry
 inline constexpr int kReportChdir = -3;     // the working directory could not be entered
 inline constexpr int kReportCgroup = -4;    // the container's cgroup could not be joined
 inline constexpr int kReportNetns = -5;     // the pod's network namespace could not be joined
+inline constexpr int kReportUser = -6;      // the plan's user could not be taken on
 
 class SandboxProgram {
  public:
@@ -72,7 +81,9 @@ class SandboxProgram {
   std::size_t steps() const { return steps_.size(); }
 
  private:
-  enum class Op { kUnshare, kHostname, kMkdir, kTouch, kMount, kPivot, kDetach, kRmdir };
+  enum class Op {
+    kUnshare, kHostname, kMkdir, kTouch, kMount, kPivot, kDetach, kRmdir, kSymlink, kChdir
+  };
   struct Step {
     Op op = Op::kMkdir;
     int a = -1;  // indices into strs_ (-1 = none): path / mount source
@@ -92,6 +103,10 @@ class SandboxProgram {
   void Add(Step s) { steps_.push_back(s); }
   void AddMkdirs(const std::string& path, bool including_last, int message);
   void AddHostMounts();
+  // An image root's /dev, /sys and /proc (mount_plan.h).
+  void AddImageRootMounts(const MountPlan& plan);
+  // The root's overlay: over the host's / or the image's layers.
+  void AddRootOverlay(const MountPlan& plan, int message);
   Status AddPlanMount(const Mount& m);
   const char* C(int i) const noexcept { return i < 0 ? nullptr : strs_[i].c_str(); }
   void SetExec(const std::string& argv0, const std::string& working_dir,
@@ -104,6 +119,8 @@ class SandboxProgram {
   bool searched_ = false;        // argv[0] had no '/': a PATH lookup
   int working_dir_ = -1;
   std::string argv0_;
+  Identity user_;
+  std::vector<gid_t> groups_;  // user_.groups as gid_t, for setgroups in the child
   std::string working_dir_text_;
 };
 

@@ -226,6 +226,7 @@ cluster::ClusterOptions MakeClusterOptions(const Scenario& sc, const RunSettings
     co.memory = "32Gi";
   } else {
     co.trainer_path = settings.trainer_path.empty() ? DefaultTrainer() : settings.trainer_path;
+    co.image_store = settings.image_store;
     co.dataset_dir = settings.dataset_dir;
     co.state_dir = settings.output_dir;
   }

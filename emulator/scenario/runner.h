@@ -32,6 +32,9 @@ struct RunSettings {
   std::string output_dir;    // pod logs and trainer metrics are kept here; "" = a temp dir
   // The built-in image map under the scenario's options.image_map ("" = fixtures/images.yaml).
   std::string builtin_image_map;
+  // The node's image store for real-time scenarios ("" = image maps only;
+  // cluster::ClusterOptions::image_store).
+  std::string image_store;
 };
 
 // kInvalid/kNotFound when the run cannot be set up (a fixture that does not load, a fault the

@@ -23,9 +23,12 @@ Images (NAME: ref):
   torch:      pjemu.test/pytorch:1.13-cpu - python's two layers plus python3-torch and its
               Depends closure with OpenBLAS (libopenblas0-pthread); WorkingDir /workspace
               (about 1.4 GB, 480 MB compressed; only when named)
-  smoke-dist: pjemu.test/pytorch-dist-sendrecv-test:1.13 - torch plus
-              /opt/mlkube/dist_sendrecv.py as the Entrypoint, like the Training Operator's
-              examples/pytorch/smoke-dist (only when named)
+  smoke-dist: gcr.io/kubeflow-ci/pytorch-dist-sendrecv-test:1.0 (the example's own name) -
+              torch plus /opt/mlkube/dist_sendrecv.py as the Entrypoint, like the Training
+              Operator's examples/pytorch/smoke-dist (only when named)
+  elastic-echo: docker.io/kubeflow/pytorch-elastic-example-echo:1.0.0 - torch plus
+              /workspace/echo.py, `python -m torch.distributed.run` as the Entrypoint, like
+              examples/pytorch/elastic/echo (only when named)
 With no NAME: busybox layers python.
 
 Exit status: 0 when built (or cached), 2 on a usage error, 77 when a package the images are made
@@ -495,13 +498,31 @@ def image_smoke_dist(ctx):
         script = fh.read()
     smoke = Layer("RUN mkdir -p /opt/mlkube; COPY dist_sendrecv.py /opt/mlkube/",
                   [d("opt"), d("opt/mlkube"), f("opt/mlkube/dist_sendrecv.py", script)])
-    return {"ref": REGISTRY + "/pytorch-dist-sendrecv-test:1.13", "layers": layers + [smoke],
+    # The example's own image name, so that its YAML runs verbatim once the archive is loaded.
+    return {"ref": "gcr.io/kubeflow-ci/pytorch-dist-sendrecv-test:1.0", "layers": layers + [smoke],
             "config": {"Env": PYTHON_ENV, "WorkingDir": "/workspace",
                        "Entrypoint": ["python", "/opt/mlkube/dist_sendrecv.py"]}}
 
 
+def image_elastic_echo(ctx):
+    layers, _ = torch_layers(ctx)
+    with open(os.path.join(HERE, "echo.py"), "rb") as fh:
+        script = fh.read()
+    echo = Layer("ADD echo.py echo.py", [d("workspace"), f("workspace/echo.py", script)])
+    # Like examples/pytorch/elastic/echo/Dockerfile (WORKDIR /workspace, PYTHONPATH, torch's
+    # elastic launcher as the Entrypoint); Debian's torchrun (torch 1.13 on Python 3.11) needs
+    # PET_REDIRECTS/PET_TEE set (see fixtures/images.yaml), so the image's Env has them.
+    return {"ref": "docker.io/kubeflow/pytorch-elastic-example-echo:1.0.0",
+            "layers": layers + [echo],
+            "config": {"Env": PYTHON_ENV + ["PYTHONPATH=/workspace", "PET_REDIRECTS=1",
+                                            "PET_TEE=1"],
+                       "WorkingDir": "/workspace",
+                       "Entrypoint": ["python", "-m", "torch.distributed.run"]}}
+
+
 IMAGES = {"busybox": image_busybox, "layers": image_layers, "python": image_python,
-          "torch": image_torch, "smoke-dist": image_smoke_dist}
+          "torch": image_torch, "smoke-dist": image_smoke_dist,
+          "elastic-echo": image_elastic_echo}
 
 
 class Context:

@@ -34,13 +34,20 @@ TEST_CASE("image references normalize like docker's", "[kubelet]") {
 }
 
 TEST_CASE("an invalid reference gives InvalidImageName's message", "[kubelet]") {
-  for (std::string bad : {"<training image>", "<训练镜像>", "Busybox", ""}) {
+  for (std::string bad : {"<training image>", "<训练镜像>", ""}) {
     auto r = DefaultMap().Resolve(bad, {}, {}, kVars);
     REQUIRE_FALSE(r.ok());
     CHECK(r.status().message() == "Failed to apply default image tag \"" + bad +
                                       "\": couldn't parse image reference \"" + bad +
                                       "\": invalid reference format");
   }
+  // Upper case names the repository, as distribution/reference's ParseNormalizedNamed does.
+  auto upper = DefaultMap().Resolve("Busybox", {}, {}, kVars);
+  REQUIRE_FALSE(upper.ok());
+  CHECK(upper.status().message() ==
+        "Failed to apply default image tag \"Busybox\": couldn't parse image reference "
+        "\"Busybox\": invalid reference format: repository name (library/Busybox) must be "
+        "lowercase");
 }
 
 TEST_CASE("a failed Resolve names the kubelet's waiting reason", "[kubelet]") {
@@ -145,7 +152,7 @@ TEST_CASE("an unknown key names the file and line", "[kubelet]") {
   CHECK(r.status().code() == Code::kInvalid);
   CHECK(r.status().message() ==
         "images.yaml:4: unknown key \"file\" in image entry (known: image, entrypoint, cmd, env, "
-        "files, workingDir, rewrite, builtin, pull_delay, run)");
+        "files, workingDir, rewrite, builtin, pull_delay, run, prefer)");
   auto top = ImageMap::Parse("image:\n  - image: a\n", "m.yaml");
   REQUIRE_FALSE(top.ok());
   CHECK(top.status().message() == "m.yaml:1: unknown key \"image\" in image map (known: images)");
@@ -230,9 +237,17 @@ TEST_CASE("host-python images run Debian's python3 and torchrun", "[kubelet]") {
     auto plan = map.Resolve(image, {"torchrun"}, {"train.py"}, kVars);
     REQUIRE(plan.ok());
     CHECK(plan->argv == std::vector<std::string>{"torchrun", "train.py"});
-    CHECK(plan->env == ImagePairs{{"PATH", "/usr/bin:/bin:/usr/sbin:/sbin:/usr/local/bin"},
-                                  {"PET_REDIRECTS", "1"},
-                                  {"PET_TEE", "1"}});
+    CHECK(plan->env ==
+          ImagePairs{{"PATH", "/usr/local/pjemu-python/bin:/usr/bin:/bin:/usr/sbin:/sbin:/usr/local/bin"},
+                     {"PET_REDIRECTS", "1"},
+                     {"PET_TEE", "1"}});
+    // Every Python image has `python`: a folder with python -> /usr/bin/python3 on PATH, and
+    // a command starting `python` rewritten for pods without the sandbox.
+    REQUIRE(plan->files.size() == 1);
+    CHECK(plan->files[0].first == "/usr/local/pjemu-python/bin");
+    auto python = map.Resolve(image, {"python", "-c", "pass"}, {}, kVars);
+    REQUIRE(python.ok());
+    CHECK(python->argv == std::vector<std::string>{"/usr/bin/python3", "-c", "pass"});
   }
 }
 
