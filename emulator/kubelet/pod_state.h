@@ -42,6 +42,7 @@ struct ContainerState {
   int builtin_max_tries = 0;
   int address_waits = 0;  // launches held for MASTER_ADDR to resolve
   bool pulling = false;   // a pull of its image is queued or running (ImagePulls)
+  bool map_pulled = false;  // a mapped image's simulated pull just ended (its Pulled is sent)
   std::optional<image::ImageRecord> pulled;  // the image a finished pull brought, for the start
   // How the running process was started, for exec: its environment, working directory and
   // whether it has the sandbox's namespaces.

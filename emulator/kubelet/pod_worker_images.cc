@@ -184,14 +184,22 @@ std::optional<ImagePlan> PodWorker::MapPlan(bool init, std::size_t i, const Imag
     Event("Normal", "Pulling", "Pulling image " + Quoted(c.image));
     std::string image = plan->normalized;
     c.timer = After(pull, [init, i, image](PodWorker& w) {
-      w.Container(init, i).timer = 0;
+      ContainerState& pulled = w.Container(init, i);
+      pulled.timer = 0;
+      pulled.map_pulled = true;
       w.ctx_.puller().Pulled(image);
-      w.Event("Normal", "Pulled",
-              "Successfully pulled image " + Quoted(w.Container(init, i).image));
+      w.Event("Normal", "Pulled", "Successfully pulled image " + Quoted(pulled.image));
       w.Advance();
     });
     return std::nullopt;
   }
+  // The kubelet's event for an image it has, naming the route (what `describe pod` shows).
+  if (!c.map_pulled && plan->kind == ImagePlan::Kind::kExec) {
+    Event("Normal", "Pulled",
+          "Container image " + Quoted(c.image) + " already present on machine (" + plan->route +
+              ": the host's programs)");
+  }
+  c.map_pulled = false;
   return std::move(*plan);
 }
 
