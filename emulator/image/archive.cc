@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "emulator/api/image_reference.h"
+#include "emulator/image/archive_reader.h"
 #include "emulator/image/digest.h"
 #include "emulator/image/fs_util.h"
 
@@ -301,12 +302,8 @@ class TarSource : public Source {
 
   template <typename Visit>
   Status Pass(Visit visit) const {
-    struct archive* a = archive_read_new();
-    if (a == nullptr) return Status(Code::kInternal, "libarchive: out of memory");
-    struct Closer {
-      struct archive* a;
-      ~Closer() { archive_read_free(a); }
-    } closer{a};
+    ASSIGN_OR_RETURN(ArchiveReader reader, NewArchiveReader());
+    struct archive* a = reader.get();
     archive_read_support_format_tar(a);
     archive_read_support_filter_gzip(a);
     archive_read_support_filter_zstd(a);

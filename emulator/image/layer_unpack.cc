@@ -18,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "emulator/image/archive_reader.h"
 #include "emulator/image/digest.h"
 #include "emulator/image/fs_util.h"
 
@@ -604,12 +605,8 @@ Result<UnpackedLayer> Unpack(int blob_fd, int dest_fd, const std::string& layer,
                              const LayerExpect& expect, const UnpackLimits& limits) {
   LayerStream stream(blob_fd, limits.max_bytes);
   ReadContext context{&stream, std::vector<char>(kChunk), Status::Ok()};
-  struct archive* a = archive_read_new();
-  if (a == nullptr) return Status(Code::kInternal, "libarchive: out of memory");
-  struct Closer {
-    struct archive* a;
-    ~Closer() { archive_read_free(a); }
-  } closer{a};
+  ASSIGN_OR_RETURN(ArchiveReader reader, NewArchiveReader());
+  struct archive* a = reader.get();
   archive_read_support_format_tar(a);
   archive_read_support_format_empty(a);
   auto archive_error = [&](const std::string& where) -> Status {
