@@ -3,6 +3,8 @@
 // xattrs as the tar says; whiteouts as overlayfs reads them.
 #include "emulator/image/layer_apply.h"
 
+#include <string_view>
+
 #include <archive_entry.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -43,14 +45,15 @@ Result<std::vector<std::string>> Applier::SplitPath(const std::string& name) con
   }
   if (!name.empty() && name[0] == '/') return EntryError(name, "absolute path");
   std::vector<std::string> components;
+  const std::string_view path(name);
   std::size_t start = 0;
-  while (start <= name.size()) {
-    std::size_t end = name.find('/', start);
-    if (end == std::string::npos) end = name.size();
-    std::string part = name.substr(start, end - start);
+  while (start <= path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view part = path.substr(start, end - start);
     if (part == "..") return EntryError(name, "path leaves the layer");
-    if (part.find('\0') != std::string::npos) return EntryError(name, "NUL in path");
-    if (!part.empty() && part != ".") components.push_back(part);
+    if (part.find('\0') != std::string_view::npos) return EntryError(name, "NUL in path");
+    if (!part.empty() && part != ".") components.emplace_back(part);
     start = end + 1;
   }
   return components;
