@@ -24,40 +24,42 @@ KnownFields* ArrayOf(const KnownFields* item) {
 }
 
 const KnownFields* ObjectMetaFields() {
-  static const KnownFields* s =
-      ObjectFields({"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-           "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-           "annotations", "ownerReferences", "finalizers", "managedFields"});
+  static const KnownFields* s = ObjectFields(
+      {"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+       "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+       "annotations", "ownerReferences", "finalizers", "managedFields"});
   return s;
 }
 
 const KnownFields* ContainerFields() {
   static const KnownFields* s = [] {
     KnownFields* c = ObjectFields({"args",
-                     "command",
-                     "envFrom",
-                     "image",
-                     "imagePullPolicy",
-                     "lifecycle",
-                     "livenessProbe",
-                     "name",
-                     "readinessProbe",
-                     "resizePolicy",
-                     "restartPolicy",
-                     "securityContext",
-                     "startupProbe",
-                     "stdin",
-                     "stdinOnce",
-                     "terminationMessagePath",
-                     "terminationMessagePolicy",
-                     "tty",
-                     "volumeDevices",
-                     "workingDir"});
+                                   "command",
+                                   "envFrom",
+                                   "image",
+                                   "imagePullPolicy",
+                                   "lifecycle",
+                                   "livenessProbe",
+                                   "name",
+                                   "readinessProbe",
+                                   "resizePolicy",
+                                   "restartPolicy",
+                                   "securityContext",
+                                   "startupProbe",
+                                   "stdin",
+                                   "stdinOnce",
+                                   "terminationMessagePath",
+                                   "terminationMessagePolicy",
+                                   "tty",
+                                   "volumeDevices",
+                                   "workingDir"});
     c->fields["env"] = ArrayOf(ObjectFields({"name", "value", "valueFrom"}));
-    c->fields["ports"] = ArrayOf(ObjectFields({"containerPort", "hostIP", "hostPort", "name", "protocol"}));
+    c->fields["ports"] =
+        ArrayOf(ObjectFields({"containerPort", "hostIP", "hostPort", "name", "protocol"}));
     c->fields["resources"] = ObjectFields({"claims", "limits", "requests"});
-    c->fields["volumeMounts"] = ArrayOf(ObjectFields({"mountPath", "mountPropagation", "name", "readOnly",
-                                             "recursiveReadOnly", "subPath", "subPathExpr"}));
+    c->fields["volumeMounts"] =
+        ArrayOf(ObjectFields({"mountPath", "mountPropagation", "name", "readOnly",
+                              "recursiveReadOnly", "subPath", "subPathExpr"}));
     return c;
   }();
   return s;
@@ -66,41 +68,41 @@ const KnownFields* ContainerFields() {
 const KnownFields* PodSpecFields() {
   static const KnownFields* s = [] {
     KnownFields* p = ObjectFields({"activeDeadlineSeconds",
-                     "affinity",
-                     "automountServiceAccountToken",
-                     "dnsConfig",
-                     "dnsPolicy",
-                     "enableServiceLinks",
-                     "ephemeralContainers",
-                     "hostAliases",
-                     "hostIPC",
-                     "hostNetwork",
-                     "hostPID",
-                     "hostUsers",
-                     "hostname",
-                     "imagePullSecrets",
-                     "nodeName",
-                     "nodeSelector",
-                     "os",
-                     "overhead",
-                     "preemptionPolicy",
-                     "priority",
-                     "priorityClassName",
-                     "readinessGates",
-                     "resourceClaims",
-                     "restartPolicy",
-                     "runtimeClassName",
-                     "schedulerName",
-                     "schedulingGates",
-                     "securityContext",
-                     "serviceAccount",
-                     "serviceAccountName",
-                     "setHostnameAsFQDN",
-                     "shareProcessNamespace",
-                     "subdomain",
-                     "terminationGracePeriodSeconds",
-                     "tolerations",
-                     "topologySpreadConstraints"});
+                                   "affinity",
+                                   "automountServiceAccountToken",
+                                   "dnsConfig",
+                                   "dnsPolicy",
+                                   "enableServiceLinks",
+                                   "ephemeralContainers",
+                                   "hostAliases",
+                                   "hostIPC",
+                                   "hostNetwork",
+                                   "hostPID",
+                                   "hostUsers",
+                                   "hostname",
+                                   "imagePullSecrets",
+                                   "nodeName",
+                                   "nodeSelector",
+                                   "os",
+                                   "overhead",
+                                   "preemptionPolicy",
+                                   "priority",
+                                   "priorityClassName",
+                                   "readinessGates",
+                                   "resourceClaims",
+                                   "restartPolicy",
+                                   "runtimeClassName",
+                                   "schedulerName",
+                                   "schedulingGates",
+                                   "securityContext",
+                                   "serviceAccount",
+                                   "serviceAccountName",
+                                   "setHostnameAsFQDN",
+                                   "shareProcessNamespace",
+                                   "subdomain",
+                                   "terminationGracePeriodSeconds",
+                                   "tolerations",
+                                   "topologySpreadConstraints"});
     p->fields["containers"] = ArrayOf(ContainerFields());
     p->fields["initContainers"] = ArrayOf(ContainerFields());
     p->fields["volumes"] = ArrayOf(OpenFields());

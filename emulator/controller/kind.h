@@ -55,9 +55,9 @@ enum class ErrorOrder { kBeforeStatus, kAfterStatus };
 
 // What one pass decides: every kind's pure Sync returns this.
 struct Sync {
-  Json status;                  // the new .status
-  bool status_changed = false;  // write it through the status subresource
-  std::vector<Action> actions;  // in the upstream controller's order
+  Json status;                            // the new .status
+  bool status_changed = false;            // write it through the status subresource
+  std::vector<Action> actions;            // in the upstream controller's order
   std::optional<Duration> requeue_after;  // nullopt: only on watch events
   Status error;                           // reported after the actions, retried with backoff
   ErrorOrder error_order = ErrorOrder::kAfterStatus;
@@ -80,8 +80,8 @@ class Children {
 // A type whose objects a pass reads: how it is watched and which objects of it are read.
 struct ChildType {
   enum class Read {
-    kListControlled,  // List by Which(object) (a label selector; "" reads none), keep controlled
-    kByName,          // Get the object named Which(object) ("" reads none), whoever owns it
+    kListControlled,    // List by Which(object) (a label selector; "" reads none), keep controlled
+    kByName,            // Get the object named Which(object) ("" reads none), whoever owns it
     kByNameControlled,  // likewise, kept only when the object controls it
   };
   const api::ResourceType& (*type)();  // its row (api::Pods, ...)

@@ -109,9 +109,9 @@ Status KindReconciler::Create(const Json& object, const Action& a) {
   if (!r.ok() && a.if_absent && r.status().code() == Code::kAlreadyExists) return Status::Ok();
   if (!r.ok()) return r.status();
   if (kind_.child_events == ChildEvents::kKubeControllerManager) {
-    (void)recorder_.Record(object, "Normal", "SuccessfulCreate",
-                           "Created " + Lower(a.type->kind) + ": " +
-                               Str(Field(*r, "metadata"), "name"));
+    (void)recorder_.Record(
+        object, "Normal", "SuccessfulCreate",
+        "Created " + Lower(a.type->kind) + ": " + Str(Field(*r, "metadata"), "name"));
   }
   return Status::Ok();
 }

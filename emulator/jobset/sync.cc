@@ -28,7 +28,6 @@ struct Pass {
   std::vector<Action> actions;
 };
 
-
 std::int64_t Replicas(const Json& rjob) { return OptInt(rjob, "replicas").value_or(1); }
 const Json& ReplicatedJobs(const Json& js) { return ArrayOr(FieldAt(js, {"spec", "replicatedJobs"})); }
 std::string Label(const Json& obj, const char* key) {
@@ -127,9 +126,8 @@ void Restart(Pass& p, bool counts) {
   const std::int64_t restarts = OptInt(p.status, "restarts").value_or(0) + 1;
   p.status["restarts"] = restarts;
   if (counts) p.status["restartsCountTowardsMax"] = towards + 1;
-  p.actions.push_back(
-      Action::Event("Warning", ajs::kRestarting,
-                    "restarting jobset, attempt " + std::to_string(restarts)));
+  p.actions.push_back(Action::Event("Warning", ajs::kRestarting,
+                                    "restarting jobset, attempt " + std::to_string(restarts)));
 }
 
 // The first rule that matches the (first) failed Job: its onJobFailureReasons (any when empty)

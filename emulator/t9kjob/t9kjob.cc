@@ -16,10 +16,10 @@ std::string Owned(const Json& job) {
 }
 
 Sync SyncJob(const Json& job, const controller::Children& children, Time now) {
-  return ComputeSync(t9k::SetDefaults(job),
-                     {children.Of(api::Pods()), children.Of(api::Services()),
-                      children.Of(api::TensorBoards())},
-                     now);
+  return ComputeSync(
+      t9k::SetDefaults(job),
+      {children.Of(api::Pods()), children.Of(api::Services()), children.Of(api::TensorBoards())},
+      now);
 }
 
 }  // namespace

@@ -436,7 +436,8 @@ TEST_CASE("T54: succeeded job with succeeded pods: Running and None keep every p
         MakeWorld(JobBuilder("j").Master(1).Worker(5).Set("/spec/runPolicy/cleanPodPolicy", policy),
                   5, "Succeeded");
     w.job = WithCondition(w.job, kSucceeded);
-    CHECK(Names(ComputeJobStatus(w.job, w.pods, w.services, kT0), Kind::kDelete, api::Pods()).empty());
+    CHECK(Names(ComputeJobStatus(w.job, w.pods, w.services, kT0), Kind::kDelete, api::Pods())
+              .empty());
   }
 }
 
@@ -445,7 +446,8 @@ TEST_CASE("T55: activeDeadlineSeconds 2 after 2 s fails the job and deletes pods
       JobBuilder("j").Master(1).Worker(5).Set("/spec/runPolicy/cleanPodPolicy", "Running"), 5,
       "Running");
   w.job["status"] = ComputeJobStatus(w.job, w.pods, w.services, kT0).status;
-  CHECK(Names(ComputeJobStatus(w.job, w.pods, w.services, kT0 + 2s), Kind::kDelete, api::Pods()).empty());
+  CHECK(Names(ComputeJobStatus(w.job, w.pods, w.services, kT0 + 2s), Kind::kDelete, api::Pods())
+            .empty());
   w.job["spec"]["runPolicy"]["activeDeadlineSeconds"] = 2;
   Sync early = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 1s);
   CHECK_FALSE(IsFailed(early.status));
@@ -570,8 +572,10 @@ TEST_CASE("scale down: pods and services with index >= replicas are deleted", "[
                             ServiceFor(job, "Worker", 2)};
   job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] = 1;
   Sync s = ComputeJobStatus(job, pods, svcs, kT0);
-  CHECK(Names(s, Kind::kDelete, api::Pods()) == std::vector<std::string>{"j-worker-1", "j-worker-2"});
-  CHECK(Names(s, Kind::kDelete, api::Services()) == std::vector<std::string>{"j-worker-1", "j-worker-2"});
+  CHECK(Names(s, Kind::kDelete, api::Pods()) ==
+        std::vector<std::string>{"j-worker-1", "j-worker-2"});
+  CHECK(Names(s, Kind::kDelete, api::Services()) ==
+        std::vector<std::string>{"j-worker-1", "j-worker-2"});
   CHECK(Names(s, Kind::kCreate, api::Pods()).empty());
 }
 

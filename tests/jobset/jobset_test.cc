@@ -29,7 +29,8 @@ Json TwoNodes(const std::string& extra_spec = "{}") {
 }
 
 // The actions of `kind` (of `type` unless kEvent).
-std::vector<const Action*> Of(const Sync& s, Kind kind, const api::ResourceType& type = api::Jobs()) {
+std::vector<const Action*> Of(const Sync& s, Kind kind,
+                              const api::ResourceType& type = api::Jobs()) {
   std::vector<const Action*> out;
   for (const Action& a : s.actions) {
     if (a.kind == kind && (kind == Kind::kEvent || *a.type == type)) out.push_back(&a);

@@ -28,8 +28,10 @@ struct Cluster {
   EventLoop loop{clock};
   store::Store store{clock};
   std::unique_ptr<client::Client> client = client::MakeLocalClient(store);
-  controller::Controller jobs{*client, loop, controller::SpecOf(batchjob::Descriptor(), *client, clock)};
-  controller::Controller jobsets{*client, loop, controller::SpecOf(jobset::Descriptor(), *client, clock)};
+  controller::Controller jobs{*client, loop,
+                              controller::SpecOf(batchjob::Descriptor(), *client, clock)};
+  controller::Controller jobsets{*client, loop,
+                                 controller::SpecOf(jobset::Descriptor(), *client, clock)};
   controller::Controller trainjobs{*client, loop, controller::SpecOf(Descriptor(), *client, clock)};
 
   Cluster() {
