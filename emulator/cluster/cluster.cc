@@ -12,14 +12,12 @@
 #include "emulator/api/json_fields.h"
 #include "emulator/apiserver/apiserver.h"
 #include "emulator/apiserver/service_account_token.h"
-#include "emulator/batchjob/batchjob.h"
-#include "emulator/jobset/jobset.h"
-#include "emulator/trainjob/trainjob.h"
 #include "emulator/client/local_client.h"
 #include "emulator/cluster/trainer_runner.h"
 #include "emulator/controller/controller.h"
-#include "emulator/controller/pytorchjob_reconciler.h"
 #include "emulator/image/image_service.h"
+#include "emulator/controller/kind_reconciler.h"
+#include "emulator/kinds/kinds.h"
 #include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/kubelet.h"
@@ -35,7 +33,6 @@
 #include "emulator/scheduler/scheduler.h"
 #include "emulator/storage/volume_controller.h"
 #include "emulator/store/store.h"
-#include "emulator/t9kjob/t9kjob.h"
 #include "emulator/tensorboard/tensorboard_controller.h"
 #include "emulator/ui/console.h"
 
@@ -162,21 +159,12 @@ Status Cluster::Parts::Build() {
   return Status::Ok();
 }
 
-// Every job kind's controller, in the order they start.
-using KindFactory = controller::KindSpec (*)(client::Client&, const Clock&);
-const KindFactory kJobKinds[] = {
-    [](client::Client& c, const Clock& k) { return controller::PyTorchJobKind(c, k); },
-    t9kjob::Kind,
-    batchjob::Kind,
-    jobset::Kind,
-    trainjob::Kind,
-};
-
+// Every registered job kind's controller, in the registry's order.
 void Cluster::Parts::NewControllers() {
   controllers.clear();
-  for (KindFactory kind : kJobKinds) {
-    controllers.push_back(
-        std::make_unique<controller::Controller>(actors(), loop, kind(actors(), *clock)));
+  for (const controller::KindDescriptor* kind : kinds::All()) {
+    controllers.push_back(std::make_unique<controller::Controller>(
+        actors(), loop, controller::SpecOf(*kind, actors(), *clock)));
   }
 }
 
@@ -422,8 +410,10 @@ Status Cluster::StartActors() {
     RETURN_IF_ERROR(p->volumes->Start());
     RETURN_IF_ERROR(p->tensorboards->Start());
     RETURN_IF_ERROR(p->namespace_controller->Start());
-    // As the Trainer's manifests do: the default runtime exists before any TrainJob.
-    RETURN_IF_ERROR(trainjob::InstallDefaultRuntimes(*p->local));
+    // As the kinds' manifests do (the Trainer's default runtime): before any of their jobs.
+    for (const controller::KindDescriptor* kind : kinds::All()) {
+      if (kind->install) RETURN_IF_ERROR(kind->install(*p->local));
+    }
     RETURN_IF_ERROR(p->scheduler->Start());
     for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());
     return Status::Ok();
