@@ -202,7 +202,7 @@ TEST_CASE("/etc/hosts lists the pod's own name and the cluster's Services", "[po
 namespace pjemu::kubelet {
 namespace {
 
-TEST_CASE("an image map file is a private copy bound at its path; a folder an overlay",
+TEST_CASE("an image map file is a private copy bound at its path and a folder an overlay",
           "[pod_mounts]") {
   Inputs t;
   std::filesystem::create_directories(t.root + "/src");
