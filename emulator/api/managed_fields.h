@@ -51,6 +51,17 @@ Result<Json> ApplyObject(const ResourceType& type, const Json* live, const Json&
 // ("kubectl/v1.33.1 (linux/amd64) ..." -> "kubectl"), as kube-apiserver derives it.
 std::string ManagerFromUserAgent(std::string_view user_agent);
 
+// The stored form of managedFields (the store's, emulator/store): each entry's fieldsV1 kept as
+// its compact JSON text in a string, as kube-apiserver keeps FieldsV1.Raw as bytes. A pod's
+// fields as a JSON tree cost about 50 times their text, and every stored version has its own
+// copy. Compact turns the fieldsV1 objects of `object` (or of each item of a list) into
+// strings, Expand turns such strings back into objects (the wire form); both leave other
+// values as they are and are idempotent. Everything in this header accepts either form.
+void CompactManagedFields(Json& object);
+void ExpandManagedFields(Json& object);
+// True when a and b are the same managedFields, whatever the form of each.
+bool SameManagedFields(const Json& a, const Json& b);
+
 inline constexpr const char* kLastAppliedAnnotation =
     "kubectl.kubernetes.io/last-applied-configuration";
 
