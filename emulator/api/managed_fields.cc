@@ -37,6 +37,30 @@ const Json* ManagedOf(const Json* object) {
 
 // One entry; false when it is not a FieldsV1 entry of operation Apply or Update. Its fields
 // are decoded only when `fields` is set.
+// An entry's fieldsV1 as a tree, whichever form it is stored in (CompactManagedFields).
+Json FieldsV1Of(const Json& v1) {
+  if (!v1.is_string()) return v1;
+  Json tree = Json::parse(v1.get_ref<const std::string&>(), nullptr, /*allow_exceptions=*/false);
+  return tree.is_discarded() ? Json::object() : tree;
+}
+
+// Applies `f` to each entry's fieldsV1 in the object's managedFields (or each list item's).
+template <typename F>
+void ForEachFieldsV1(Json& object, F&& f) {
+  if (!object.is_object()) return;
+  if (auto items = object.find("items"); items != object.end() && items->is_array()) {
+    for (Json& item : *items) ForEachFieldsV1(item, f);
+  }
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return;
+  auto managed = meta->find("managedFields");
+  if (managed == meta->end() || !managed->is_array()) return;
+  for (Json& e : *managed) {
+    if (!e.is_object()) continue;
+    if (auto v1 = e.find("fieldsV1"); v1 != e.end()) f(*v1);
+  }
+}
+
 bool DecodeEntry(const Json& e, Entry* entry, bool fields) {
   if (!e.is_object()) return false;
   auto str = [&](const char* k) {
@@ -51,7 +75,7 @@ bool DecodeEntry(const Json& e, Entry* entry, bool fields) {
   }
   if (fields) {
     const Json* v1 = Find(e, "fieldsV1");
-    entry->set = v1 ? FromFieldsV1(*v1) : FieldSet{};
+    entry->set = v1 ? FromFieldsV1(FieldsV1Of(*v1)) : FieldSet{};
   }
   return true;
 }
@@ -272,7 +296,8 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
   // object's (written here, so valid).
   std::vector<Entry> decoded;
   bool rewritten = write.subresource == Subresource::kNone && sent && sent->is_array() &&
-                   !sent->empty() && (!stored || *sent != *stored) && Decode(sent, &decoded);
+                   !sent->empty() && (!stored || !SameManagedFields(*sent, *stored)) &&
+                   Decode(sent, &decoded);
   FieldSet skip = SkipSet(type, write.subresource, before, next);
   Comparison c = CompareWrite(ts, before, next, skip);
   if (c.Empty() && !rewritten) {
@@ -296,7 +321,9 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
     Entry entry;
     if (!DecodeEntry(e, &entry, false)) continue;
     bool own = entry.Is(write.manager, "Update", sub);
-    const Json* fields = Find(e, "fieldsV1");
+    const Json* stored_fields = Find(e, "fieldsV1");
+    const Json fields_tree = stored_fields ? FieldsV1Of(*stored_fields) : Json();
+    const Json* fields = stored_fields ? &fields_tree : nullptr;
     if (!own && !(fields && Touches(*fields, touched))) {
       out.push_back(e);
       continue;
@@ -397,6 +424,26 @@ Result<Json> ApplyObject(const ResourceType& type, const Json* live, const Json&
 
 std::string ManagerFromUserAgent(std::string_view user_agent) {
   return std::string(user_agent.substr(0, user_agent.find('/')));
+}
+
+void CompactManagedFields(Json& object) {
+  ForEachFieldsV1(object, [](Json& v1) {
+    if (v1.is_object()) v1 = v1.dump(-1, ' ', false, Json::error_handler_t::replace);
+  });
+}
+
+void ExpandManagedFields(Json& object) {
+  ForEachFieldsV1(object, [](Json& v1) {
+    if (v1.is_string()) v1 = FieldsV1Of(v1);
+  });
+}
+
+bool SameManagedFields(const Json& a, const Json& b) {
+  if (a == b) return true;
+  Json x = {{"metadata", {{"managedFields", a}}}}, y = {{"metadata", {{"managedFields", b}}}};
+  ExpandManagedFields(x);
+  ExpandManagedFields(y);
+  return x == y;
 }
 
 }  // namespace pjemu::api

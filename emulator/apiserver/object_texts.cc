@@ -1,8 +1,26 @@
 #include "emulator/apiserver/object_texts.h"
 
+#include "emulator/api/managed_fields.h"
+
 namespace pjemu::apiserver {
+namespace {
+
+// True when `object` (or a list's item) may carry managedFields in the store's compact form.
+bool MayHoldManagedFields(const Json& object) {
+  if (!object.is_object()) return false;
+  if (auto items = object.find("items"); items != object.end() && items->is_array()) return true;
+  auto meta = object.find("metadata");
+  return meta != object.end() && meta->is_object() && meta->contains("managedFields");
+}
+
+}  // namespace
 
 std::string CompactText(const Json& object) {
+  if (MayHoldManagedFields(object)) {  // the wire form: fieldsV1 as objects again
+    Json wire = object;
+    api::ExpandManagedFields(wire);
+    return wire.dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
   return object.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 

@@ -10,11 +10,24 @@ WorkQueue::WorkQueue(EventLoop& loop, Handler handler, BackoffOptions backoff)
 WorkQueue::~WorkQueue() { ShutDown(); }
 
 void WorkQueue::Add(const Request& request) {
-  if (shut_down_ || ready_.count(request)) return;
-  ready_[request] = loop_.Post([this, request] {
-    ready_.erase(request);
-    handler_(request);
-  });
+  if (shut_down_ || !ready_keys_.insert(request).second) return;
+  ready_.push_back(request);
+  PostTurn();
+}
+
+void WorkQueue::PostTurn() {
+  if (turn_ != 0 || ready_.empty() || shut_down_) return;
+  turn_ = loop_.Post([this] { Turn(); });
+}
+
+void WorkQueue::Turn() {
+  turn_ = 0;
+  if (ready_.empty()) return;
+  Request request = std::move(ready_.front());
+  ready_.pop_front();
+  ready_keys_.erase(request);
+  handler_(request);
+  PostTurn();  // behind the tasks the handler's writes posted
 }
 
 void WorkQueue::AddAfter(const Request& request, Duration delay) {
@@ -52,9 +65,11 @@ int WorkQueue::NumRequeues(const Request& request) const {
 
 void WorkQueue::ShutDown() {
   shut_down_ = true;
-  for (const auto& [req, id] : ready_) loop_.Cancel(id);
+  if (turn_ != 0) loop_.Cancel(turn_);
+  turn_ = 0;
   for (const auto& [req, timer] : delayed_) loop_.Cancel(timer.id);
   ready_.clear();
+  ready_keys_.clear();
   delayed_.clear();
 }
 

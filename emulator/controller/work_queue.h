@@ -1,11 +1,17 @@
 // WorkQueue: client-go's rate-limited work queue on the EventLoop. Keys are de-duplicated while
-// waiting; AddAfter keeps the earliest pending time per key; AddRateLimited backs off per key
-// exponentially (base * 2^failures, capped) until Forget. The handler runs as an EventLoop task.
+// waiting and run in the order they were added; AddAfter keeps the earliest pending time per key;
+// AddRateLimited backs off per key exponentially (base * 2^failures, capped) until Forget.
+// One key runs per loop turn: the queue keeps at most one task posted, and posts the next one
+// after the handler returns, behind what the handler's writes posted (the informers' drains). So
+// with thousands of keys ready at once (every job submitted together) the watchers keep up with
+// each reconcile's writes instead of falling thousands of events behind, pinning old versions.
 // Thread safety: call from the EventLoop thread only (the Controller posts watch events there).
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include "emulator/common/event_loop.h"
@@ -26,7 +32,7 @@ class WorkQueue {
   WorkQueue(const WorkQueue&) = delete;
   WorkQueue& operator=(const WorkQueue&) = delete;
 
-  // Runs the handler for request as soon as possible (once, however often it is added).
+  // Runs the handler for request in its turn (once, however often it is added meanwhile).
   void Add(const Request& request);
   // Adds after `delay` (<= 0: now); an earlier pending time for the key wins.
   void AddAfter(const Request& request, Duration delay);
@@ -39,6 +45,11 @@ class WorkQueue {
   void ShutDown();
 
  private:
+  // Posts the turn task unless one is posted.
+  void PostTurn();
+  // Runs the oldest ready key, then posts the next turn when keys are left.
+  void Turn();
+
   struct Timer {
     Time due;
     EventLoop::TimerId id;
@@ -47,7 +58,9 @@ class WorkQueue {
   Handler handler_;
   BackoffOptions backoff_;
   bool shut_down_ = false;
-  std::map<Request, EventLoop::TimerId> ready_;  // waiting to run now
+  std::deque<Request> ready_;                    // waiting to run, in the order added
+  std::set<Request> ready_keys_;                 // the same keys, for de-duplication
+  EventLoop::TimerId turn_ = 0;                  // the posted turn; 0 = none
   std::map<Request, Timer> delayed_;             // waiting for a time
   std::map<Request, int> failures_;
 };

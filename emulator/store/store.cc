@@ -27,6 +27,13 @@ void ResetStatusOnCreate(const api::ResourceType& type, Json& object) {
   }
 }
 
+// What the store's callers get: managedFields in their wire form (the maps, histories and watch
+// events keep the compact stored form, api/managed_fields.h).
+Result<Json> WireForm(Result<Json> r) {
+  if (r.ok()) api::ExpandManagedFields(*r);
+  return r;
+}
+
 }  // namespace
 
 Store::Impl::Impl(const Clock& clock, StoreOptions options)
@@ -137,6 +144,7 @@ void Store::Impl::Reindex(TypeRef type, const Key& key, const Json* before, cons
 ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, ObjectPtr old) {
   ++rv;
   MutableMeta(object)["resourceVersion"] = std::to_string(rv);
+  api::CompactManagedFields(object);  // the stored form (api/managed_fields.h)
   auto ptr = std::make_shared<const Json>(std::move(object));
   Key key{MetaString(*ptr, "namespace"), MetaString(*ptr, "name")};
   ObjectPtr& slot = objects[type->PluralGroup()][key];
@@ -413,13 +421,14 @@ Result<Json> Store::Create(const api::ResourceType& type, std::string_view ns, J
                            const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked([&] { return impl_->CreateLocked(t, ns, std::move(object), options); });
+  return WireForm(
+      impl_->Locked([&] { return impl_->CreateLocked(t, ns, std::move(object), options); }));
 }
 
 Result<Json> Store::Get(const api::ResourceType& type, std::string_view ns,
                         std::string_view name) const {
   ASSIGN_OR_RETURN(ObjectPtr object, GetShared(type, ns, name));
-  return *object;  // the copy is made outside the lock
+  return WireForm(Json(*object));  // the copy is made outside the lock
 }
 
 Result<ObjectPtr> Store::GetShared(const api::ResourceType& type, std::string_view ns,
@@ -435,7 +444,7 @@ Result<ObjectPtr> Store::GetShared(const api::ResourceType& type, std::string_vi
 Result<Json> Store::List(const api::ResourceType& type, std::string_view ns,
                          const api::ListOptions& options) const {
   ASSIGN_OR_RETURN(SharedList list, ListShared(type, ns, options));
-  return Impl::ListJson(Impl::Canonical(type), list.resource_version, list.items);
+  return WireForm(Impl::ListJson(Impl::Canonical(type), list.resource_version, list.items));
 }
 
 Result<SharedList> Store::ListShared(const api::ResourceType& type, std::string_view ns,
@@ -453,7 +462,8 @@ Result<Json> Store::Update(const api::ResourceType& type, std::string_view ns, J
                            api::Subresource sub, const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked([&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options); });
+  return WireForm(impl_->Locked(
+      [&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options); }));
 }
 
 Result<Json> Store::Patch(const api::ResourceType& type, std::string_view ns, std::string_view name,
@@ -461,8 +471,8 @@ Result<Json> Store::Patch(const api::ResourceType& type, std::string_view ns, st
                           const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked(
-      [&] { return impl_->PatchLocked(t, ns, name, patch_type, patch, sub, options); });
+  return WireForm(impl_->Locked(
+      [&] { return impl_->PatchLocked(t, ns, name, patch_type, patch, sub, options); }));
 }
 
 Result<Json> Store::Apply(const api::ResourceType& type, std::string_view ns,
@@ -470,15 +480,15 @@ Result<Json> Store::Apply(const api::ResourceType& type, std::string_view ns,
                           const api::WriteOptions& options, bool* created) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked(
-      [&] { return impl_->ServerSideApplyLocked(t, ns, name, config, sub, options, created); });
+  return WireForm(impl_->Locked(
+      [&] { return impl_->ServerSideApplyLocked(t, ns, name, config, sub, options, created); }));
 }
 
 Result<Json> Store::Delete(const api::ResourceType& type, std::string_view ns,
                            std::string_view name, const api::DeleteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked([&] { return impl_->DeleteLocked(t, ns, name, options); });
+  return WireForm(impl_->Locked([&] { return impl_->DeleteLocked(t, ns, name, options); }));
 }
 
 Result<Json> Store::DeleteCollection(const api::ResourceType& type, std::string_view ns,
@@ -486,7 +496,7 @@ Result<Json> Store::DeleteCollection(const api::ResourceType& type, std::string_
                                      const api::DeleteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked([&]() -> Result<Json> {
+  return WireForm(impl_->Locked([&]() -> Result<Json> {
     ASSIGN_OR_RETURN(Json list, impl_->ListLocked(t, ns, list_options));
     Json deleted = Json::array();
     for (const auto& item : list["items"]) {
@@ -501,7 +511,7 @@ Result<Json> Store::DeleteCollection(const api::ResourceType& type, std::string_
     list["items"] = std::move(deleted);
     list["metadata"]["resourceVersion"] = std::to_string(impl_->rv);
     return list;
-  });
+  }));
 }
 
 Result<std::shared_ptr<api::Watch>> Store::Watch(const api::ResourceType& type, std::string_view ns,

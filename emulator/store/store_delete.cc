@@ -1,6 +1,7 @@
 // Delete: graceful pod deletion, propagation policies, finalizers, ownerReference garbage
 // collection (synchronous, see the deviations in store.h) and namespace deletion.
 #include "emulator/api/json_fields.h"
+#include "emulator/api/managed_fields.h"
 #include "emulator/api/pod_status.h"
 #include "emulator/store/object_meta.h"
 #include "emulator/store/store_impl.h"
@@ -167,6 +168,7 @@ Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {
   by_uid.erase(MetaString(removed, "uid"));
   ++rv;
   MutableMeta(removed)["resourceVersion"] = std::to_string(rv);
+  api::CompactManagedFields(removed);
   Record(type, key, WatchEvent::Type::kDeleted, std::make_shared<const Json>(removed), last, last);
   CollectGarbage(type, removed);
   return removed;

@@ -205,6 +205,7 @@ Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Js
   } else if (incoming_managed) {
     MutableMeta(next)["managedFields"] = std::move(*incoming_managed);
   }
+  api::CompactManagedFields(next);  // compared with the stored form below
   // A no-op write keeps the RV, as etcd does. A status write differs from the old object in its
   // status only, so only that is compared (not the whole pod again).
   bool same;

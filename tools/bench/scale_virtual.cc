@@ -1,10 +1,12 @@
-// bench_scale_virtual: N PyTorchJobs of 3 pods (Master 1 + Worker 2) through the embedded
-// control plane in virtual time (a cluster::Cluster on a FakeClock, driven from here: store,
+// bench_scale_virtual: N jobs of one kind (--kind: PyTorchJob, the default, T9k, Job or
+// TrainJob; 3 pods each, tools/bench/bench_job.h) through the embedded control plane in virtual
+// time (a cluster::Cluster on a FakeClock, driven from here: store,
 // controller, scheduler, kubelet over a SimulatedProcessRunner whose processes "run" 1 s). Submits
 // every job at once, then advances virtual time one second at a time until every job has Succeeded
 // (or --max-virtual-s passed). Prints one JSON line: jobs, pods, wall seconds (submit and run),
 // virtual seconds, peak RSS and the RSS after start, so the caller can derive memory per pod.
-// usage: bench_scale_virtual --jobs N [--image-map F] [--max-virtual-s S] [--max-pods P]
+// usage: bench_scale_virtual --jobs N [--kind K] [--image-map F] [--max-virtual-s S]
+//        [--max-pods P] [--census]
 // (--max-pods: the node's pod capacity; default room for every pod, 3 N + 10)
 #include <sys/resource.h>
 
@@ -16,6 +18,7 @@
 #include <iostream>
 #include <string>
 
+#include "emulator/api/workload.h"
 #include "emulator/cluster/cluster.h"
 #include "tools/bench/bench_job.h"
 
@@ -37,25 +40,58 @@ long CurrentRssKb() {
   return 0;
 }
 
-int CountSucceeded(client::Client& c, int* failed) {
-  auto list = c.List(api::PyTorchJobs(), "default");
+// Counts the jobs of `type` that finished: succeeded (returned) and failed (*failed).
+int CountSucceeded(client::Client& c, const api::ResourceType& type, int* failed) {
+  auto list = c.List(type, "default");
   if (!list.ok()) return -1;
   int n = 0;
   *failed = 0;
   for (const Json& job : (*list)["items"]) {
-    if (HasCondition(job, "Succeeded")) ++n;
-    if (HasCondition(job, "Failed")) ++*failed;
+    api::WorkloadState state = api::StateOf(type, job);
+    if (state.succeeded) {
+      ++n;
+    } else if (state.finished) {
+      ++*failed;
+    }
   }
   return n;
+}
+
+// --census: what the store holds at the end, per type with objects: count, compact JSON bytes
+// and the share of it in metadata.managedFields (stderr, one line each).
+void PrintCensus(client::Client& c) {
+  for (const api::ResourceType& type : api::AllResources()) {
+    auto list = c.List(type, "");
+    if (!list.ok() || (*list)["items"].empty()) continue;
+    std::size_t n = 0, bytes = 0, managed = 0;
+    for (const Json& item : (*list)["items"]) {
+      ++n;
+      bytes += item.dump().size();
+      auto meta = item.find("metadata");
+      if (meta != item.end() && meta->contains("managedFields")) {
+        managed += (*meta)["managedFields"].dump().size();
+      }
+    }
+    std::fprintf(stderr, "census %-40s %7zu objects %10zu B text (%zu B/object, %zu B managedFields)\n",
+                 type.PluralGroup().c_str(), n, bytes, bytes / n, managed / n);
+  }
 }
 
 int Main(int argc, char** argv) {
   int jobs = 10;
   int max_virtual_s = 3600;
   int max_pods = 0;  // 0 = 3 * jobs + 10
+  bool census = false;
   std::string image_map = "fixtures/images.yaml";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--jobs"))
+  const BenchKind* kind = FindBenchKind("PyTorchJob");
+  for (int i = 1; i < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--census")) {
+      census = true;
+      --i;
+    } else if (i + 1 >= argc) {
+      std::cerr << "missing value for " << argv[i] << "\n";
+      return 2;
+    } else if (!std::strcmp(argv[i], "--jobs"))
       jobs = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--image-map"))
       image_map = argv[i + 1];
@@ -63,9 +99,11 @@ int Main(int argc, char** argv) {
       max_virtual_s = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--max-pods"))
       max_pods = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--kind") && FindBenchKind(argv[i + 1]))
+      kind = FindBenchKind(argv[i + 1]);
     else {
-      std::cerr << "usage: bench_scale_virtual --jobs N [--image-map F] [--max-virtual-s S] "
-                   "[--max-pods P]\n";
+      std::cerr << "usage: bench_scale_virtual --jobs N [--kind PyTorchJob|T9k|Job|TrainJob] "
+                   "[--image-map F] [--max-virtual-s S] [--max-pods P] [--census]\n";
       return 2;
     }
   }
@@ -88,9 +126,9 @@ int Main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const Time v0 = vc.clock().Now();
   for (int i = 0; i < jobs; ++i) {
-    auto created = vc.client().Create(
-        api::PyTorchJobs(), "default",
-        BenchJob("job-" + std::to_string(i), "default", "busybox:1.36", {"true"}));
+    auto created =
+        vc.client().Create(kind->type(), "default",
+                           kind->job("job-" + std::to_string(i), "default", "busybox:1.36", {"true"}));
     if (!created.ok()) {
       std::cerr << "create: " << created.status().message() << "\n";
       return 1;
@@ -101,7 +139,7 @@ int Main(int argc, char** argv) {
   int succeeded = 0, failed = 0;
   while (true) {
     vc.loop().RunFor(std::chrono::seconds(1));
-    succeeded = CountSucceeded(vc.client(), &failed);
+    succeeded = CountSucceeded(vc.client(), kind->type(), &failed);
     if (succeeded + failed >= jobs) break;
     if (vc.clock().Now() - v0 > std::chrono::seconds(max_virtual_s)) break;
   }
@@ -110,10 +148,11 @@ int Main(int argc, char** argv) {
   const double virtual_s = std::chrono::duration<double>(vc.clock().Now() - v0).count();
   const long peak = PeakRssKb();
   std::printf(
-      "{\"jobs\": %d, \"pods\": %d, \"succeeded\": %d, \"failed\": %d, \"submit_s\": %.3f, "
+      "{\"kind\": \"%s\", \"jobs\": %d, \"pods\": %d, \"succeeded\": %d, \"failed\": %d, \"submit_s\": %.3f, "
       "\"wall_s\": %.3f, \"virtual_s\": %.1f, \"peak_rss_kb\": %ld, \"base_rss_kb\": %ld}\n",
-      jobs, jobs * 3, succeeded, failed, submit_s, wall_s, virtual_s, peak, base_rss);
+      kind->name, jobs, jobs * 3, succeeded, failed, submit_s, wall_s, virtual_s, peak, base_rss);
   std::fflush(stdout);
+  if (census) PrintCensus(vc.client());
   vc.Stop();  // not part of the measurement
   return succeeded == jobs ? 0 : 1;
 }
