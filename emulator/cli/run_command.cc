@@ -289,6 +289,7 @@ void SetupRun(CLI::App& command, int& exit_code) {
                      "your image map, layered over the built-in fixtures/images.yaml (its "
                      "entries win; ClusterOptions::image_map)");
   AddImageStoreOption(command, flags->cluster);
+  AddClusterShapeOptions(command, flags->cluster);
   command.add_option("--gpus", flags->cluster.gpus,
                      "GPUs of the node (ClusterOptions::gpus; default: detected)");
   command

@@ -23,6 +23,9 @@
 #include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/kubelet.h"
+#include "emulator/kubelet/node_object.h"
+#include "emulator/cluster/node_router.h"
+#include "emulator/scheduler/taint_manager.h"
 #include "emulator/namespaces/namespace_controller.h"
 #include "emulator/network/cluster_services.h"
 #include "emulator/persist/sqlite_durability.h"
@@ -98,16 +101,22 @@ class Cluster::Parts {
   // once it listens, before the actors start).
   std::unique_ptr<apiserver::ServiceAccountTokens> sa_tokens;
   std::shared_ptr<api::InClusterAccess> in_cluster;
-  kubelet::KubeletOptions kubelet_options;             // to power the node on again
-  // The node's image store and pulls (options.image_store), and wrap_image_service's decorator.
+  // The nodes' image store and pulls (options.image_store), and wrap_image_service's decorator.
   std::unique_ptr<image::ImageService> image_service;
   std::unique_ptr<image::ImageService> wrapped_image_service;
-  std::unique_ptr<kubelet::ImageCache> image_cache;    // the kubelet's, with wrap_images
-  std::unique_ptr<kubelet::ImagePuller> image_puller;  // wrap_images' decorator of it
-  std::unique_ptr<kubelet::Kubelet> kubelet;
-  // Cluster DNS and ClusterIP addresses on the kubelet's pod network (under isolation only).
+  // One per node (ResolveNodes), in order: its kubelet and what powers it on again.
+  struct Node {
+    kubelet::KubeletOptions options;
+    std::unique_ptr<kubelet::ImageCache> image_cache;    // the kubelet's, with wrap_images
+    std::unique_ptr<kubelet::ImagePuller> image_puller;  // wrap_images' decorator of it
+    std::unique_ptr<kubelet::Kubelet> kubelet;
+    bool up = true;
+  };
+  std::vector<Node> nodes;
+  NodeRouter router;  // the API server's logs and exec, to the pod's kubelet
+  std::unique_ptr<scheduler::TaintManager> taint_manager;  // NoExecute evictions
+  // Cluster DNS and ClusterIP addresses on the kubelets' pod network (under isolation only).
   std::unique_ptr<network::ClusterServices> cluster_services;
-  bool node_up = true;
   std::unique_ptr<apiserver::ApiServer> api;
   std::thread loop_thread;
   kubelet::ImageMap images;
@@ -117,8 +126,10 @@ class Cluster::Parts {
   Status Build();
   client::Client& actors() { return wrapped_client ? *wrapped_client : *local; }
   process::ProcessRunner& runner() { return wrapped_runner ? *wrapped_runner : *base_runner; }
-  // A kubelet over kubelet_options, with an image cache of its own (wrapped by wrap_images).
-  void NewKubelet();
+  // Node i's kubelet over its options, with an image cache of its own (wrapped by wrap_images).
+  void NewKubelet(std::size_t i);
+  // Hands the current kubelets to the router.
+  void RouteNodes();
   // A fresh controller per job kind over actors().
   void NewControllers();
   // Runs fn on the loop (waiting for its result when the loop has a thread of its own).
@@ -135,7 +146,8 @@ class Cluster::Parts {
   Status LoadImages();
   Status OpenStore();
   void MakeRunner();
-  kubelet::KubeletOptions MakeKubeletOptions() const;
+  // Every node's kubelet options (ResolveNodes over the machine's GPUs).
+  void MakeNodes();
   storage::VolumeControllerOptions MakeVolumeOptions() const;
 };
 
@@ -153,12 +165,14 @@ Status Cluster::Parts::Build() {
     in_cluster = std::make_shared<api::InClusterAccess>();
     in_cluster->issuer = sa_tokens.get();
   }
-  kubelet_options = MakeKubeletOptions();
+  MakeNodes();
   NewControllers();
   scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop);
+  taint_manager = std::make_unique<scheduler::TaintManager>(actors(), loop);
   volumes = std::make_unique<storage::VolumeController>(actors(), loop, MakeVolumeOptions());
   tensorboards = std::make_unique<tensorboard::TensorBoardController>(actors(), loop);
-  NewKubelet();
+  for (std::size_t i = 0; i < nodes.size(); ++i) NewKubelet(i);
+  RouteNodes();
   return Status::Ok();
 }
 
@@ -230,24 +244,46 @@ void Cluster::Parts::MakeRunner() {
   if (options.wrap_runner) wrapped_runner = options.wrap_runner(*base_runner);
 }
 
-kubelet::KubeletOptions Cluster::Parts::MakeKubeletOptions() const {
-  kubelet::KubeletOptions ko;
-  ko.node_name = options.node_name;
-  ko.root_dir = state_dir + "/kubelet";
-  ko.image_map_path = BuiltinImageMapPath(options);
-  ko.user_image_map_path = options.image_map;
-  ko.image_vars = image_vars;
-  if (options.gpus >= 0) ko.gpus = options.gpus;
-  ko.gpu_sharing = options.gpu_sharing;
-  ko.cpu = options.cpu;
-  ko.memory = options.memory;
-  ko.max_pods = options.max_pods;
-  ko.backoff_scale = options.backoff_scale;
-  ko.sandbox = options.sandbox;
-  ko.network = std::make_shared<kubelet::ClusterNetwork>();  // survives a power cycle
-  ko.in_cluster = in_cluster;
-  ko.image_service = wrapped_image_service ? wrapped_image_service.get() : image_service.get();
-  return ko;
+void Cluster::Parts::MakeNodes() {
+  bool detect = options.gpus < 0 && options.nodes.empty();
+  for (const NodeConfig& n : options.nodes) detect |= n.gpus > 0;
+  const int machine_gpus = detect ? kubelet::DetectGpuCount() : 0;
+  auto network = std::make_shared<kubelet::ClusterNetwork>();  // shared; survives power cycles
+  const std::vector<NodeConfig> configs = ResolveNodes(options, machine_gpus);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const NodeConfig& n = configs[i];
+    Node node;
+    kubelet::KubeletOptions& ko = node.options;
+    ko.node_name = n.name;
+    ko.node_index = static_cast<int>(i);
+    ko.node_labels = n.labels;
+    ko.node_taints = n.taints;
+    ko.gpu_indices = n.gpu_indices;
+    ko.gpus = n.gpus;
+    ko.cpu = n.cpu;
+    ko.memory = n.memory;
+    ko.max_pods = n.max_pods;
+    ko.network = network;
+    ko.root_dir = state_dir + "/kubelet";  // shared: pod directories are named by uid
+    ko.image_map_path = BuiltinImageMapPath(options);
+    ko.user_image_map_path = options.image_map;
+    ko.image_vars = image_vars;
+    ko.gpu_sharing = options.gpu_sharing;
+    ko.backoff_scale = options.backoff_scale;
+    ko.sandbox = options.sandbox;
+    // One node as before: GPUs as --gpus said, or detected by the kubelet.
+    if (configs.size() == 1 && options.nodes.empty() && options.gpus < 0) {
+      ko.gpus.reset();
+      ko.gpu_indices.clear();
+    }
+    nodes.push_back(std::move(node));
+  }
+}
+
+void Cluster::Parts::RouteNodes() {
+  std::vector<kubelet::Kubelet*> kubelets;
+  for (Node& n : nodes) kubelets.push_back(n.kubelet.get());
+  router.Set(std::move(kubelets));
 }
 
 // Provisioned volumes live with the store (<data_dir>/storage) when it persists, else in the
@@ -256,14 +292,17 @@ storage::VolumeControllerOptions Cluster::Parts::MakeVolumeOptions() const {
   storage::VolumeControllerOptions vo;
   std::error_code ec;
   vo.storage_root = options.data_dir.empty()
-                        ? kubelet_options.root_dir + "/storage"
+                        ? nodes.front().options.root_dir + "/storage"
                         : std::filesystem::absolute(options.data_dir, ec).string() + "/storage";
-  vo.node_name = options.node_name;
+  vo.node_name = nodes.front().options.node_name;
   return vo;
 }
 
-void Cluster::Parts::NewKubelet() {
-  kubelet::KubeletOptions ko = kubelet_options;
+void Cluster::Parts::NewKubelet(std::size_t i) {
+  Node& node = nodes[i];
+  kubelet::KubeletOptions ko = node.options;
+  ko.in_cluster = in_cluster;
+  ko.image_service = wrapped_image_service ? wrapped_image_service.get() : image_service.get();
   std::unique_ptr<kubelet::ImageCache> cache;
   std::unique_ptr<kubelet::ImagePuller> puller;
   if (options.wrap_images) {
@@ -272,9 +311,9 @@ void Cluster::Parts::NewKubelet() {
     ko.image_puller = puller.get();
   }
   // The old kubelet (stopped) goes before the image cache it used.
-  kubelet = std::make_unique<kubelet::Kubelet>(actors(), loop, runner(), ko);
-  image_puller = std::move(puller);
-  image_cache = std::move(cache);
+  node.kubelet = std::make_unique<kubelet::Kubelet>(actors(), loop, runner(), ko);
+  node.image_puller = std::move(puller);
+  node.image_cache = std::move(cache);
 }
 
 Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
@@ -286,7 +325,7 @@ Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
 }
 
 void Cluster::Parts::StartClusterServices() {
-  const auto& net = kubelet_options.network;
+  const auto& net = nodes.front().options.network;
   if (cluster_services || !net || !net->isolated()) return;
   network::ClusterServicesOptions so;
   if (posix) so.guard = &posix->guard();  // dnsmasq is held with the pods' processes
@@ -316,7 +355,7 @@ void Cluster::Parts::StartClusterServices() {
 
 void Cluster::Parts::StopActors() {
   if (cluster_services) {
-    kubelet_options.network->SetDns("", nullptr);
+    nodes.front().options.network->SetDns("", nullptr);
     cluster_services.reset();
   }
   for (auto& c : controllers) c->Stop();
@@ -324,7 +363,8 @@ void Cluster::Parts::StopActors() {
   if (namespace_controller) namespace_controller->Stop();
   volumes->Stop();
   tensorboards->Stop();
-  kubelet->Stop();
+  taint_manager->Stop();
+  for (Node& n : nodes) n.kubelet->Stop();
   runner().KillAll();
 }
 
@@ -417,7 +457,7 @@ Status Cluster::StartActors() {
     p->loop_thread = std::thread([p] { p->loop.Run(); });
   }
   RETURN_IF_ERROR(p->OnLoop([p]() -> Status {
-    RETURN_IF_ERROR(p->kubelet->Start());
+    for (Parts::Node& n : p->nodes) RETURN_IF_ERROR(n.kubelet->Start());
     p->StartClusterServices();
     RETURN_IF_ERROR(p->volumes->Start());
     RETURN_IF_ERROR(p->tensorboards->Start());
@@ -425,6 +465,7 @@ Status Cluster::StartActors() {
     // As the Trainer's manifests do: the default runtime exists before any TrainJob.
     RETURN_IF_ERROR(trainjob::InstallDefaultRuntimes(*p->local));
     RETURN_IF_ERROR(p->scheduler->Start());
+    RETURN_IF_ERROR(p->taint_manager->Start());
     for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());
     return Status::Ok();
   }));
@@ -474,9 +515,9 @@ Status Cluster::StartApiServer() {
   }
   if (p->posix) p->AddIoSampler(co);
   ao.mounts.push_back(ui::MakeConsoleMount(*p->store, std::move(co)));
-  ao.exec = p->kubelet.get();  // pods/exec enters the kubelet's containers
+  ao.exec = &p->router;  // pods/exec enters the containers of the pod's kubelet
   ao.service_account_tokens = p->sa_tokens.get();
-  p->api = std::make_unique<apiserver::ApiServer>(*p->store, p->kubelet.get(), ao);
+  p->api = std::make_unique<apiserver::ApiServer>(*p->store, &p->router, ao);
   RETURN_IF_ERROR(p->api->Start());
   if (!p->in_cluster) return Status::Ok();
   p->in_cluster->host = PodApiServerHost(options_.address);
@@ -580,15 +621,20 @@ Status Cluster::SetNodePower(const std::string& node, bool up) {
   if (parts_->api) return Status(Code::kInvalid, "node power: not with the API server");
   Parts* p = parts_.get();
   return p->OnLoop([p, node, up]() -> Status {
-    if (node != p->kubelet_options.node_name) return NotFoundError("nodes", node);
-    if (up == p->node_up) return Status::Ok();
-    p->node_up = up;
-    if (!up) {
-      p->kubelet->Stop();
-      return Status::Ok();
+    for (std::size_t i = 0; i < p->nodes.size(); ++i) {
+      Parts::Node& n = p->nodes[i];
+      if (n.options.node_name != node) continue;
+      if (up == n.up) return Status::Ok();
+      n.up = up;
+      if (!up) {
+        n.kubelet->Stop();
+        return Status::Ok();
+      }
+      p->NewKubelet(i);
+      p->RouteNodes();
+      return p->nodes[i].kubelet->Start();
     }
-    p->NewKubelet();
-    return p->kubelet->Start();
+    return NotFoundError("nodes", node);
   });
 }
 
@@ -596,11 +642,19 @@ Status Cluster::EvictPod(const std::string& ns, const std::string& name,
                          const std::string& message) {
   if (!parts_) return Status(Code::kInvalid, "cluster not started");
   Parts* p = parts_.get();
-  return p->OnLoop([&] { return p->kubelet->EvictPod(ns, name, message); });
+  return p->OnLoop([&] {
+    Status last = NotFoundError("pods", name);
+    for (Parts::Node& n : p->nodes) {
+      if (!n.up) continue;
+      last = n.kubelet->EvictPod(ns, name, message);
+      if (last.code() != Code::kNotFound) return last;
+    }
+    return last;
+  });
 }
 
 client::Client& Cluster::client() { return *parts_->local; }
-api::PodLogs& Cluster::logs() { return *parts_->kubelet; }
+api::PodLogs& Cluster::logs() { return parts_->router; }
 Clock& Cluster::clock() { return *parts_->clock; }
 EventLoop& Cluster::loop() { return parts_->loop; }
 const std::string& Cluster::state_dir() const { return state_dir_; }

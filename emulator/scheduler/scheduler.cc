@@ -213,10 +213,16 @@ void Scheduler::ScheduleAll() {
   auto node_list = client_.List(api::Nodes(), "");
   if (!node_list.ok()) return;
   std::vector<NodeView> nodes;
+  std::map<std::string, std::size_t> node_index;
   for (const Json& n : (*node_list)["items"]) {
     nodes.push_back(ViewOfNode(n));
+    node_index[nodes.back().name] = nodes.size() - 1;
     auto used = used_.find(nodes.back().name);
     if (used != used_.end()) nodes.back().used = used->second;
+  }
+  for (const auto& [uid, cached] : pods_by_uid_) {
+    auto at = cached.counted ? node_index.find(cached.node) : node_index.end();
+    if (at != node_index.end()) nodes[at->second].pods.push_back(cached.pod.get());
   }
   // FIFO by creation time, then namespace/name: deterministic. The cache is not touched
   // during the pass (its own writes arrive on the watch, drained by the next pass), so the
@@ -259,6 +265,7 @@ void Scheduler::ScheduleAll() {
     entry.unschedulable = false;
     for (const auto& [k, amount] : entry.requests) nodes[*chosen].used[k] += amount;
     nodes[*chosen].used["pods"] += 1;
+    nodes[*chosen].pods.push_back(entry.pod.get());
   }
   // The periodic retry is armed once and left to run (not pushed back by every pass): pods
   // that are skipped above are still tried at least every retry_interval.
