@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "emulator/api/json_fields.h"
+#include "emulator/api/podgroup.h"
 #include "emulator/apiserver/apiserver.h"
 #include "emulator/apiserver/service_account_token.h"
 #include "emulator/batchjob/batchjob.h"
@@ -167,7 +168,10 @@ Status Cluster::Parts::Build() {
   }
   MakeNodes();
   NewControllers();
-  scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop);
+  scheduler::SchedulerOptions so;
+  // The gang schedulers' names are served too (their PodGroups bound all or nothing).
+  so.gang_scheduler_names = {api::kSchedulerPluginsSchedulerName, api::kVolcanoSchedulerName};
+  scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop, so);
   taint_manager = std::make_unique<scheduler::TaintManager>(actors(), loop);
   volumes = std::make_unique<storage::VolumeController>(actors(), loop, MakeVolumeOptions());
   tensorboards = std::make_unique<tensorboard::TensorBoardController>(actors(), loop);
