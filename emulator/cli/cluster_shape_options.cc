@@ -20,6 +20,9 @@ void AddClusterShapeOptions(CLI::App& command, cluster::ClusterOptions& options)
                   "ClusterOptions::node_count)")
       ->check(CLI::Range(1, 250))
       ->excludes("--config");
+  command.add_option("--gang-scheduler-name", options.gang_scheduler_name,
+                     "the Training Operator's gang scheduling: volcano or scheduler-plugins "
+                     "(PodGroups, all-or-nothing binding; ClusterOptions::gang_scheduler_name)");
 }
 
 }  // namespace pjemu::cli

@@ -171,6 +171,8 @@ Status Cluster::Parts::Build() {
   scheduler::SchedulerOptions so;
   // The gang schedulers' names are served too (their PodGroups bound all or nothing).
   so.gang_scheduler_names = {api::kSchedulerPluginsSchedulerName, api::kVolcanoSchedulerName};
+  if (!options.gang_scheduler_name.empty())
+    so.gang_scheduler_names.push_back(controller::GangOptions{options.gang_scheduler_name}.pod_scheduler_name());
   scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop, so);
   taint_manager = std::make_unique<scheduler::TaintManager>(actors(), loop);
   volumes = std::make_unique<storage::VolumeController>(actors(), loop, MakeVolumeOptions());
@@ -193,8 +195,12 @@ const KindFactory kJobKinds[] = {
 void Cluster::Parts::NewControllers() {
   controllers.clear();
   for (KindFactory kind : kJobKinds) {
-    controllers.push_back(
-        std::make_unique<controller::Controller>(actors(), loop, kind(actors(), *clock)));
+    // The PyTorchJob's with the operator's --gang-scheduler-name.
+    controller::KindSpec spec =
+        kind == kJobKinds[0]
+            ? controller::PyTorchJobKind(actors(), *clock, {}, {options.gang_scheduler_name})
+            : kind(actors(), *clock);
+    controllers.push_back(std::make_unique<controller::Controller>(actors(), loop, std::move(spec)));
   }
 }
 

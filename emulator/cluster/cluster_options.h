@@ -87,6 +87,11 @@ struct ClusterOptions {
   // /proc/driver/nvidia), shared out among `--nodes` in order.
   std::string node_name = "pjemu-node";
   int gpus = -1;
+  // The Training Operator's `--gang-scheduler-name` (`volcano`, or scheduler-plugins' scheduler
+  // name such as `scheduler-plugins`): the PyTorchJob controller makes each job's PodGroup and
+  // gives its pods that schedulerName; the scheduler serves it, binding each gang all or
+  // nothing. "" (or "None") = no gang scheduling.
+  std::string gang_scheduler_name;
   // GPU sharing as the NVIDIA device plugin's time-slicing (`--gpu-sharing N`): each GPU is
   // advertised N times (nvidia.com/gpu = GPUs x N, labels nvidia.com/gpu.replicas=N and
   // nvidia.com/gpu.sharing-strategy=time-slicing); the pods on one GPU all see its index.

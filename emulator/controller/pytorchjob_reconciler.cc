@@ -19,10 +19,11 @@ const api::ResourceType& Hpas() {
 }  // namespace
 
 PyTorchJobReconciler::PyTorchJobReconciler(client::Client& client, const Clock& clock,
-                                           InitContainerOptions init)
+                                           InitContainerOptions init, GangOptions gang)
     : client_(client),
       clock_(clock),
       init_(std::move(init)),
+      gang_(std::move(gang)),
       recorder_(client, clock, api::kControllerName),
       writer_(client, recorder_) {}
 
@@ -41,7 +42,8 @@ Status PyTorchJobReconciler::Execute(const Json& job, const JobAction& a) {
       (void)recorder_.Record(job, a.event_type, a.reason, a.message);
       return Status::Ok();
     case Kind::kCreatePod:
-      return writer_.Create(job, api::Pods(), a.object, /*announce=*/true).status();
+      return writer_.Create(job, api::Pods(), WithGang(a.object, job, gang_, recorder_),
+                            /*announce=*/true).status();
     case Kind::kCreateService:
       return writer_.Create(job, api::Services(), a.object, /*announce=*/true).status();
     case Kind::kDeletePod:
@@ -102,6 +104,7 @@ Result<ReconcileResult> PyTorchJobReconciler::ReconcileOnce(const Request& reque
 
   Json job = SetDefaults(stored);
   RETURN_IF_ERROR(ReconcileHpa(job));
+  RETURN_IF_ERROR(SyncPodGroup(client_, recorder_, job, gang_));  // before the pods
   ASSIGN_OR_RETURN(std::vector<Json> pods, ListOwned(api::Pods(), job));
   ASSIGN_OR_RETURN(std::vector<Json> services, ListOwned(api::Services(), job));
 
@@ -126,12 +129,14 @@ Result<ReconcileResult> PyTorchJobReconciler::ReconcileOnce(const Request& reque
   return result;
 }
 
-KindSpec PyTorchJobKind(client::Client& client, const Clock& clock, InitContainerOptions init) {
+KindSpec PyTorchJobKind(client::Client& client, const Clock& clock, InitContainerOptions init,
+                        GangOptions gang) {
   const std::string operator_label = std::string(kOperatorNameLabel) + "=" + kControllerName;
   KindSpec spec;
   spec.kind = &api::PyTorchJobs();
   spec.children = {{&api::Pods(), operator_label}, {&api::Services(), operator_label}};
-  spec.reconciler = std::make_unique<PyTorchJobReconciler>(client, clock, std::move(init));
+  spec.reconciler =
+      std::make_unique<PyTorchJobReconciler>(client, clock, std::move(init), std::move(gang));
   return spec;
 }
 

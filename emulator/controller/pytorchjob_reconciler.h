@@ -11,13 +11,16 @@
 #include "emulator/controller/controller.h"
 #include "emulator/controller/desired_objects.h"
 #include "emulator/controller/event_recorder.h"
+#include "emulator/controller/pod_group.h"
 #include "emulator/controller/reconcile.h"
 
 namespace pjemu::controller {
 
 class PyTorchJobReconciler : public Reconciler {
  public:
-  PyTorchJobReconciler(client::Client& client, const Clock& clock, InitContainerOptions init = {});
+  // `gang`: the operator's --gang-scheduler-name (pod_group.h); off by default.
+  PyTorchJobReconciler(client::Client& client, const Clock& clock, InitContainerOptions init = {},
+                       GangOptions gang = {});
 
   // Errors: whatever the Client returns (kConflict on a stale status write, kUnavailable, ...)
   // and the job-level errors upstream returns (e.g. TTL with a nil completionTime); the caller
@@ -33,6 +36,7 @@ class PyTorchJobReconciler : public Reconciler {
   client::Client& client_;
   const Clock& clock_;
   InitContainerOptions init_;
+  GangOptions gang_;
   EventRecorder recorder_;
   ChildWriter writer_;
 };
@@ -40,6 +44,6 @@ class PyTorchJobReconciler : public Reconciler {
 // The PyTorchJob's Controller: the kind, its pods and services (by the operator-name label) and
 // this reconciler.
 KindSpec PyTorchJobKind(client::Client& client, const Clock& clock,
-                        InitContainerOptions init = {});
+                        InitContainerOptions init = {}, GangOptions gang = {});
 
 }  // namespace pjemu::controller
