@@ -26,6 +26,7 @@ struct Options {
   int nodes = 1;  // `nodes: N`: pjemu-node, pjemu-node2, ... (ClusterOptions::node_count)
   std::string config;  // `config: FILE`: a kind-shaped cluster config (cluster_config.h)
   std::vector<cluster::NodeConfig> node_configs;  // config's nodes, read when the file loads
+  std::string gang_scheduler_name;  // the operator's --gang-scheduler-name ("" = none)
   double backoff_scale = 1.0;
   std::string image_map = "fixtures/images.yaml";
 };

@@ -20,7 +20,7 @@ namespace internal {
 Status Reader::Options(const YAML::Node& n, scenario::Options* o) {
   RETURN_IF_ERROR(Keys(
       n, "options", {"time", "seed", "timeout", "settle", "gpus", "backoff_scale", "image_map", "nodes",
-          "config"}));
+          "config", "gang_scheduler_name"}));
   if (n["time"]) {
     ASSIGN_OR_RETURN(std::string t, String(n["time"], "options.time"));
     if (t != "virtual" && t != "real") {
@@ -48,6 +48,10 @@ Status Reader::Options(const YAML::Node& n, scenario::Options* o) {
     ASSIGN_OR_RETURN(o->nodes, Int(n["nodes"], "options.nodes"));
     if (o->nodes < 1 || o->nodes > 250)
       return Error(n["nodes"], "options.nodes", "must be in 1..250");
+  }
+  if (n["gang_scheduler_name"]) {
+    ASSIGN_OR_RETURN(o->gang_scheduler_name,
+                     String(n["gang_scheduler_name"], "options.gang_scheduler_name"));
   }
   if (n["config"]) {
     ASSIGN_OR_RETURN(o->config, String(n["config"], "options.config"));
