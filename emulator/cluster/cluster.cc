@@ -255,7 +255,7 @@ void Cluster::Parts::MakeRunner() {
 }
 
 void Cluster::Parts::MakeNodes() {
-  bool detect = options.gpus < 0 && options.nodes.empty();
+  bool detect = options.gpus < 0 && options.nodes.empty() && options.node_count > 1;
   for (const NodeConfig& n : options.nodes) detect |= n.gpus > 0;
   const int machine_gpus = detect ? kubelet::DetectGpuCount() : 0;
   auto network = std::make_shared<kubelet::ClusterNetwork>();  // shared; survives power cycles
