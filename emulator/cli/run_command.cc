@@ -244,7 +244,14 @@ int RunJobs(RunFlags flags) {
   mo.metrics_path = [&cluster](const Json& pod) { return cluster.MetricsPath(pod); };
   RunMonitor monitor(cluster.client(), cluster.logs(), term, mo);
   if (!json) {
-    term.Line(fmt::format("pjemu: cluster started (node {}, logs in {})", flags.cluster.node_name,
+    std::string nodes = flags.cluster.node_name;
+    if (!flags.cluster.nodes.empty() || flags.cluster.node_count > 1) {
+      nodes.clear();
+      for (const auto& n : cluster::ResolveNodes(flags.cluster, 0))
+        nodes += (nodes.empty() ? "" : ", ") + n.name;
+    }
+    term.Line(fmt::format("pjemu: cluster started (node{} {}, logs in {})",
+                          nodes.find(',') == std::string::npos ? "" : "s", nodes,
                           cluster.state_dir()));
   }
   if (auto failed = Submit(cluster, inputs, monitor, term, json)) return *failed;
