@@ -241,6 +241,7 @@ int RunJobs(RunFlags flags) {
   MonitorOptions mo;
   mo.all_logs = flags.all_logs;
   mo.quiet = json;
+  mo.show_nodes = !flags.cluster.nodes.empty() || flags.cluster.node_count > 1;
   mo.metrics_path = [&cluster](const Json& pod) { return cluster.MetricsPath(pod); };
   RunMonitor monitor(cluster.client(), cluster.logs(), term, mo);
   if (!json) {
