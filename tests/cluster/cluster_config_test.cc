@@ -43,7 +43,7 @@ TEST_CASE("config errors name the file, line and field", "[cluster]") {
   CHECK(bad.status().message() == "c.yaml:5: nodes[0].gpu: unknown field \"gpu\"");
 }
 
-TEST_CASE("--nodes N shares the machine's GPUs out; counts take free ones", "[cluster]") {
+TEST_CASE("nodes of --nodes N share the machine's GPUs out, counts take free ones", "[cluster]") {
   ClusterOptions o;
   o.node_count = 2;
   auto nodes = ResolveNodes(o, 4);

@@ -40,7 +40,7 @@ TEST_CASE("scheduler-plugins PodGroup: minMember all replicas, minResources from
   CHECK(pg["spec"]["scheduleTimeoutSeconds"] == 30);
 }
 
-TEST_CASE("Volcano PodGroup: queue default, priority class; no timeout", "[controller][gang]") {
+TEST_CASE("Volcano PodGroup: queue default, priority class, no timeout", "[controller][gang]") {
   GangOptions gang{"Volcano"};
   Json pg = DesiredPodGroup(Job({{"priorityClass", "high"}, {"scheduleTimeoutSeconds", 30}}), gang);
   CHECK(pg["apiVersion"] == "scheduling.volcano.sh/v1beta1");

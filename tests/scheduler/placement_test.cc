@@ -52,7 +52,7 @@ TEST_CASE("a toleration and a nodeSelector land on the tainted GPU node", "[sche
         std::vector<std::string>{"node(s) had untolerated taint {nvidia.com/gpu: present}"});
 }
 
-TEST_CASE("PreferNoSchedule only scores; preferred affinity wins a tie", "[scheduler]") {
+TEST_CASE("PreferNoSchedule only scores, preferred affinity wins a tie", "[scheduler]") {
   std::vector<NodeView> nodes = {Node("a"), Node("b")};
   nodes[0].taints = {{"spot", "", api::kPreferNoSchedule}};
   std::string message;
