@@ -2,46 +2,7 @@
 
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <future>
-#include <map>
-#include <thread>
-
-#include "emulator/api/json_fields.h"
-#include "emulator/api/podgroup.h"
-#include "emulator/apiserver/apiserver.h"
-#include "emulator/apiserver/service_account_token.h"
-#include "emulator/batchjob/batchjob.h"
-#include "emulator/jobset/jobset.h"
-#include "emulator/trainjob/trainjob.h"
-#include "emulator/client/local_client.h"
-#include "emulator/cluster/trainer_runner.h"
-#include "emulator/controller/controller.h"
-#include "emulator/controller/pytorchjob_reconciler.h"
-#include "emulator/image/image_service.h"
-#include "emulator/kubelet/image_map.h"
-#include "emulator/kubelet/image_puller.h"
-#include "emulator/kubelet/kubelet.h"
-#include "emulator/kubelet/node_object.h"
-#include "emulator/cluster/node_router.h"
-#include "emulator/scheduler/taint_manager.h"
-#include "emulator/namespaces/namespace_controller.h"
-#include "emulator/network/cluster_services.h"
-#include "emulator/persist/sqlite_durability.h"
-#include "emulator/process/io_sampler.h"
-#include "emulator/process/posix_process_runner.h"
-#include "emulator/process/resource_sampler.h"
-#include "emulator/process/sampled_usage.h"
-#include "emulator/process/sandbox.h"
-#include "emulator/process/simulated_process_runner.h"
-#include "emulator/scheduler/scheduler.h"
-#include "emulator/storage/volume_controller.h"
-#include "emulator/store/store.h"
-#include "emulator/t9kjob/t9kjob.h"
-#include "emulator/tensorboard/tensorboard_controller.h"
-#include "emulator/ui/console.h"
+#include "emulator/cluster/cluster_parts.h"
 
 namespace pjemu::cluster {
 namespace {
@@ -52,10 +13,6 @@ namespace {
 // replay. One limit for every wiring.
 constexpr std::size_t kWatchQueueLimit = 1'000'000;
 
-// The built-in image map file: options.builtin_image_map, or the default one.
-std::string BuiltinImageMapPath(const ClusterOptions& options) {
-  return options.builtin_image_map.empty() ? "fixtures/images.yaml" : options.builtin_image_map;
-}
 
 // Where pods reach the API server (KUBERNETES_SERVICE_HOST): pods share the host's network, so
 // the address serve listens on, loopback when it listens on every address. A pod network
@@ -66,91 +23,18 @@ std::string PodApiServerHost(const std::string& listen_address) {
   return listen_address;
 }
 
+
+}  // namespace
+
 std::unique_ptr<Clock> MakeClock(ClockKind kind) {
   if (kind == ClockKind::kVirtual) return std::make_unique<FakeClock>();
   return std::make_unique<RealClock>();
 }
 
-}  // namespace
+std::string BuiltinImageMapPath(const ClusterOptions& options) {
+  return options.builtin_image_map.empty() ? "fixtures/images.yaml" : options.builtin_image_map;
+}
 
-// Every component, declared in construction order (destroyed in reverse).
-class Cluster::Parts {
- public:
-  Parts(const ClusterOptions& options, std::string state_dir)
-      : options(options), state_dir(std::move(state_dir)), clock(MakeClock(options.clock)) {}
-
-  const ClusterOptions& options;
-  const std::string state_dir;
-  std::unique_ptr<Clock> clock;
-  EventLoop loop{*clock};
-  std::unique_ptr<persist::SqliteDurability> durability;  // with data_dir; outlives the store
-  std::unique_ptr<store::Store> store;
-  std::unique_ptr<client::Client> local;
-  std::unique_ptr<client::Client> wrapped_client;
-  std::unique_ptr<process::PosixProcessRunner> posix;   // real processes
-  std::unique_ptr<process::ProcessRunner> base_runner;  // TrainerRunner or SimulatedProcessRunner
-  std::unique_ptr<process::ProcessRunner> wrapped_runner;
-  std::unique_ptr<process::ResourceSampler> sampler;  // the console's CPU/memory charts
-  std::unique_ptr<process::IoSampler> io_sampler;     // its network and storage I/O charts
-  std::unique_ptr<process::SampledUsage> usage;       // metrics.k8s.io's figures, from it
-  std::vector<std::unique_ptr<controller::Controller>> controllers;  // one per job kind
-  std::unique_ptr<scheduler::Scheduler> scheduler;
-  std::unique_ptr<storage::VolumeController> volumes;  // local-path provisioner, PV binder
-  std::unique_ptr<tensorboard::TensorBoardController> tensorboards;  // their log dirs, status
-  std::unique_ptr<namespaces::NamespaceController> namespace_controller;  // default SA, root CA, lifecycle
-  // With the API server: its service-account signing key, and how pods reach it (filled in
-  // once it listens, before the actors start).
-  std::unique_ptr<apiserver::ServiceAccountTokens> sa_tokens;
-  std::shared_ptr<api::InClusterAccess> in_cluster;
-  // The nodes' image store and pulls (options.image_store), and wrap_image_service's decorator.
-  std::unique_ptr<image::ImageService> image_service;
-  std::unique_ptr<image::ImageService> wrapped_image_service;
-  // One per node (ResolveNodes), in order: its kubelet and what powers it on again.
-  struct Node {
-    kubelet::KubeletOptions options;
-    std::unique_ptr<kubelet::ImageCache> image_cache;    // the kubelet's, with wrap_images
-    std::unique_ptr<kubelet::ImagePuller> image_puller;  // wrap_images' decorator of it
-    std::unique_ptr<kubelet::Kubelet> kubelet;
-    bool up = true;
-  };
-  std::vector<Node> nodes;
-  NodeRouter router;  // the API server's logs and exec, to the pod's kubelet
-  std::unique_ptr<scheduler::TaintManager> taint_manager;  // NoExecute evictions
-  // Cluster DNS and ClusterIP addresses on the kubelets' pod network (under isolation only).
-  std::unique_ptr<network::ClusterServices> cluster_services;
-  std::unique_ptr<apiserver::ApiServer> api;
-  std::thread loop_thread;
-  kubelet::ImageMap images;
-  std::map<std::string, std::string> image_vars;
-
-  // Loads the image map and builds every component; nothing runs yet.
-  Status Build();
-  client::Client& actors() { return wrapped_client ? *wrapped_client : *local; }
-  process::ProcessRunner& runner() { return wrapped_runner ? *wrapped_runner : *base_runner; }
-  // Node i's kubelet over its options, with an image cache of its own (wrapped by wrap_images).
-  void NewKubelet(std::size_t i);
-  // Hands the current kubelets to the router.
-  void RouteNodes();
-  // A fresh controller per job kind over actors().
-  void NewControllers();
-  // Runs fn on the loop (waiting for its result when the loop has a thread of its own).
-  Status OnLoop(const std::function<Status()>& fn);
-  // Stops the actors in the reverse order of their start and kills every container process.
-  void StopActors();
-  // Where the kubelet made a pod network: cluster DNS and ClusterIP addresses on it, wired to
-  // the kubelet's ClusterNetwork; else nothing. One line on stderr for what is off, and why.
-  void StartClusterServices();
-  // Starts the I/O sampler over the real processes and hands its samples to the console.
-  void AddIoSampler(ui::ConsoleOptions& co);
-
- private:
-  Status LoadImages();
-  Status OpenStore();
-  void MakeRunner();
-  // Every node's kubelet options (ResolveNodes over the machine's GPUs).
-  void MakeNodes();
-  storage::VolumeControllerOptions MakeVolumeOptions() const;
-};
 
 Status Cluster::Parts::Build() {
   RETURN_IF_ERROR(LoadImages());
@@ -254,48 +138,6 @@ void Cluster::Parts::MakeRunner() {
   if (options.wrap_runner) wrapped_runner = options.wrap_runner(*base_runner);
 }
 
-void Cluster::Parts::MakeNodes() {
-  bool detect = options.gpus < 0 && options.nodes.empty() && options.node_count > 1;
-  for (const NodeConfig& n : options.nodes) detect |= n.gpus > 0;
-  const int machine_gpus = detect ? kubelet::DetectGpuCount() : 0;
-  auto network = std::make_shared<kubelet::ClusterNetwork>();  // shared; survives power cycles
-  const std::vector<NodeConfig> configs = ResolveNodes(options, machine_gpus);
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    const NodeConfig& n = configs[i];
-    Node node;
-    kubelet::KubeletOptions& ko = node.options;
-    ko.node_name = n.name;
-    ko.node_index = static_cast<int>(i);
-    ko.node_labels = n.labels;
-    ko.node_taints = n.taints;
-    ko.gpu_indices = n.gpu_indices;
-    ko.gpus = n.gpus;
-    ko.cpu = n.cpu;
-    ko.memory = n.memory;
-    ko.max_pods = n.max_pods;
-    ko.network = network;
-    ko.root_dir = state_dir + "/kubelet";  // shared: pod directories are named by uid
-    ko.image_map_path = BuiltinImageMapPath(options);
-    ko.user_image_map_path = options.image_map;
-    ko.image_vars = image_vars;
-    ko.gpu_sharing = options.gpu_sharing;
-    ko.backoff_scale = options.backoff_scale;
-    ko.sandbox = options.sandbox;
-    // One node as before: GPUs as --gpus said, or detected by the kubelet.
-    if (configs.size() == 1 && options.nodes.empty() && options.gpus < 0) {
-      ko.gpus.reset();
-      ko.gpu_indices.clear();
-    }
-    nodes.push_back(std::move(node));
-  }
-}
-
-void Cluster::Parts::RouteNodes() {
-  std::vector<kubelet::Kubelet*> kubelets;
-  for (Node& n : nodes) kubelets.push_back(n.kubelet.get());
-  router.Set(std::move(kubelets));
-}
-
 // Provisioned volumes live with the store (<data_dir>/storage) when it persists, else in the
 // node's state (<kubelet root>/storage), as local-path keeps them on the node.
 storage::VolumeControllerOptions Cluster::Parts::MakeVolumeOptions() const {
@@ -306,24 +148,6 @@ storage::VolumeControllerOptions Cluster::Parts::MakeVolumeOptions() const {
                         : std::filesystem::absolute(options.data_dir, ec).string() + "/storage";
   vo.node_name = nodes.front().options.node_name;
   return vo;
-}
-
-void Cluster::Parts::NewKubelet(std::size_t i) {
-  Node& node = nodes[i];
-  kubelet::KubeletOptions ko = node.options;
-  ko.in_cluster = in_cluster;
-  ko.image_service = wrapped_image_service ? wrapped_image_service.get() : image_service.get();
-  std::unique_ptr<kubelet::ImageCache> cache;
-  std::unique_ptr<kubelet::ImagePuller> puller;
-  if (options.wrap_images) {
-    cache = std::make_unique<kubelet::ImageCache>();
-    puller = options.wrap_images(*cache);
-    ko.image_puller = puller.get();
-  }
-  // The old kubelet (stopped) goes before the image cache it used.
-  node.kubelet = std::make_unique<kubelet::Kubelet>(actors(), loop, runner(), ko);
-  node.image_puller = std::move(puller);
-  node.image_cache = std::move(cache);
 }
 
 Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
@@ -622,44 +446,6 @@ Status Cluster::RestartController() {
     p->NewControllers();
     for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());
     return Status::Ok();
-  });
-}
-
-// Down: the kubelet stops (its processes die with it). Up: a fresh kubelet registers the node.
-Status Cluster::SetNodePower(const std::string& node, bool up) {
-  if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  if (parts_->api) return Status(Code::kInvalid, "node power: not with the API server");
-  Parts* p = parts_.get();
-  return p->OnLoop([p, node, up]() -> Status {
-    for (std::size_t i = 0; i < p->nodes.size(); ++i) {
-      Parts::Node& n = p->nodes[i];
-      if (n.options.node_name != node) continue;
-      if (up == n.up) return Status::Ok();
-      n.up = up;
-      if (!up) {
-        n.kubelet->Stop();
-        return Status::Ok();
-      }
-      p->NewKubelet(i);
-      p->RouteNodes();
-      return p->nodes[i].kubelet->Start();
-    }
-    return NotFoundError("nodes", node);
-  });
-}
-
-Status Cluster::EvictPod(const std::string& ns, const std::string& name,
-                         const std::string& message) {
-  if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  Parts* p = parts_.get();
-  return p->OnLoop([&] {
-    Status last = NotFoundError("pods", name);
-    for (Parts::Node& n : p->nodes) {
-      if (!n.up) continue;
-      last = n.kubelet->EvictPod(ns, name, message);
-      if (last.code() != Code::kNotFound) return last;
-    }
-    return last;
   });
 }
 
