@@ -119,5 +119,37 @@ TEST_CASE("a gang that fits only in part waits, then its timeout rejects it", "[
             .rfind("0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", 0) == 0);
 }
 
+TEST_CASE("a Volcano gang short of room: Inqueue, NotEnoughResources, an event",
+          "[scheduler][gang]") {
+  FakeClock clock;
+  EventLoop loop{clock};
+  store::Store store{clock};
+  auto client = client::MakeLocalClient(store);
+  Scheduler scheduler{*client, loop, SchedulerOptions{.gang_scheduler_names = {"volcano"}}};
+  REQUIRE(client->Create(api::Nodes(), "", GpuNode("n1")).ok());
+  REQUIRE(scheduler.Start().ok());
+  Json group = Group("v", 2);
+  group["apiVersion"] = "scheduling.volcano.sh/v1beta1";
+  REQUIRE(client->Create(api::VolcanoPodGroups(), "default", group).ok());
+  for (const char* name : {"v-0", "v-1"}) {
+    Json pod = GangPod(name, "v");
+    pod["metadata"].erase("labels");
+    pod["metadata"]["annotations"] = {{api::kVolcanoGroupAnnotation, "v"}};
+    pod["spec"]["schedulerName"] = "volcano";
+    REQUIRE(client->Create(api::Pods(), "default", pod).ok());
+  }
+  loop.RunFor(1s);
+  CHECK(api::Str((*client->Get(api::Pods(), "default", "v-0"))["spec"], "nodeName").empty());
+  Json pg = *client->Get(api::VolcanoPodGroups(), "default", "v");
+  CHECK(pg["status"]["phase"] == "Inqueue");
+  CHECK(pg["status"]["conditions"][0]["reason"] == "NotEnoughResources");
+  CHECK(pg["status"]["conditions"][0]["message"] ==
+        "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable");
+  REQUIRE(client->Create(api::Nodes(), "", GpuNode("n2")).ok());
+  loop.RunFor(1s);
+  CHECK(!api::Str((*client->Get(api::Pods(), "default", "v-0"))["spec"], "nodeName").empty());
+  CHECK(!api::Str((*client->Get(api::Pods(), "default", "v-1"))["spec"], "nodeName").empty());
+}
+
 }  // namespace
 }  // namespace pjemu::scheduler
