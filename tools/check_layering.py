@@ -2,7 +2,9 @@
 """Fails when an #include "emulator/<component>/..." breaks the allowed dependency table.
 
 The flow is one-way (README "The flow"): a component may include only itself, common, api and the
-components listed for it below. Run from anywhere: python3 tools/check_layering.py
+components listed for it below. The job kinds are read from emulator/kinds/kinds.txt, the one
+registry: each kind's folder may use the shared controller and the client, and only the registry
+(emulator/kinds) reaches the kinds. Run from anywhere: python3 tools/check_layering.py
 """
 import pathlib
 import re
@@ -19,11 +21,6 @@ ALLOWED = {
     "client": {"store"},
     "apiserver": {"store"},
     "controller": {"client"},
-    # Each further job kind's controller: its own folder over the shared controller machinery.
-    "t9kjob": {"controller", "client"},
-    "batchjob": {"controller", "client"},
-    "jobset": {"controller", "client"},
-    "trainjob": {"controller", "client"},
     "scheduler": {"client"},
     "storage": {"client"},
     "tensorboard": {"client"},
@@ -34,8 +31,8 @@ ALLOWED = {
     "faults": {"client", "process", "kubelet", "image"},
     "persist": {"store"},
     # The one wiring: faults reach it only as decorators handed in through its options.
-    "cluster": {"store", "process", "client", "apiserver", "controller", "t9kjob", "batchjob",
-                "jobset", "trainjob", "network", "image",
+    "cluster": {"store", "process", "client", "apiserver", "controller", "kinds", "network",
+                "image",
                 "scheduler", "kubelet", "persist", "ui", "storage", "tensorboard", "namespaces",
                 "manifest"},  # the cluster config file (cluster_config.h)
     # The PyTorchJob's vocabulary (defaulting, validation, conditions) is api's: only the cluster
@@ -45,10 +42,23 @@ ALLOWED = {
     "ui": {"store", "apiserver", "manifest"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"emulator/([a-z_]+)/')
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def job_kinds() -> list:
+    """The kinds' folders, as emulator/kinds/kinds.txt lists them."""
+    lines = (ROOT / "emulator" / "kinds" / "kinds.txt").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+# Each job kind: its own folder over the shared controller machinery; the registry over them.
+for _kind in job_kinds():
+    ALLOWED[_kind] = {"controller", "client"}
+ALLOWED["kinds"] = {"controller"} | set(job_kinds())
 
 
 def main() -> int:
-    root = pathlib.Path(__file__).resolve().parent.parent / "emulator"
+    root = ROOT / "emulator"
     errors = []
     for path in sorted(root.rglob("*")):
         if path.suffix not in (".h", ".cc") or not path.is_file():

@@ -240,8 +240,8 @@ Status CheckEviction(const Json& pod, const std::vector<Json>& budgets) {
                 Json{{"causes", Json::array({cause})}});
 }
 
-std::int64_t ScaleSpecReplicas(const Json& job) {
-  const Json& replicas = FieldAt(job, {"spec", "pytorchReplicaSpecs", "Worker", "replicas"});
+std::int64_t ScaleSpecReplicas(const ResourceType& type, const Json& object) {
+  const Json& replicas = JsonPathValue(object, type.scale->spec_replicas);
   return replicas.is_number_integer() ? replicas.get<std::int64_t>() : 0;
 }
 
@@ -256,12 +256,12 @@ Json BudgetWithStatus(ObjectAccess& access, Json pdb, Time now) {
   ControllerScale scale = [&access](const Json& pod,
                                     const Json& ref) -> std::optional<std::int64_t> {
     const ResourceType* type = FindByKind(Str(ref, "apiVersion"), Str(ref, "kind"));
-    if (type == nullptr || !type->has_scale) return std::nullopt;
+    if (type == nullptr || type->scale == nullptr) return std::nullopt;
     auto owner = access.Get(*type, Str(Field(pod, "metadata"), "namespace"), Str(ref, "name"));
     if (!owner.ok() || Str(Field(*owner, "metadata"), "uid") != Str(ref, "uid")) {
       return std::nullopt;
     }
-    return ScaleSpecReplicas(*owner);
+    return ScaleSpecReplicas(*type, *owner);
   };
   pdb["status"] = DisruptionStatus(pdb, items, scale, now);
   return pdb;

@@ -62,9 +62,9 @@ Json DisruptionStatus(const Json& pdb, const std::vector<Json>& pods, const Cont
 // skip the budget, as in kube-apiserver. Budgets with an empty selector are ignored.
 Status CheckEviction(const Json& pod, const std::vector<Json>& budgets);
 
-// The Scale's spec.replicas of a pytorchjob (its CRD's specReplicasPath,
-// .spec.pytorchReplicaSpecs.Worker.replicas; 0 when unset).
-std::int64_t ScaleSpecReplicas(const Json& job);
+// The Scale's spec.replicas of an object of `type` (the value at its scale's spec_replicas
+// path; 0 when unset). REQUIRES: type.scale.
+std::int64_t ScaleSpecReplicas(const ResourceType& type, const Json& object);
 
 // What BudgetWithStatus and EvictPod read and delete through; each call answers as the
 // client::Client call of the same name (List: every object of the namespace, a <Kind>List).

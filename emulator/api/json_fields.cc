@@ -70,6 +70,18 @@ const Json* FilterMatch(const Json& list, const std::string& filter) {
 
 }  // namespace
 
+Json MergePatchAt(std::string_view path, Json value) {
+  std::size_t end = path.size();
+  while (end > 0) {
+    const std::size_t dot = path.rfind('.', end - 1);
+    const std::size_t start = dot == std::string_view::npos ? 0 : dot + 1;
+    value = Json{{std::string(path.substr(start, end - start)), std::move(value)}};
+    if (dot == std::string_view::npos) break;
+    end = dot;
+  }
+  return value;
+}
+
 const Json& JsonPathValue(const Json& obj, std::string_view path) {
   static const Json kNull;
   const Json* cur = &obj;

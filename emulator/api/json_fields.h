@@ -30,6 +30,9 @@ const Json& ObjectOr(const Json& j);
 // The value at a CRD printer column's JSONPath: dotted keys with optional [N] or [-N:] list
 // steps (".status.phase", ".status.conditions[-1:].type"); null when any step is absent.
 const Json& JsonPathValue(const Json& obj, std::string_view path);
+// A JSON merge patch that sets the value at a dotted path (".spec.a.b" -> {"spec": {"a":
+// {"b": value}}}). REQUIRES: dotted keys only, no list steps.
+Json MergePatchAt(std::string_view path, Json value);
 // True once metadata.deletionTimestamp is set: the object is being deleted (finalizers or a
 // grace period hold it).
 bool Deleting(const Json& object);

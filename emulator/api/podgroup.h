@@ -31,6 +31,10 @@ inline constexpr char kVolcanoSchedulerName[] = "volcano";
 // of the as-a-second-scheduler chart is 10; the plugin's own default 60).
 inline constexpr int kDefaultPermitWaitingSeconds = 60;
 
+// The schedulerName the Training Operator gives a gang's pods for its --gang-scheduler-name:
+// kVolcanoSchedulerName for `volcano` (any case), else the flag's value.
+std::string GangPodSchedulerName(const std::string& gang_scheduler_name);
+
 const ResourceType& SchedulerPluginsPodGroups();  // scheduling.x-k8s.io/v1alpha1
 const ResourceType& VolcanoPodGroups();           // scheduling.volcano.sh/v1beta1
 

@@ -39,8 +39,9 @@ inline constexpr char kJobRoleLabel[] = "training.kubeflow.org/job-role";
 // does not set it.
 inline constexpr char kLegacyJobNameLabel[] = "pytorch_job_name";
 
-// The CRD's scale subresource: what /scale reads and writes on a PyTorchJob. The API server
-// implements /scale; the controller only keeps the status fields filled.
+// The CRD's scale subresource: what /scale reads and writes on a PyTorchJob, its row's
+// ScalePaths (resources.cc). The API server implements /scale from the row; the controller only
+// keeps the status fields filled.
 inline constexpr char kScaleSpecReplicasPath[] = ".spec.pytorchReplicaSpecs.Worker.replicas";
 inline constexpr char kScaleStatusReplicasPath[] = ".status.replicaStatuses.Worker.active";
 inline constexpr char kScaleLabelSelectorPath[] = ".status.replicaStatuses.Worker.selector";

@@ -5,8 +5,10 @@
 #include "emulator/api/disruption.h"
 #include "emulator/api/field_schema.h"
 #include "emulator/api/jobset.h"
+#include "emulator/api/known_fields.h"
 #include "emulator/api/pod_validation.h"
 #include "emulator/api/podgroup.h"
+#include "emulator/api/pytorchjob.h"
 #include "emulator/api/pytorchjob_validation.h"
 #include "emulator/api/t9k_validation.h"
 #include "emulator/api/trainjob.h"
@@ -31,53 +33,58 @@ extern const Workload kWorkload;
 
 namespace {
 
+// The CRD's scale subresource: what /scale reads and writes on a PyTorchJob.
+const ScalePaths kPyTorchJobScale = {kScaleSpecReplicasPath, kScaleStatusReplicasPath,
+                                     kScaleLabelSelectorPath};
+
 const PrinterColumn kAgeColumn = {"Age", "date", ".metadata.creationTimestamp", 0, ""};
 
 }  // namespace
 
 const std::vector<ResourceType>& AllResources() {
-  // group, version, kind, plural, singular, namespaced, has_status, has_scale, short names,
-  // admission {defaulter, validator}, field rules (field_schema.h).
+  // group, version, kind, plural, singular, namespaced, has_status, scale paths, short names,
+  // admission {defaulter, validator}, field rules (field_schema.h), printer columns, workload,
+  // known fields (known_fields.h).
   // clang-format off
   static const std::vector<ResourceType> kAll = {
-      {"", "v1", "Namespace", "namespaces", "namespace", false, true, false, {"ns"}, {}, NamespaceFieldRules},
-      {"", "v1", "Node", "nodes", "node", false, true, false, {"no"}, {}, NodeFieldRules},
-      {"", "v1", "Pod", "pods", "pod", true, true, false, {"po"}, {DefaultPod, ValidatePod}, PodFieldRules},
-      {"", "v1", "Service", "services", "service", true, true, false, {"svc"}, {}, ServiceFieldRules},
-      {"", "v1", "Event", "events", "event", true, false, false, {"ev"}, {}, EventFieldRules},
-      {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, false, {"cm"},
+      {"", "v1", "Namespace", "namespaces", "namespace", false, true, nullptr, {"ns"}, {}, NamespaceFieldRules},
+      {"", "v1", "Node", "nodes", "node", false, true, nullptr, {"no"}, {}, NodeFieldRules},
+      {"", "v1", "Pod", "pods", "pod", true, true, nullptr, {"po"}, {DefaultPod, ValidatePod}, PodFieldRules},
+      {"", "v1", "Service", "services", "service", true, true, nullptr, {"svc"}, {}, ServiceFieldRules},
+      {"", "v1", "Event", "events", "event", true, false, nullptr, {"ev"}, {}, EventFieldRules},
+      {"", "v1", "ConfigMap", "configmaps", "configmap", true, false, nullptr, {"cm"},
        {nullptr, ValidateConfigMap}, ConfigDataFieldRules},
-      {"", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", true, false, false, {"sa"},
+      {"", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", true, false, nullptr, {"sa"},
        {}},
-      {"", "v1", "Secret", "secrets", "secret", true, false, false, {},
+      {"", "v1", "Secret", "secrets", "secret", true, false, nullptr, {},
        {DefaultSecret, ValidateSecret}, ConfigDataFieldRules},
       {"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", true,
-       true, false, {"pvc"},
+       true, nullptr, {"pvc"},
        {DefaultPersistentVolumeClaim, ValidatePersistentVolumeClaim},
        PersistentVolumeClaimFieldRules},
-      {"", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", false, true, false,
+      {"", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", false, true, nullptr,
        {"pv"}, {DefaultPersistentVolume, ValidatePersistentVolume},
        PersistentVolumeFieldRules},
       {"storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false, false,
-       false, {"sc"}, {DefaultStorageClass, ValidateStorageClass}, StorageClassFieldRules},
+       nullptr, {"sc"}, {DefaultStorageClass, ValidateStorageClass}, StorageClassFieldRules},
       // Built in: its table is kubectl's own (apiserver/tables.cc), not printer columns.
-      {"batch", "v1", "Job", "jobs", "job", true, true, false, {},
+      {"batch", "v1", "Job", "jobs", "job", true, true, nullptr, {},
        {batchjob::SetDefaults, batchjob::Validate}, nullptr, {}, &batchjob::kWorkload},
-      {"kubeflow.org", "v1", "PyTorchJob", "pytorchjobs", "pytorchjob", true, true, true, {},
-       {nullptr, ValidatePyTorchJob}, PyTorchJobFieldRules,
+      {"kubeflow.org", "v1", "PyTorchJob", "pytorchjobs", "pytorchjob", true, true,
+       &kPyTorchJobScale, {}, {nullptr, ValidatePyTorchJob}, PyTorchJobFieldRules,
        {{"State", "string", ".status.conditions[-1:].type", 0, ""}, kAgeColumn},
-       &kPyTorchJobWorkload},
+       &kPyTorchJobWorkload, PyTorchJobKnownFields},
       // Kubeflow Trainer v2 (its CRDs' printer columns), before JobSet: a TrainJob's JobSet
       // has its name, and a job named ns/name is the TrainJob (client::GetJob).
-      {"trainer.kubeflow.org", "v1alpha1", "TrainJob", "trainjobs", "trainjob", true, true, false,
+      {"trainer.kubeflow.org", "v1alpha1", "TrainJob", "trainjobs", "trainjob", true, true, nullptr,
        {}, {trainjob::SetDefaults, trainjob::Validate}, nullptr,
        {{"State", "string", ".status.conditions[-1:].type", 0, ""}, kAgeColumn},
        &trainjob::kWorkload},
       {"trainer.kubeflow.org", "v1alpha1", "TrainingRuntime", "trainingruntimes",
-       "trainingruntime", true, false, false, {}, {}, nullptr, {kAgeColumn}},
+       "trainingruntime", true, false, nullptr, {}, {}, nullptr, {kAgeColumn}},
       {"trainer.kubeflow.org", "v1alpha1", "ClusterTrainingRuntime", "clustertrainingruntimes",
-       "clustertrainingruntime", false, false, false, {}, {}, nullptr, {kAgeColumn}},
-      {"jobset.x-k8s.io", "v1alpha2", "JobSet", "jobsets", "jobset", true, true, false, {},
+       "clustertrainingruntime", false, false, nullptr, {}, {}, nullptr, {kAgeColumn}},
+      {"jobset.x-k8s.io", "v1alpha2", "JobSet", "jobsets", "jobset", true, true, nullptr, {},
        {jobset::SetDefaults, jobset::Validate}, nullptr,
        {{"TerminalState", "string", ".status.terminalState", 0, "Final state of JobSet"},
         {"Restarts", "string", ".status.restarts", 0, "Number of restarts"},
@@ -87,7 +94,7 @@ const std::vector<ResourceType>& AllResources() {
        &jobset::kWorkload},
       // T9k's kinds. Their CRDs are not public: the columns are an assumption (README).
       {"batch.tensorstack.dev", "v1beta1", "PyTorchTrainingJob", "pytorchtrainingjobs",
-       "pytorchtrainingjob", true, true, false, {"pj"}, {nullptr, t9k::Validate}, nullptr,
+       "pytorchtrainingjob", true, true, nullptr, {"pj"}, {nullptr, t9k::Validate}, nullptr,
        {{"Phase", "string", ".status.phase", 0, "The phase of the job."},
         kAgeColumn,
         {"Backoff", "integer", ".status.backoffCount", 1, "Restarts counted against backoffLimit."},
@@ -96,10 +103,10 @@ const std::vector<ResourceType>& AllResources() {
         {"Failed", "integer", ".status.aggregate.failed", 1, "Failed replicas."}},
        &t9k::kWorkload},
       {"tensorstack.dev", "v1beta1", "TensorBoard", "tensorboards", "tensorboard", true, true,
-       false, {}, {}, nullptr,
+       nullptr, {}, {}, nullptr,
        {{"Phase", "string", ".status.phase", 0, "The phase of the TensorBoard."}, kAgeColumn}},
       // Gang schedulers' PodGroups (--gang-scheduler-name): scheduler-plugins' and Volcano's CRDs.
-      {"scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", "podgroup", true, true, false,
+      {"scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", "podgroup", true, true, nullptr,
        {"pg", "pgs"}, {nullptr, ValidatePodGroup}, nullptr,
        {{"Phase", "string", ".status.phase", 0, ""},
         {"MinMember", "integer", ".spec.minMember", 0, ""},
@@ -107,7 +114,7 @@ const std::vector<ResourceType>& AllResources() {
         {"Succeeded", "integer", ".status.succeeded", 0, ""},
         {"Failed", "integer", ".status.failed", 0, ""},
         kAgeColumn}},
-      {"scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", "podgroup", true, true, false,
+      {"scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", "podgroup", true, true, nullptr,
        {"pg", "podgroup-v1beta1"}, {nullptr, ValidatePodGroup}, nullptr,
        {{"STATUS", "string", ".status.phase", 0, ""},
         {"minMember", "integer", ".spec.minMember", 0, ""},
@@ -115,9 +122,9 @@ const std::vector<ResourceType>& AllResources() {
         kAgeColumn,
         {"QUEUE", "string", ".spec.queue", 1, ""}}},
       {"autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
-       "horizontalpodautoscaler", true, true, false, {"hpa"}, {}},
+       "horizontalpodautoscaler", true, true, nullptr, {"hpa"}, {}},
       {"policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", true,
-       true, false, {"pdb"}, {nullptr, ValidatePodDisruptionBudget},
+       true, nullptr, {"pdb"}, {nullptr, ValidatePodDisruptionBudget},
        PodDisruptionBudgetFieldRules},
   };
   // clang-format on

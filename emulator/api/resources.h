@@ -43,6 +43,16 @@ struct PrinterColumn {
 };
 
 struct Workload;  // workload.h: what the CLI, the console and scenarios read of a job kind
+struct KnownFields;  // known_fields.h: the field names the API server's field validation knows
+
+// A /scale subresource (autoscaling/v1 Scale) as a CRD's subresources.scale declares it: the
+// dotted JSON paths of the replicas it reads and writes (".spec.pytorchReplicaSpecs.Worker.
+// replicas"), of the replicas it reports and of the label selector it reports.
+struct ScalePaths {
+  const char* spec_replicas;
+  const char* status_replicas;
+  const char* label_selector;
+};
 
 struct ResourceType {
   std::string group;     // "" for the core group
@@ -52,7 +62,7 @@ struct ResourceType {
   std::string singular;  // "pod"
   bool namespaced = true;
   bool has_status = true;  // a /status subresource exists (writes through it touch only .status)
-  bool has_scale = false;  // a /scale subresource exists (pytorchjobs)
+  const ScalePaths* scale = nullptr;  // its /scale subresource; nullptr: none
   std::vector<std::string> short_names;
   Admission admission;
   // The type's merge rules for server-side apply and managedFields (field_schema.h): which lists
@@ -65,6 +75,9 @@ struct ResourceType {
   // Non-null for a job kind (PyTorchJob, PyTorchTrainingJob, ...): how to read its outcome and
   // find its pods, so nothing outside the kind's own files asks which kind it is.
   const Workload* workload = nullptr;
+  // The tree of known fields the API server's field validation checks bodies against (a CRD's
+  // schema); nullptr: the API server's own knowledge of a built-in type, else open.
+  const KnownFields* (*known_fields)() = nullptr;
 
   // "v1" or "kubeflow.org/v1".
   std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }

@@ -31,6 +31,10 @@ inline constexpr char kOwnerNameLabel[] = "tensorstack.dev/owner-name";
 inline constexpr char kOwnerKindLabel[] = "tensorstack.dev/owner-kind";
 inline constexpr char kReplicaTypeLabel[] = "tensorstack.dev/replica-type";
 inline constexpr char kReplicaIndexLabel[] = "tensorstack.dev/replica-index";
+// Seen on T9k's console (spec §4.1, §4.3): `job-role: master` on the master pod only, beside
+// the replica type and index (under the same prefix, as they are here).
+inline constexpr char kJobRoleLabel[] = "tensorstack.dev/job-role";
+inline constexpr char kMasterRole[] = "master";
 
 // Assumption (Kubeflow operator): the master's port and its name on the container and Service.
 inline constexpr int kMasterPort = 23456;

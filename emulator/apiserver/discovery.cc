@@ -57,7 +57,7 @@ Json ResourceList(const std::string& group, const std::string& version) {
       sub("eviction", "Eviction", "policy", "v1", {"create"});
       sub("log", "Pod", "", "", {"get"});
     }
-    if (r.has_scale) sub("scale", "Scale", "autoscaling", "v1", kSubVerbs);
+    if (r.scale != nullptr) sub("scale", "Scale", "autoscaling", "v1", kSubVerbs);
     if (r.has_status) sub("status", r.kind, "", "", kSubVerbs);
   }
   std::string gv = group.empty() ? version : group + "/" + version;
@@ -92,7 +92,7 @@ Json AggregatedResource(const api::ResourceType& r) {
     sub("eviction", {{"group", "policy"}, {"version", "v1"}, {"kind", "Eviction"}}, {"create"});
     sub("log", {{"group", ""}, {"version", "v1"}, {"kind", "Pod"}}, {"get"});
   }
-  if (r.has_scale) {
+  if (r.scale != nullptr) {
     sub("scale", {{"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"}}, kSubVerbs);
   }
   if (r.has_status) {

@@ -3,158 +3,22 @@
 #include <map>
 #include <set>
 
+#include "emulator/api/known_fields.h"
 #include "emulator/apiserver/protobuf_body.h"
 
 namespace pjemu::apiserver {
 namespace {
 
-// A node of the schema: known fields of an object, the schema of array items or map values,
-// or open (anything goes below this point).
-struct Schema {
-  std::map<std::string, const Schema*> fields;
-  const Schema* items = nullptr;   // arrays: each element
-  const Schema* values = nullptr;  // maps with free keys: each value
-  bool open = true;
-};
+// The schema nodes: api's known-fields trees (a kind's from its row, the built-in shapes').
+using Schema = api::KnownFields;
+using api::ObjectFields, api::OpenFields;
 
-const Schema* Open() {
-  static const Schema kOpen;
-  return &kOpen;
-}
-
-Schema* Obj(const std::vector<const char*>& open_fields) {
-  auto* s = new Schema;  // NOLINT: the schemas live for the whole program
-  s->open = false;
-  for (const char* f : open_fields) s->fields[f] = Open();
-  return s;
-}
-
-Schema* ArrayOf(const Schema* item) {
-  auto* s = new Schema;  // NOLINT: as above
-  s->items = item;
-  s->open = false;
-  return s;
-}
-
-const Schema* ObjectMeta() {
-  static const Schema* s =
-      Obj({"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-           "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-           "annotations", "ownerReferences", "finalizers", "managedFields"});
-  return s;
-}
-
-const Schema* Container() {
-  static const Schema* s = [] {
-    Schema* c = Obj({"args",
-                     "command",
-                     "envFrom",
-                     "image",
-                     "imagePullPolicy",
-                     "lifecycle",
-                     "livenessProbe",
-                     "name",
-                     "readinessProbe",
-                     "resizePolicy",
-                     "restartPolicy",
-                     "securityContext",
-                     "startupProbe",
-                     "stdin",
-                     "stdinOnce",
-                     "terminationMessagePath",
-                     "terminationMessagePolicy",
-                     "tty",
-                     "volumeDevices",
-                     "workingDir"});
-    c->fields["env"] = ArrayOf(Obj({"name", "value", "valueFrom"}));
-    c->fields["ports"] = ArrayOf(Obj({"containerPort", "hostIP", "hostPort", "name", "protocol"}));
-    c->fields["resources"] = Obj({"claims", "limits", "requests"});
-    c->fields["volumeMounts"] = ArrayOf(Obj({"mountPath", "mountPropagation", "name", "readOnly",
-                                             "recursiveReadOnly", "subPath", "subPathExpr"}));
-    return c;
-  }();
-  return s;
-}
-
-const Schema* PodSpec() {
-  static const Schema* s = [] {
-    Schema* p = Obj({"activeDeadlineSeconds",
-                     "affinity",
-                     "automountServiceAccountToken",
-                     "dnsConfig",
-                     "dnsPolicy",
-                     "enableServiceLinks",
-                     "ephemeralContainers",
-                     "hostAliases",
-                     "hostIPC",
-                     "hostNetwork",
-                     "hostPID",
-                     "hostUsers",
-                     "hostname",
-                     "imagePullSecrets",
-                     "nodeName",
-                     "nodeSelector",
-                     "os",
-                     "overhead",
-                     "preemptionPolicy",
-                     "priority",
-                     "priorityClassName",
-                     "readinessGates",
-                     "resourceClaims",
-                     "restartPolicy",
-                     "runtimeClassName",
-                     "schedulerName",
-                     "schedulingGates",
-                     "securityContext",
-                     "serviceAccount",
-                     "serviceAccountName",
-                     "setHostnameAsFQDN",
-                     "shareProcessNamespace",
-                     "subdomain",
-                     "terminationGracePeriodSeconds",
-                     "tolerations",
-                     "topologySpreadConstraints"});
-    p->fields["containers"] = ArrayOf(Container());
-    p->fields["initContainers"] = ArrayOf(Container());
-    p->fields["volumes"] = ArrayOf(Open());
-    return p;
-  }();
-  return s;
-}
-
-const Schema* PyTorchJob() {
-  static const Schema* s = [] {
-    Schema* job = Obj({"apiVersion", "kind", "status"});
-    job->fields["metadata"] = ObjectMeta();
-    Schema* template_spec = Obj({});
-    // The CRD's embedded ObjectMeta keeps only these five fields.
-    template_spec->fields["metadata"] =
-        Obj({"annotations", "finalizers", "labels", "name", "namespace"});
-    template_spec->fields["spec"] = PodSpec();
-    Schema* replica = Obj({"replicas", "restartPolicy"});
-    replica->fields["template"] = template_spec;
-    auto* replicas = new Schema;  // NOLINT: as above
-    replicas->open = false;
-    replicas->values = replica;
-    Schema* run_policy = Obj({"cleanPodPolicy", "ttlSecondsAfterFinished", "activeDeadlineSeconds",
-                              "backoffLimit", "suspend", "managedBy"});
-    run_policy->fields["schedulingPolicy"] =
-        Obj({"minAvailable", "queue", "minResources", "priorityClass", "scheduleTimeoutSeconds"});
-    Schema* elastic = Obj({"minReplicas", "maxReplicas", "rdzvBackend", "rdzvPort", "rdzvHost",
-                           "rdzvId", "standalone", "nProcPerNode", "maxRestarts", "metrics"});
-    elastic->fields["rdzvConf"] = ArrayOf(Obj({"key", "value"}));
-    Schema* spec = Obj({"nprocPerNode"});
-    spec->fields["pytorchReplicaSpecs"] = replicas;
-    spec->fields["runPolicy"] = run_policy;
-    spec->fields["elasticPolicy"] = elastic;
-    job->fields["spec"] = spec;
-    return job;
-  }();
-  return s;
-}
+Schema* Obj(const std::vector<const char*>& open_fields) { return ObjectFields(open_fields); }
+const Schema* Open() { return OpenFields(); }
+const Schema* ObjectMeta() { return api::ObjectMetaFields(); }
 
 const Schema* SchemaOf(const api::ResourceType& type) {
-  if (type.plural == "pytorchjobs") return PyTorchJob();
+  if (type.known_fields != nullptr) return type.known_fields();
   if (type.group == "storage.k8s.io" && type.plural == "storageclasses") {
     static const Schema* sc = [] {
       Schema* t =
@@ -182,7 +46,7 @@ const Schema* SchemaOf(const api::ResourceType& type) {
     std::map<std::string, const Schema*> m;
     Schema* pod = Obj({"apiVersion", "kind", "status"});
     pod->fields["metadata"] = ObjectMeta();
-    pod->fields["spec"] = PodSpec();
+    pod->fields["spec"] = api::PodSpecFields();
     m["pods"] = pod;
     for (const char* plural : {"services", "namespaces", "nodes"}) {
       Schema* s = Obj({"apiVersion", "kind", "spec", "status"});

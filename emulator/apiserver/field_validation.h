@@ -2,10 +2,12 @@
 // decodes a request body, finds duplicate keys and fields that the kind's schema does not
 // have, and answers as the real server does: Strict -> 400 "strict decoding error: ...";
 // Warn (the default) -> the fields are dropped and reported as warnings; Ignore -> dropped.
-// Schema knowledge: PyTorchJob (spec, replica specs, runPolicy, elasticPolicy, the pod
-// template's metadata, PodSpec and Container fields), Pod (ObjectMeta, PodSpec, Container),
-// the top-level fields of the other core kinds and StorageClass, and PodDisruptionBudget's spec. Deeper levels (probes, affinity, volumes'
-// sources, status) are not checked: unknown fields there are kept.
+// Schema knowledge: a type's own known fields where its resource row has them
+// (ResourceType::known_fields: the PyTorchJob's spec, replica specs, runPolicy, elasticPolicy,
+// pod template metadata, PodSpec and Container), Pod (ObjectMeta, PodSpec, Container), the
+// top-level fields of the other core kinds and StorageClass, and PodDisruptionBudget's spec.
+// Deeper levels (probes, affinity, volumes' sources, status) are not checked: unknown fields
+// there are kept.
 // Thread safety: pure functions.
 #pragma once
 

@@ -191,7 +191,7 @@ Result<ApiPath> ParseTarget(std::string_view target, Query* query) {
   if (!out.subresource.empty()) {
     bool known =
         (out.subresource == "status" && type->has_status) ||
-        (out.subresource == "scale" && type->has_scale) ||
+        (out.subresource == "scale" && type->scale != nullptr) ||
         ((out.subresource == "log" || out.subresource == "eviction" || out.subresource == "exec" ||
           out.subresource == "attach" || out.subresource == "portforward") &&
          type->plural == "pods");

@@ -1,6 +1,6 @@
-// Router's subresources other than status: the autoscaling/v1 Scale of pytorchjobs
-// (spec.replicas <-> spec.pytorchReplicaSpecs.Worker.replicas, status.replicas <-
-// status.replicaStatuses.Worker.active, status.selector <- .Worker.selector, from the CRD) and
+// Router's subresources other than status: the autoscaling/v1 Scale of a type with scale paths
+// (its row's ScalePaths, as its CRD declares them: spec.replicas <-> the spec replicas path,
+// status.replicas <- the status replicas path, status.selector <- the label selector path) and
 // pods/{name}/log.
 #include "emulator/api/json_fields.h"
 #include "emulator/api/managed_fields.h"
@@ -10,22 +10,22 @@
 namespace pjemu::apiserver {
 namespace {
 
-using api::FieldAt;
+using api::FieldAt, api::JsonPathValue;
 
-Json ScaleOf(const Json& job) {
+Json ScaleOf(const api::ResourceType& type, const Json& job) {
   const Json& meta = job["metadata"];
   Json scale_meta = Json::object();
   for (const char* k : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
     if (meta.contains(k)) scale_meta[k] = meta[k];
   }
-  const Json& active = FieldAt(job, {"status", "replicaStatuses", "Worker", "active"});
-  const Json& selector = FieldAt(job, {"status", "replicaStatuses", "Worker", "selector"});
+  const Json& active = JsonPathValue(job, type.scale->status_replicas);
+  const Json& selector = JsonPathValue(job, type.scale->label_selector);
   Json status = {{"replicas", active.is_number_integer() ? active.get<std::int64_t>() : 0}};
   if (selector.is_string()) status["selector"] = selector;
   return {{"kind", "Scale"},
           {"apiVersion", "autoscaling/v1"},
           {"metadata", scale_meta},
-          {"spec", {{"replicas", ScaleSpecReplicas(job)}}},
+          {"spec", {{"replicas", ScaleSpecReplicas(type, job)}}},
           {"status", status}};
 }
 
@@ -45,7 +45,7 @@ Result<HttpResponse> Router::Scale(const HttpRequest& request, const ApiPath& pa
   const api::ResourceType& type = *path.type;
   if (path.ns.empty()) return UnknownPathError();
   ASSIGN_OR_RETURN(Json job, store_.Get(type, path.ns, path.name));
-  Json scale = ScaleOf(job);
+  Json scale = ScaleOf(type, job);
   if (request.method == "GET") return JsonAnswer(scale);
   Json wanted;
   try {
@@ -98,10 +98,10 @@ Result<HttpResponse> Router::Scale(const HttpRequest& request, const ApiPath& pa
   if (options.field_manager.empty()) {
     options.field_manager = api::ManagerFromUserAgent(request.Header("user-agent"));
   }
-  Json patch = {{"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", replicas}}}}}}}};
+  Json patch = api::MergePatchAt(type.scale->spec_replicas, replicas);
   ASSIGN_OR_RETURN(Json updated, store_.Patch(type, path.ns, path.name, api::PatchType::kMerge,
                                               patch, api::Subresource::kNone, options));
-  return JsonAnswer(ScaleOf(updated));
+  return JsonAnswer(ScaleOf(type, updated));
 }
 
 Result<HttpResponse> Router::Logs(const ApiPath& path, const Query& query) const {

@@ -118,18 +118,10 @@ struct Pass {
   Sync out;
 
   void Event(const char* type, const std::string& reason, const std::string& message) {
-    Action a;
-    a.kind = Action::Kind::kEvent;
-    a.event_type = type;
-    a.reason = reason;
-    a.message = message;
-    out.actions.push_back(std::move(a));
+    out.actions.push_back(Action::Event(type, reason, message));
   }
   void DeletePod(const Json& pod) {
-    Action a;
-    a.kind = Action::Kind::kDeletePod;
-    a.name = Str(Field(pod, "metadata"), "name");
-    out.actions.push_back(std::move(a));
+    out.actions.push_back(Action::Delete(api::Pods(), Str(Field(pod, "metadata"), "name")));
   }
   void DeleteActive(const Census& c) {
     for (const Json* pod : c.active) DeletePod(*pod);
@@ -150,8 +142,9 @@ void AfterFinished(Pass& p) {
   if (!at) return;
   const Time expires = *at + std::chrono::seconds(*ttl);
   if (p.now >= expires) {
-    Action a;
-    a.kind = Action::Kind::kDeleteJob;
+    // Background: the pods go with it.
+    Action a = Action::Delete(api::Jobs(), Str(Field(p.job, "metadata"), "name"));
+    a.propagation = "Background";
     p.out.actions.push_back(std::move(a));
   } else {
     p.Requeue(expires - p.now);
@@ -292,10 +285,7 @@ void ManagePods(Pass& p, const Census& c, std::int64_t* active) {
     indexes.assign(static_cast<std::size_t>(want - have), std::nullopt);
   }
   for (const auto& index : indexes) {
-    Action a;
-    a.kind = Action::Kind::kCreatePod;
-    a.pod = DesiredPod(p.job, index);
-    p.out.actions.push_back(std::move(a));
+    p.out.actions.push_back(Action::Create(api::Pods(), DesiredPod(p.job, index)));
   }
   *active = have + static_cast<std::int64_t>(indexes.size());
 }

@@ -1,8 +1,9 @@
 // One pass of kube-controller-manager's Job controller (syncJob, manageJob) as a pure function
 // (BEHAVIOUR.md): given the stored, API-server-defaulted Job (its .status the previous status),
 // the pods it controls and `now`, ComputeSync returns the new status, the ordered actions the
-// reconciler carries out (events, pod creates and deletes, the TTL's delete of the Job) and when
-// to look again (activeDeadlineSeconds, the pod failure backoff, ttlSecondsAfterFinished).
+// reconciler carries out (events, pod creates and deletes, the TTL's background delete of the
+// Job) and when to look again (activeDeadlineSeconds, the pod failure backoff,
+// ttlSecondsAfterFinished).
 // Thread safety: pure functions; safe from any thread.
 #pragma once
 
@@ -13,25 +14,12 @@
 
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
+#include "emulator/controller/kind.h"
 
 namespace pjemu::batchjob {
 
-struct Action {
-  enum class Kind { kEvent, kCreatePod, kDeletePod, kDeleteJob };
-  Kind kind = Kind::kEvent;
-  Json pod;                // kCreatePod (generateName, no name)
-  std::string name;        // kDeletePod
-  std::string event_type;  // kEvent: "Normal" | "Warning"
-  std::string reason;      // kEvent
-  std::string message;     // kEvent
-};
-
-struct Sync {
-  Json status;
-  bool status_changed = false;
-  std::vector<Action> actions;
-  std::optional<Duration> requeue_after;
-};
+using controller::Action;
+using controller::Sync;
 
 // REQUIRES: job was defaulted by admission (api::batchjob::SetDefaults).
 Sync ComputeSync(const Json& job, const std::vector<Json>& pods, Time now);

@@ -56,7 +56,7 @@ Status Cluster::Parts::Build() {
   // The gang schedulers' names are served too (their PodGroups bound all or nothing).
   so.gang_scheduler_names = {api::kSchedulerPluginsSchedulerName, api::kVolcanoSchedulerName};
   if (!options.gang_scheduler_name.empty())
-    so.gang_scheduler_names.push_back(controller::GangOptions{options.gang_scheduler_name}.pod_scheduler_name());
+    so.gang_scheduler_names.push_back(api::GangPodSchedulerName(options.gang_scheduler_name));
   scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop, so);
   taint_manager = std::make_unique<scheduler::TaintManager>(actors(), loop);
   volumes = std::make_unique<storage::VolumeController>(actors(), loop, MakeVolumeOptions());
@@ -66,25 +66,15 @@ Status Cluster::Parts::Build() {
   return Status::Ok();
 }
 
-// Every job kind's controller, in the order they start.
-using KindFactory = controller::KindSpec (*)(client::Client&, const Clock&);
-const KindFactory kJobKinds[] = {
-    [](client::Client& c, const Clock& k) { return controller::PyTorchJobKind(c, k); },
-    t9kjob::Kind,
-    batchjob::Kind,
-    jobset::Kind,
-    trainjob::Kind,
-};
-
+// Every registered job kind's controller, in the registry's order.
 void Cluster::Parts::NewControllers() {
   controllers.clear();
-  for (KindFactory kind : kJobKinds) {
-    // The PyTorchJob's with the operator's --gang-scheduler-name.
-    controller::KindSpec spec =
-        kind == kJobKinds[0]
-            ? controller::PyTorchJobKind(actors(), *clock, {}, {options.gang_scheduler_name})
-            : kind(actors(), *clock);
-    controllers.push_back(std::make_unique<controller::Controller>(actors(), loop, std::move(spec)));
+  // Each with the operators' flags (the Training Operator's --gang-scheduler-name).
+  controller::KindOptions kind_options;
+  kind_options.gang_scheduler_name = options.gang_scheduler_name;
+  for (const controller::KindDescriptor* kind : kinds::All()) {
+    controllers.push_back(std::make_unique<controller::Controller>(
+        actors(), loop, controller::SpecOf(*kind, actors(), *clock, kind_options)));
   }
 }
 
@@ -296,8 +286,10 @@ Status Cluster::StartActors() {
     RETURN_IF_ERROR(p->volumes->Start());
     RETURN_IF_ERROR(p->tensorboards->Start());
     RETURN_IF_ERROR(p->namespace_controller->Start());
-    // As the Trainer's manifests do: the default runtime exists before any TrainJob.
-    RETURN_IF_ERROR(trainjob::InstallDefaultRuntimes(*p->local));
+    // As the kinds' manifests do (the Trainer's default runtime): before any of their jobs.
+    for (const controller::KindDescriptor* kind : kinds::All()) {
+      if (kind->install) RETURN_IF_ERROR(kind->install(*p->local));
+    }
     RETURN_IF_ERROR(p->scheduler->Start());
     RETURN_IF_ERROR(p->taint_manager->Start());
     for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());

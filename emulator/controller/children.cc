@@ -133,8 +133,4 @@ std::optional<std::int64_t> IndexLabel(const Json& object, const std::string& la
   return n;
 }
 
-Result<ReconcileResult> KindReconciler::Reconcile(const Request& request) {
-  return GuardJson(what_, request, [&] { return ReconcileOnce(request); });
-}
-
 }  // namespace pjemu::controller

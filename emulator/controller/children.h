@@ -57,36 +57,6 @@ class ChildWriter {
   EventRecorder& recorder_;
 };
 
-// The base of a job kind's reconciler (Job, JobSet, TrainJob, T9k's PyTorchTrainingJob): what
-// every kind's pass uses (the Client, the clock, an EventRecorder under the kind's controller
-// name and a ChildWriter over both) and its one Reconcile: the kind's ReconcileOnce under
-// GuardJson. Thread safety: one reconcile at a time (the work queue's guarantee).
-class KindReconciler : public Reconciler {
- public:
-  // Errors: ReconcileOnce's (the Client's, kConflict on a stale status write, ...) and
-  // GuardJson's kInternal; the work queue retries with backoff.
-  Result<ReconcileResult> Reconcile(const Request& request) final;
-
- protected:
-  // `what` names the kind in GuardJson's messages ("job", "trainjob").
-  KindReconciler(client::Client& client, const Clock& clock, std::string controller_name,
-                 std::string what)
-      : client_(client),
-        clock_(clock),
-        recorder_(client, clock, std::move(controller_name)),
-        writer_(client, recorder_),
-        what_(std::move(what)) {}
-  virtual Result<ReconcileResult> ReconcileOnce(const Request& request) = 0;
-
-  client::Client& client_;
-  const Clock& clock_;
-  EventRecorder recorder_;
-  ChildWriter writer_;
-
- private:
-  std::string what_;
-};
-
 // --- Facts about a pod that restart and status rules read. ---
 
 // Not Succeeded, not Failed, no deletionTimestamp (FilterActivePods).

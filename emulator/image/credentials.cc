@@ -137,7 +137,10 @@ Status Keyring::AddDockerConfig(const Json& config, const std::string& source) {
     auths = &*it;
   }
   std::vector<Entry> added;
-  for (const auto& [location, ident] : auths->items()) {
+  for (const auto& item : auths->items()) {
+    // Not a structured binding: clang 14 cannot capture one in the lambda below.
+    const std::string& location = item.key();
+    const Json& ident = item.value();
     if (!ident.is_object()) continue;  // config.json's other keys (credsStore, ...) in a bare map
     Credential credential;
     credential.source = source;

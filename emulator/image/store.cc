@@ -1,5 +1,6 @@
 // ImageStore: files under root, renamed into place; flock(2) for the index and per layer;
-// an in-process map of layers being unpacked so that threads wait for one unpack.
+// an in-process map of layers being unpacked so that threads wait for one unpack. Prune and
+// the pins that keep fresh layers from it: store_prune.cc.
 #include "emulator/image/store.h"
 
 #include <dirent.h>
@@ -12,25 +13,17 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstdlib>
-#include <map>
-#include <mutex>
 #include <tuple>
 
 #include "emulator/api/image_reference.h"
-#include "emulator/image/digest.h"
-#include "emulator/image/fs_util.h"
+#include "emulator/image/store_impl.h"
 
 namespace pjemu::image {
 
 namespace store_detail {
 
 using fsutil::UniqueFd;
-
-// How long a layer or blob this process added stays safe from Prune without an image
-// that uses it (a pull between AddLayer and Commit).
-constexpr std::int64_t kPinSeconds = 600;
 
 std::int64_t NowUnix() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -67,23 +60,16 @@ std::vector<std::string> ListDir(const std::string& path) {
   return names;
 }
 
-// An exclusive flock(2) on a file, held while the object lives.
-class FileLock {
- public:
-  static Result<FileLock> Acquire(const std::string& path) {
-    UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-    if (!fd.valid()) return fsutil::ErrnoStatus("open", path, errno);
-    while (::flock(fd.get(), LOCK_EX) != 0) {
-      if (errno != EINTR) return fsutil::ErrnoStatus("flock", path, errno);
-    }
-    FileLock lock;
-    lock.fd_ = std::move(fd);
-    return lock;
+Result<FileLock> FileLock::Acquire(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.valid()) return fsutil::ErrnoStatus("open", path, errno);
+  while (::flock(fd.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) return fsutil::ErrnoStatus("flock", path, errno);
   }
-
- private:
-  UniqueFd fd_;  // closing it releases the lock
-};
+  FileLock lock;
+  lock.fd_ = std::move(fd);
+  return lock;
+}
 
 Json ToJson(const ImageRecord& r, std::int64_t last_used_ns) {
   return Json{{"id", r.id},
@@ -98,11 +84,6 @@ Json ToJson(const ImageRecord& r, std::int64_t last_used_ns) {
               {"last_used_unix", r.last_used_unix},
               {"last_used_ns", last_used_ns}};
 }
-
-struct StoredRecord {
-  ImageRecord record;
-  std::int64_t last_used_ns = 0;  // orders images used within one second
-};
 
 std::optional<StoredRecord> FromJson(const Json& j) {
   try {
@@ -136,132 +117,211 @@ bool Contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
+// The earlier record of an image, merged into its new one: names and repo digests kept (the
+// new ones added), its creation time, its manifest when the new record names none.
+void MergeEarlier(const ImageRecord& earlier, ImageRecord* r) {
+  std::vector<std::string> names = earlier.names;
+  for (const auto& n : r->names) {
+    if (!Contains(names, n)) names.push_back(n);
+  }
+  r->names = std::move(names);
+  std::vector<std::string> digests = earlier.repo_digests;
+  for (const auto& d : r->repo_digests) {
+    if (!Contains(digests, d)) digests.push_back(d);
+  }
+  r->repo_digests = std::move(digests);
+  if (r->manifest_digest.empty()) r->manifest_digest = earlier.manifest_digest;
+  r->created_unix = earlier.created_unix;
+}
+
 }  // namespace store_detail
 
-struct ImageStore::Impl {
-  StoreOptions options;
-  std::string root;
+// --- ImageStore::Impl: layers and the index -------------------------------------------
 
-  std::mutex mu;
-  std::condition_variable cv;
-  std::set<std::string> unpacking;             // DiffID hex being unpacked here
-  std::map<std::string, std::int64_t> pinned;  // layer/blob hex -> added at (unix)
+ImageStore::Impl::UnpackTurn::UnpackTurn(Impl& impl, std::string hex)
+    : impl_(impl), hex_(std::move(hex)) {
+  std::unique_lock<std::mutex> lock(impl_.mu);
+  impl_.cv.wait(lock, [&] { return impl_.unpacking.count(hex_) == 0; });
+  impl_.unpacking.insert(hex_);
+}
 
-  std::string BlobPath(const std::string& digest) const {
-    return root + "/blobs/sha256/" + DigestHex(digest);
+ImageStore::Impl::UnpackTurn::~UnpackTurn() {
+  {
+    std::lock_guard<std::mutex> lock(impl_.mu);
+    impl_.unpacking.erase(hex_);
   }
-  std::string LayerDir(const std::string& diff_id) const {
-    return root + "/layers/" + DigestHex(diff_id);
-  }
-  std::string LayerMeta(const std::string& diff_id) const { return LayerDir(diff_id) + ".json"; }
-  std::string ImagePath(const std::string& id) const {
-    return root + "/images/" + DigestHex(id) + ".json";
-  }
-  std::string Tmp() const { return root + "/tmp"; }
+  impl_.cv.notify_all();
+}
 
-  Result<store_detail::FileLock> IndexLock() const {
-    return store_detail::FileLock::Acquire(root + "/lock");
+std::string ImageStore::Impl::TempPath(const std::string& hint) const {
+  std::string clean;
+  for (char c : hint.substr(0, 40)) {
+    clean.push_back((std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c
+                                                                                          : '_');
   }
+  if (clean.empty() || clean[0] == '.') clean = "t" + clean;
+  return Tmp() + "/" + fsutil::UniqueName(clean);
+}
 
-  void Pin(const std::string& hex) {
-    std::lock_guard<std::mutex> lock(mu);
-    pinned[hex] = store_detail::NowUnix();
-  }
-  bool Pinned(const std::string& hex) {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = pinned.find(hex);
-    if (it == pinned.end()) return false;
-    if (store_detail::NowUnix() - it->second > store_detail::kPinSeconds) {
-      pinned.erase(it);
-      return false;
-    }
-    return true;
-  }
-  void Unpin(const std::vector<std::string>& digests) {
-    std::lock_guard<std::mutex> lock(mu);
-    for (const auto& d : digests) pinned.erase(DigestHex(d));
-  }
+bool ImageStore::Impl::LayerPresent(const std::string& diff_id) const {
+  struct stat st {};
+  return ::lstat(LayerDir(diff_id).c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+         store_detail::Exists(LayerMeta(diff_id));
+}
 
-  bool LayerPresent(const std::string& diff_id) const {
-    struct stat st {};
-    return ::lstat(LayerDir(diff_id).c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
-           store_detail::Exists(LayerMeta(diff_id));
+std::optional<UnpackedLayer> ImageStore::Impl::ReadLayerMeta(const std::string& diff_id) const {
+  auto bytes = fsutil::ReadWholeFile(LayerMeta(diff_id), 1 << 20);
+  if (!bytes.ok()) return std::nullopt;
+  try {
+    Json j = Json::parse(*bytes);
+    UnpackedLayer layer;
+    layer.diff_id = j.value("diff_id", diff_id);
+    layer.blob_digest = j.value("blob_digest", "");
+    layer.blob_size = j.value("blob_size", std::int64_t{0});
+    layer.unpacked_bytes = j.value("unpacked_bytes", std::int64_t{0});
+    layer.entries = j.value("entries", std::int64_t{0});
+    return layer;
+  } catch (const std::exception&) {
+    return std::nullopt;
   }
+}
 
-  std::optional<UnpackedLayer> ReadLayerMeta(const std::string& diff_id) const {
-    auto bytes = fsutil::ReadWholeFile(LayerMeta(diff_id), 1 << 20);
-    if (!bytes.ok()) return std::nullopt;
-    try {
-      Json j = Json::parse(*bytes);
-      UnpackedLayer layer;
-      layer.diff_id = j.value("diff_id", diff_id);
-      layer.blob_digest = j.value("blob_digest", "");
-      layer.blob_size = j.value("blob_size", std::int64_t{0});
-      layer.unpacked_bytes = j.value("unpacked_bytes", std::int64_t{0});
-      layer.entries = j.value("entries", std::int64_t{0});
-      return layer;
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
+std::optional<UnpackedLayer> ImageStore::Impl::PresentLayer(const std::string& diff_id,
+                                                            const LayerExpect& expect) {
+  if (!LayerPresent(diff_id)) return std::nullopt;
+  std::optional<UnpackedLayer> meta = ReadLayerMeta(diff_id);
+  if (!meta) return std::nullopt;
+  if (!expect.blob_digest.empty()) meta->blob_digest = expect.blob_digest;
+  if (expect.blob_size >= 0) meta->blob_size = expect.blob_size;
+  Pin(DigestHex(diff_id));
+  return meta;
+}
+
+Result<UnpackedLayer> ImageStore::Impl::InstallLayer(const std::string& blob_file,
+                                                     const LayerExpect& expect,
+                                                     const std::string& diff_id, Staged staged) {
+  const std::string hex = DigestHex(diff_id);
+  auto discard_staged = [&] {
+    if (!staged.dir.empty()) (void)fsutil::RemoveTree(staged.dir);
+  };
+  Result<store_detail::FileLock> layer_lock =
+      store_detail::FileLock::Acquire(Tmp() + "/" + hex + ".lock");
+  if (!layer_lock.ok()) {
+    discard_staged();
+    return layer_lock.status();
   }
-
-  std::vector<store_detail::StoredRecord> ReadAll() const {
-    std::vector<store_detail::StoredRecord> out;
-    for (const std::string& name : store_detail::ListDir(root + "/images")) {
-      if (name.size() != 69 || name.substr(64) != ".json") continue;
-      auto bytes = fsutil::ReadWholeFile(root + "/images/" + name, 64 << 20);
-      if (!bytes.ok()) continue;
-      Json j = Json::parse(*bytes, nullptr, false);
-      if (j.is_discarded()) continue;
-      auto record = store_detail::FromJson(j);
-      if (record && DigestHex(record->record.id) + ".json" == name) out.push_back(*record);
-    }
-    return out;
+  if (auto present = PresentLayer(diff_id, expect)) {
+    discard_staged();
+    return *present;
   }
-
-  Status Write(const store_detail::StoredRecord& s) const {
-    return fsutil::WriteFileAtomic(Tmp(), ImagePath(s.record.id),
-                                   store_detail::ToJson(s.record, s.last_used_ns).dump());
+  UnpackedLayer layer;
+  if (staged.layer) {
+    layer = *staged.layer;
+  } else {
+    staged.dir = TempPath("unpack");
+    ASSIGN_OR_RETURN(layer, UnpackLayer(blob_file, staged.dir, expect, options.limits));
   }
+  // A directory without its .json is what a crash between the two renames leaves.
+  std::string dir = LayerDir(diff_id);
+  if (store_detail::Exists(dir)) (void)fsutil::RemoveTree(dir);
+  if (::rename(staged.dir.c_str(), dir.c_str()) != 0) {
+    Status failed = fsutil::ErrnoStatus("rename " + staged.dir + " to", dir, errno);
+    discard_staged();
+    return failed;
+  }
+  Json meta{{"diff_id", layer.diff_id},
+            {"blob_digest", layer.blob_digest},
+            {"blob_size", layer.blob_size},
+            {"unpacked_bytes", layer.unpacked_bytes},
+            {"entries", layer.entries}};
+  RETURN_IF_ERROR(fsutil::WriteFileAtomic(Tmp(), LayerMeta(diff_id), meta.dump()));
+  Pin(hex);
+  return layer;
+}
 
-  // Find over a snapshot of the records.
-  static const store_detail::StoredRecord* Resolve(
-      const std::vector<store_detail::StoredRecord>& all, const std::string& ref) {
-    if (ref.empty()) return nullptr;
-    auto by_id = [&](const std::string& id) -> const store_detail::StoredRecord* {
-      for (const auto& s : all) {
-        if (s.record.id == id) return &s;
-      }
-      return nullptr;
-    };
-    if (ref.rfind("sha256:", 0) == 0) return by_id(ref);
-    if (ref.size() == 64 && store_detail::IsHex(ref)) return by_id("sha256:" + ref);
-    std::string normalized = store_detail::Normalize(ref);
+std::vector<store_detail::StoredRecord> ImageStore::Impl::ReadAll() const {
+  std::vector<store_detail::StoredRecord> out;
+  for (const std::string& name : store_detail::ListDir(root + "/images")) {
+    if (name.size() != 69 || name.substr(64) != ".json") continue;
+    auto bytes = fsutil::ReadWholeFile(root + "/images/" + name, 64 << 20);
+    if (!bytes.ok()) continue;
+    Json j = Json::parse(*bytes, nullptr, false);
+    if (j.is_discarded()) continue;
+    auto record = store_detail::FromJson(j);
+    if (record && DigestHex(record->record.id) + ".json" == name) out.push_back(*record);
+  }
+  return out;
+}
+
+Status ImageStore::Impl::Write(const store_detail::StoredRecord& s) const {
+  return fsutil::WriteFileAtomic(Tmp(), ImagePath(s.record.id),
+                                 store_detail::ToJson(s.record, s.last_used_ns).dump());
+}
+
+const store_detail::StoredRecord* ImageStore::Impl::Resolve(
+    const std::vector<store_detail::StoredRecord>& all, const std::string& ref) {
+  if (ref.empty()) return nullptr;
+  auto by_id = [&](const std::string& id) -> const store_detail::StoredRecord* {
     for (const auto& s : all) {
-      const ImageRecord& r = s.record;
-      if (store_detail::Contains(r.names, ref) || store_detail::Contains(r.repo_digests, ref))
-        return &s;
-      if (!normalized.empty() && (store_detail::Contains(r.names, normalized) ||
-                                  store_detail::Contains(r.repo_digests, normalized))) {
-        return &s;
-      }
-    }
-    if (ref.size() >= 12 && ref.size() < 64 && store_detail::IsHex(ref)) {
-      const store_detail::StoredRecord* found = nullptr;
-      for (const auto& s : all) {
-        if (DigestHex(s.record.id).rfind(ref, 0) == 0) {
-          if (found != nullptr) return nullptr;  // ambiguous
-          found = &s;
-        }
-      }
-      return found;
+      if (s.record.id == id) return &s;
     }
     return nullptr;
+  };
+  if (ref.rfind("sha256:", 0) == 0) return by_id(ref);
+  if (ref.size() == 64 && store_detail::IsHex(ref)) return by_id("sha256:" + ref);
+  std::string normalized = store_detail::Normalize(ref);
+  for (const auto& s : all) {
+    const ImageRecord& r = s.record;
+    if (store_detail::Contains(r.names, ref) || store_detail::Contains(r.repo_digests, ref))
+      return &s;
+    if (!normalized.empty() && (store_detail::Contains(r.names, normalized) ||
+                                store_detail::Contains(r.repo_digests, normalized))) {
+      return &s;
+    }
   }
+  if (ref.size() >= 12 && ref.size() < 64 && store_detail::IsHex(ref)) {
+    const store_detail::StoredRecord* found = nullptr;
+    for (const auto& s : all) {
+      if (DigestHex(s.record.id).rfind(ref, 0) == 0) {
+        if (found != nullptr) return nullptr;  // ambiguous
+        found = &s;
+      }
+    }
+    return found;
+  }
+  return nullptr;
+}
 
-  // Everything removable under the lock; see Prune.
-  Result<PruneReport> PruneLocked(const std::set<std::string>& in_use);
-};
+Status ImageStore::Impl::Record(const ImageRecord& record, bool* existed) {
+  *existed = false;
+  ASSIGN_OR_RETURN(store_detail::FileLock lock, IndexLock());
+  std::vector<store_detail::StoredRecord> all = ReadAll();
+  std::int64_t now = store_detail::NowUnix();
+  store_detail::StoredRecord mine;
+  mine.record = record;
+  for (store_detail::StoredRecord& other : all) {
+    if (other.record.id == record.id) {
+      *existed = true;
+      store_detail::MergeEarlier(other.record, &mine.record);
+      continue;
+    }
+    // A name moves here from the image it named.
+    auto& names = other.record.names;
+    auto end = std::remove_if(names.begin(), names.end(), [&](const std::string& n) {
+      return store_detail::Contains(record.names, n);
+    });
+    if (end != names.end()) {
+      names.erase(end, names.end());
+      RETURN_IF_ERROR(Write(other));
+    }
+  }
+  if (mine.record.created_unix == 0) mine.record.created_unix = now;
+  mine.record.last_used_unix = now;
+  mine.last_used_ns = store_detail::NowNanos();
+  return Write(mine);
+}
+
+// --- ImageStore ------------------------------------------------------------------------
 
 std::string ImageStore::DefaultRoot() {
   if (const char* env = std::getenv("PJEMU_IMAGE_STORE"); env != nullptr && *env != '\0') {
@@ -355,15 +415,7 @@ Status ImageStore::PutBlob(const std::string& digest, const std::string& bytes) 
   return fsutil::WriteFileAtomic(impl_->Tmp(), impl_->BlobPath(digest), bytes);
 }
 
-std::string ImageStore::TempPath(const std::string& hint) const {
-  std::string clean;
-  for (char c : hint.substr(0, 40)) {
-    clean.push_back((std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c
-                                                                                          : '_');
-  }
-  if (clean.empty() || clean[0] == '.') clean = "t" + clean;
-  return impl_->Tmp() + "/" + fsutil::UniqueName(clean);
-}
+std::string ImageStore::TempPath(const std::string& hint) const { return impl_->TempPath(hint); }
 
 bool ImageStore::HasLayer(const std::string& diff_id) const {
   return CheckDigest(diff_id).ok() && impl_->LayerPresent(diff_id);
@@ -372,86 +424,22 @@ bool ImageStore::HasLayer(const std::string& diff_id) const {
 Result<UnpackedLayer> ImageStore::AddLayer(const std::string& blob_file,
                                            const LayerExpect& expect) {
   Impl& impl = *impl_;
-  auto present_result = [&](const std::string& diff_id) -> std::optional<UnpackedLayer> {
-    if (!impl.LayerPresent(diff_id)) return std::nullopt;
-    std::optional<UnpackedLayer> meta = impl.ReadLayerMeta(diff_id);
-    if (!meta) return std::nullopt;
-    if (!expect.blob_digest.empty()) meta->blob_digest = expect.blob_digest;
-    if (expect.blob_size >= 0) meta->blob_size = expect.blob_size;
-    impl.Pin(DigestHex(diff_id));
-    return meta;
-  };
-
   // With an unknown DiffID, unpack first to learn it.
-  std::string staged;
-  std::optional<UnpackedLayer> staged_layer;
+  Impl::Staged staged;
   std::string diff_id = expect.diff_id;
   if (!diff_id.empty()) {
     RETURN_IF_ERROR(CheckDigest(diff_id));
-    if (auto present = present_result(diff_id)) return *present;
+    if (auto present = impl.PresentLayer(diff_id, expect)) return *present;
   } else {
-    staged = TempPath("unpack");
+    staged.dir = impl.TempPath("unpack");
     ASSIGN_OR_RETURN(UnpackedLayer layer,
-                     UnpackLayer(blob_file, staged, expect, impl.options.limits));
-    staged_layer = layer;
+                     UnpackLayer(blob_file, staged.dir, expect, impl.options.limits));
+    staged.layer = layer;
     diff_id = layer.diff_id;
   }
-  const std::string hex = DigestHex(diff_id);
-
   // One unpack per layer: threads of this process wait here, other processes on the flock.
-  {
-    std::unique_lock<std::mutex> lock(impl.mu);
-    impl.cv.wait(lock, [&] { return impl.unpacking.count(hex) == 0; });
-    impl.unpacking.insert(hex);
-  }
-  struct Release {
-    Impl& impl;
-    std::string hex;
-    ~Release() {
-      {
-        std::lock_guard<std::mutex> lock(impl.mu);
-        impl.unpacking.erase(hex);
-      }
-      impl.cv.notify_all();
-    }
-  } release{impl, hex};
-
-  auto discard_staged = [&] {
-    if (!staged.empty()) (void)fsutil::RemoveTree(staged);
-  };
-  Result<store_detail::FileLock> layer_lock =
-      store_detail::FileLock::Acquire(impl.Tmp() + "/" + hex + ".lock");
-  if (!layer_lock.ok()) {
-    discard_staged();
-    return layer_lock.status();
-  }
-  if (auto present = present_result(diff_id)) {
-    discard_staged();
-    return *present;
-  }
-  UnpackedLayer layer;
-  if (staged_layer) {
-    layer = *staged_layer;
-  } else {
-    staged = TempPath("unpack");
-    ASSIGN_OR_RETURN(layer, UnpackLayer(blob_file, staged, expect, impl.options.limits));
-  }
-  // A directory without its .json is what a crash between the two renames leaves.
-  std::string dir = impl.LayerDir(diff_id);
-  if (store_detail::Exists(dir)) (void)fsutil::RemoveTree(dir);
-  if (::rename(staged.c_str(), dir.c_str()) != 0) {
-    Status failed = fsutil::ErrnoStatus("rename " + staged + " to", dir, errno);
-    discard_staged();
-    return failed;
-  }
-  Json meta{{"diff_id", layer.diff_id},
-            {"blob_digest", layer.blob_digest},
-            {"blob_size", layer.blob_size},
-            {"unpacked_bytes", layer.unpacked_bytes},
-            {"entries", layer.entries}};
-  RETURN_IF_ERROR(fsutil::WriteFileAtomic(impl.Tmp(), impl.LayerMeta(diff_id), meta.dump()));
-  impl.Pin(hex);
-  return layer;
+  Impl::UnpackTurn turn(impl, DigestHex(diff_id));
+  return impl.InstallLayer(blob_file, expect, diff_id, std::move(staged));
 }
 
 Status ImageStore::Commit(ImageRecord record) {
@@ -465,45 +453,7 @@ Status ImageStore::Commit(ImageRecord record) {
     }
   }
   bool existed = false;
-  {
-    ASSIGN_OR_RETURN(store_detail::FileLock lock, impl.IndexLock());
-    std::vector<store_detail::StoredRecord> all = impl.ReadAll();
-    std::int64_t now = store_detail::NowUnix();
-    store_detail::StoredRecord mine;
-    mine.record = record;
-    for (store_detail::StoredRecord& other : all) {
-      if (other.record.id == record.id) {
-        existed = true;
-        ImageRecord& r = mine.record;
-        std::vector<std::string> names = other.record.names;
-        for (const auto& n : r.names) {
-          if (!store_detail::Contains(names, n)) names.push_back(n);
-        }
-        r.names = std::move(names);
-        std::vector<std::string> digests = other.record.repo_digests;
-        for (const auto& d : r.repo_digests) {
-          if (!store_detail::Contains(digests, d)) digests.push_back(d);
-        }
-        r.repo_digests = std::move(digests);
-        if (r.manifest_digest.empty()) r.manifest_digest = other.record.manifest_digest;
-        r.created_unix = other.record.created_unix;
-        continue;
-      }
-      // A name moves here from the image it named.
-      auto& names = other.record.names;
-      auto end = std::remove_if(names.begin(), names.end(), [&](const std::string& n) {
-        return store_detail::Contains(record.names, n);
-      });
-      if (end != names.end()) {
-        names.erase(end, names.end());
-        RETURN_IF_ERROR(impl.Write(other));
-      }
-    }
-    if (mine.record.created_unix == 0) mine.record.created_unix = now;
-    mine.record.last_used_unix = now;
-    mine.last_used_ns = store_detail::NowNanos();
-    RETURN_IF_ERROR(impl.Write(mine));
-  }
+  RETURN_IF_ERROR(impl.Record(record, &existed));
   std::vector<std::string> used = record.diff_ids;
   used.push_back(record.id);
   if (!record.manifest_digest.empty()) used.push_back(record.manifest_digest);
@@ -577,101 +527,6 @@ Result<std::vector<std::string>> ImageStore::Remove(const std::string& ref) {
     return fsutil::ErrnoStatus("remove", impl.ImagePath(r.id), errno);
   }
   return removed;
-}
-
-Result<PruneReport> ImageStore::Impl::PruneLocked(const std::set<std::string>& in_use) {
-  PruneReport report;
-  std::vector<store_detail::StoredRecord> all = ReadAll();
-  auto remove_image = [&](const store_detail::StoredRecord& s) -> Status {
-    if (::unlink(ImagePath(s.record.id).c_str()) != 0 && errno != ENOENT) {
-      return fsutil::ErrnoStatus("remove", ImagePath(s.record.id), errno);
-    }
-    ++report.images;
-    return Status::Ok();
-  };
-  // 1. Untagged images.
-  std::vector<store_detail::StoredRecord> kept;
-  for (const auto& s : all) {
-    if (s.record.names.empty() && in_use.count(s.record.id) == 0) {
-      RETURN_IF_ERROR(remove_image(s));
-    } else {
-      kept.push_back(s);
-    }
-  }
-  // 2. Layers and blobs no kept image uses (those this process just added are pinned).
-  auto sweep = [&](const std::vector<store_detail::StoredRecord>& images) -> Status {
-    std::set<std::string> layers, blobs;
-    for (const auto& s : images) {
-      const ImageRecord& r = s.record;
-      for (const auto& d : r.diff_ids) layers.insert(DigestHex(d));
-      blobs.insert(DigestHex(r.id));
-      if (!r.manifest_digest.empty()) blobs.insert(DigestHex(r.manifest_digest));
-      for (const auto& rd : r.repo_digests) {
-        std::size_t at = rd.rfind('@');
-        if (at != std::string::npos) blobs.insert(DigestHex(rd.substr(at + 1)));
-      }
-    }
-    for (const std::string& name : store_detail::ListDir(root + "/layers")) {
-      std::string hex = name.size() > 5 && name.substr(name.size() - 5) == ".json"
-                            ? name.substr(0, name.size() - 5)
-                            : name;
-      if (hex.size() != 64 || !store_detail::IsHex(hex) || layers.count(hex) != 0 || Pinned(hex))
-        continue;
-      std::string path = root + "/layers/" + name;
-      bool is_dir = name == hex;
-      std::int64_t bytes = fsutil::AllocatedBytes(path);
-      // The .json goes first: a layer without one is no longer "present".
-      if (is_dir) {
-        ::unlink((path + ".json").c_str());
-        RETURN_IF_ERROR(fsutil::RemoveTree(path));
-        ++report.layers;
-      } else if (store_detail::Exists(root + "/layers/" + hex)) {
-        continue;  // removed with its directory
-      } else {
-        ::unlink(path.c_str());
-      }
-      report.bytes += bytes;
-    }
-    for (const std::string& hex : store_detail::ListDir(root + "/blobs/sha256")) {
-      if (blobs.count(hex) != 0 || Pinned(hex)) continue;
-      std::string path = root + "/blobs/sha256/" + hex;
-      report.bytes += fsutil::AllocatedBytes(path);
-      ::unlink(path.c_str());
-    }
-    return Status::Ok();
-  };
-  RETURN_IF_ERROR(sweep(kept));
-  // 3. Over the cap: least recently used first.
-  if (options.max_bytes > 0) {
-    std::sort(kept.begin(), kept.end(),
-              [](const store_detail::StoredRecord& a, const store_detail::StoredRecord& b) {
-                return a.last_used_ns < b.last_used_ns;
-              });
-    auto usage = [&] {
-      return fsutil::AllocatedBytes(root + "/blobs") + fsutil::AllocatedBytes(root + "/layers");
-    };
-    while (usage() > options.max_bytes) {
-      auto victim = std::find_if(
-          kept.begin(), kept.end(),
-          [&](const store_detail::StoredRecord& s) { return in_use.count(s.record.id) == 0; });
-      if (victim == kept.end()) break;
-      RETURN_IF_ERROR(remove_image(*victim));
-      kept.erase(victim);
-      RETURN_IF_ERROR(sweep(kept));
-    }
-  }
-  return report;
-}
-
-Result<PruneReport> ImageStore::Prune(const std::set<std::string>& in_use) {
-  ASSIGN_OR_RETURN(store_detail::FileLock lock, impl_->IndexLock());
-  return impl_->PruneLocked(in_use);
-}
-
-std::int64_t ImageStore::DiskUsage() const {
-  std::set<std::pair<dev_t, ino_t>> seen;
-  return fsutil::AllocatedBytes(impl_->root + "/blobs", &seen) +
-         fsutil::AllocatedBytes(impl_->root + "/layers", &seen);
 }
 
 RunConfig RunConfigOf(const ImageRecord& image) {

@@ -28,22 +28,6 @@ struct Pass {
   std::vector<Action> actions;
 };
 
-Action Event(const std::string& type, const std::string& reason, const std::string& message) {
-  Action a;
-  a.event_type = type;
-  a.reason = reason;
-  a.message = message;
-  return a;
-}
-
-Action Write(Action::Kind kind, Json object, std::string name = "") {
-  Action a;
-  a.kind = kind;
-  a.object = std::move(object);
-  a.name = std::move(name);
-  return a;
-}
-
 std::int64_t Replicas(const Json& rjob) { return OptInt(rjob, "replicas").value_or(1); }
 const Json& ReplicatedJobs(const Json& js) { return ArrayOr(FieldAt(js, {"spec", "replicatedJobs"})); }
 std::string Label(const Json& obj, const char* key) {
@@ -112,7 +96,7 @@ void SetCondition(Pass& p, const char* type, bool value, const char* reason, con
     found = true;
   }
   if (!found) conds.push_back(cond);
-  p.actions.push_back(Event(event_type, reason, message));
+  p.actions.push_back(Action::Event(event_type, reason, message));
 }
 
 void Finish(Pass& p, bool completed, const char* reason, const char* message) {
@@ -123,7 +107,11 @@ void Finish(Pass& p, bool completed, const char* reason, const char* message) {
 
 void DeleteJobs(Pass& p, const std::vector<const Json*>& jobs) {
   for (const Json* j : jobs) {
-    p.actions.push_back(Write(Action::Kind::kDeleteJob, {}, Str(Field(*j, "metadata"), "name")));
+    // deleteJobs: no events; background propagation takes the pods.
+    Action a = Action::Delete(api::Jobs(), Str(Field(*j, "metadata"), "name"));
+    a.quiet = true;
+    a.propagation = "Background";
+    p.actions.push_back(std::move(a));
   }
 }
 
@@ -138,8 +126,8 @@ void Restart(Pass& p, bool counts) {
   const std::int64_t restarts = OptInt(p.status, "restarts").value_or(0) + 1;
   p.status["restarts"] = restarts;
   if (counts) p.status["restartsCountTowardsMax"] = towards + 1;
-  p.actions.push_back(
-      Event("Warning", ajs::kRestarting, "restarting jobset, attempt " + std::to_string(restarts)));
+  p.actions.push_back(Action::Event("Warning", ajs::kRestarting,
+                                    "restarting jobset, attempt " + std::to_string(restarts)));
 }
 
 // The first rule that matches the (first) failed Job: its onJobFailureReasons (any when empty)
@@ -200,7 +188,9 @@ bool SuccessPolicyMet(const Json& js, const Children& c) {
 
 void CreateMissing(Pass& p, const Children& c, bool service_exists) {
   if (ajs::DnsHostnames(p.js) && !service_exists) {
-    p.actions.push_back(Write(Action::Kind::kCreateService, DesiredService(p.js)));
+    Action a = Action::Create(api::Services(), DesiredService(p.js));
+    a.if_absent = true;
+    p.actions.push_back(std::move(a));
   }
   std::map<std::string, bool> present;
   for (const auto* list : {&c.active, &c.succeeded, &c.failed}) {
@@ -210,7 +200,7 @@ void CreateMissing(Pass& p, const Children& c, bool service_exists) {
   for (const Json& rjob : ReplicatedJobs(p.js)) {
     for (std::int64_t i = 0; i < Replicas(rjob); ++i) {
       if (present.count(ajs::JobName(name, Str(rjob, "name"), i))) continue;
-      p.actions.push_back(Write(Action::Kind::kCreateJob, DesiredJob(p.js, rjob, i)));
+      p.actions.push_back(Action::Create(api::Jobs(), DesiredJob(p.js, rjob, i)));
     }
   }
 }
@@ -228,7 +218,7 @@ void SuspendOrResume(Pass& p, const Children& c) {
     if ((FieldAt(*j, {"spec", "suspend"}) == Json(true)) == suspend) continue;
     Json update = *j;
     update["spec"]["suspend"] = suspend;
-    p.actions.push_back(Write(Action::Kind::kUpdateJob, std::move(update)));
+    p.actions.push_back(Action::Update(api::Jobs(), std::move(update)));
   }
 }
 
@@ -240,7 +230,10 @@ Sync ComputeSync(const Json& js, const std::vector<Json>& jobs, bool service_exi
   const Children c = Classify(jobs, restarts);
   if (ajs::IsFinished(js)) {  // a finished JobSet only stops its running Jobs
     DeleteJobs(p, c.active);
-    return {p.status, false, std::move(p.actions)};
+    Sync out;
+    out.status = p.status;
+    out.actions = std::move(p.actions);
+    return out;
   }
   p.status["restarts"] = restarts;
   p.status["replicatedJobsStatus"] = ReplicatedJobsStatus(js, c);

@@ -14,24 +14,12 @@
 
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
+#include "emulator/controller/kind.h"
 
 namespace pjemu::jobset {
 
-struct Action {
-  enum class Kind { kEvent, kCreateJob, kUpdateJob, kDeleteJob, kCreateService };
-  Kind kind = Kind::kEvent;
-  Json object;             // kCreateJob, kUpdateJob (the whole Job), kCreateService
-  std::string name;        // kDeleteJob
-  std::string event_type;  // kEvent: "Normal" | "Warning"
-  std::string reason;      // kEvent
-  std::string message;     // kEvent
-};
-
-struct Sync {
-  Json status;
-  bool status_changed = false;
-  std::vector<Action> actions;
-};
+using controller::Action;
+using controller::Sync;
 
 // REQUIRES: js was defaulted by admission (api::jobset::SetDefaults).
 Sync ComputeSync(const Json& js, const std::vector<Json>& jobs, bool service_exists, Time now);

@@ -164,14 +164,10 @@ void SandboxProgram::AddMkdirs(const std::string& path, bool including_last, int
     Add({.op = Op::kMkdir, .a = Str(path), .message = message});
 }
 
-// After pivot_root: /dev and /sys whole, a fresh /proc, the host's other mounts read-only.
-void SandboxProgram::AddHostMounts() {
+// /sys read-only (the host's, whole) and a fresh /proc (an rbind of the host's when the kernel
+// refuses one), after pivot_root.
+void SandboxProgram::AddSysAndProc() {
   const std::string host = kHostRoot;
-  Add({.op = Op::kMount,
-       .a = Str(host + "/dev"),
-       .b = Str("/dev"),
-       .flags = MS_BIND | MS_REC,
-       .message = Str("error mounting \"/dev\" to rootfs at \"/dev\"")});
   Add({.op = Op::kMount,
        .a = Str(host + "/sys"),
        .b = Str("/sys"),
@@ -188,6 +184,17 @@ void SandboxProgram::AddHostMounts() {
        .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC,
        .alt = Str(host + "/proc"),
        .message = Str("error mounting \"proc\" to rootfs at \"/proc\"")});
+}
+
+// After pivot_root: /dev and /sys whole, a fresh /proc, the host's other mounts read-only.
+void SandboxProgram::AddHostMounts() {
+  const std::string host = kHostRoot;
+  Add({.op = Op::kMount,
+       .a = Str(host + "/dev"),
+       .b = Str("/dev"),
+       .flags = MS_BIND | MS_REC,
+       .message = Str("error mounting \"/dev\" to rootfs at \"/dev\"")});
+  AddSysAndProc();
   for (const HostMount& m : HostMounts()) {
     int target = Str(m.path);
     Add({.op = Op::kMount,
@@ -359,22 +366,7 @@ void SandboxProgram::AddImageRootMounts(const MountPlan& plan) {
     Add({.op = Op::kSymlink, .a = Str(to), .b = Str(at), .optional = true});
   }
   for (const char* dir : {"/sys", "/proc"}) Add({.op = Op::kMkdir, .a = Str(dir)});
-  Add({.op = Op::kMount,
-       .a = Str(host + "/sys"),
-       .b = Str("/sys"),
-       .flags = MS_BIND | MS_REC,
-       .message = Str("error mounting \"/sys\" to rootfs at \"/sys\"")});
-  Add({.op = Op::kMount,
-       .b = Str("/sys"),
-       .flags = MS_REMOUNT | MS_BIND | MS_RDONLY | SourceFlags("/sys"),
-       .optional = true});
-  Add({.op = Op::kMount,
-       .a = Str("proc"),
-       .b = Str("/proc"),
-       .fstype = Str("proc"),
-       .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC,
-       .alt = Str(host + "/proc"),
-       .message = Str("error mounting \"proc\" to rootfs at \"/proc\"")});
+  AddSysAndProc();
 }
 
 // argv[0]: the candidates FindExecutable would try, tried inside the new root (after pivot_root).

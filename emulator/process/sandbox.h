@@ -103,6 +103,7 @@ class SandboxProgram {
   void Add(Step s) { steps_.push_back(s); }
   void AddMkdirs(const std::string& path, bool including_last, int message);
   void AddHostMounts();
+  void AddSysAndProc();
   // An image root's /dev, /sys and /proc (mount_plan.h).
   void AddImageRootMounts(const MountPlan& plan);
   // The root's overlay: over the host's / or the image's layers.

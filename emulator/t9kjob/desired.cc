@@ -17,10 +17,12 @@ std::string JobName(const Json& job) { return Str(Field(job, "metadata"), "name"
 
 Json Labels(const Json& job, const Replica& r) {
   const Json& rspec = t9k::ReplicaSpecs(job)[r.spec];
-  return {{t9k::kOwnerNameLabel, JobName(job)},
-          {t9k::kOwnerKindLabel, t9k::kKind},
-          {t9k::kReplicaTypeLabel, t9k::TypeName(rspec)},
-          {t9k::kReplicaIndexLabel, std::to_string(r.index)}};
+  Json labels = {{t9k::kOwnerNameLabel, JobName(job)},
+                 {t9k::kOwnerKindLabel, t9k::kKind},
+                 {t9k::kReplicaTypeLabel, t9k::TypeName(rspec)},
+                 {t9k::kReplicaIndexLabel, std::to_string(r.index)}};
+  if (r.spec == 0 && r.index == 0) labels[t9k::kJobRoleLabel] = t9k::kMasterRole;
+  return labels;
 }
 
 Json Env(const char* name, const std::string& value) { return {{"name", name}, {"value", value}}; }
@@ -162,6 +164,7 @@ Json DesiredMasterService(const Json& job) {
   const Replica master{0, 0};
   Json selector = Labels(job, master);
   selector.erase(t9k::kOwnerKindLabel);
+  selector.erase(t9k::kJobRoleLabel);
   return {{"apiVersion", "v1"},
           {"kind", "Service"},
           {"metadata",

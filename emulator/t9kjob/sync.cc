@@ -42,17 +42,16 @@ struct Pass {
   Json& status() { return out.status; }
   std::string Name() const { return Str(Field(job, "metadata"), "name"); }
   void Event(const char* type, std::string reason, std::string message) {
-    out.actions.push_back({Action::Kind::kEvent, nullptr, nullptr, "", type, std::move(reason),
-                           std::move(message)});
+    out.actions.push_back(Action::Event(type, std::move(reason), std::move(message)));
   }
   void Create(const api::ResourceType& type, Json object) {
     std::string name = Str(Field(object, "metadata"), "name");
     if (&type == &api::Pods()) created.insert(name);
-    out.actions.push_back({Action::Kind::kCreate, &type, std::move(object), name, "", "", ""});
+    out.actions.push_back(Action::Create(type, std::move(object)));
   }
   void Delete(const api::ResourceType& type, const std::string& name) {
     if (&type == &api::Pods()) deleted.insert(name);
-    out.actions.push_back({Action::Kind::kDelete, &type, nullptr, name, "", "", ""});
+    out.actions.push_back(Action::Delete(type, name));
   }
 };
 

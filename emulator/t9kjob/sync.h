@@ -1,7 +1,8 @@
 // One pass of the PyTorchTrainingJob controller as a pure function (BEHAVIOUR.md): given the
 // DEFAULTED job (its .status is the previous status), the pods, Services and TensorBoards it
 // controls, and `now`, ComputeSync returns the new status, the ordered actions the reconciler
-// carries out (events, creates, deletes) and when to look again.
+// carries out (events, creates, deletes), when to look again (activeDeadlineSeconds) and the
+// error of a pod that cannot be made (bad procPerNode), reported after the status write.
 // Thread safety: pure functions; safe from any thread.
 #pragma once
 
@@ -12,32 +13,17 @@
 #include "emulator/api/resources.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
+#include "emulator/controller/kind.h"
 
 namespace pjemu::t9kjob {
 
-struct Action {
-  enum class Kind { kEvent, kCreate, kDelete };
-  Kind kind = Kind::kEvent;
-  const api::ResourceType* type = nullptr;  // kCreate / kDelete
-  Json object;                              // kCreate
-  std::string name;                         // kDelete
-  std::string event_type;                   // kEvent: "Normal" | "Warning"
-  std::string reason;                       // kEvent
-  std::string message;                      // kEvent
-};
+using controller::Action;
+using controller::Sync;
 
 struct Children {
   std::vector<Json> pods;
   std::vector<Json> services;
   std::vector<Json> tensorboards;
-};
-
-struct Sync {
-  Json status;
-  bool status_changed = false;
-  std::vector<Action> actions;
-  std::optional<Duration> requeue_after;  // activeDeadlineSeconds
-  Status error;  // a pod that cannot be made (bad procPerNode): reported after the actions
 };
 
 // REQUIRES: job is defaulted (api::t9k::SetDefaults).

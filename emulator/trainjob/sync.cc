@@ -39,13 +39,6 @@ void SetCondition(Pass& p, const std::string& type, bool value, const std::strin
                    {"lastTransitionTime", FormatTime(p.now)}});
 }
 
-Action Write(Action::Kind kind, Json object = {}) {
-  Action a;
-  a.kind = kind;
-  a.object = std::move(object);
-  return a;
-}
-
 bool Suspended(const Json& tj) { return FieldAt(tj, {"spec", "suspend"}) == Json(true); }
 
 // Suspended/Resumed from spec.suspend (a Resumed condition only after a Suspended one).
@@ -101,21 +94,20 @@ Sync ComputeSync(const Json& tj, const Json* runtime, const Json* js, Time now) 
   const std::optional<Time> deadline = DeadlineOf(tj);
   if (deadline && now >= *deadline) {
     SetCondition(p, atj::kFailed, true, atj::kDeadlineExceeded, atj::kDeadlineExceededMessage);
-    if (js) p.actions.push_back(Write(Action::Kind::kDeleteJobSet));
+    if (js) {
+      p.actions.push_back(Action::Delete(api::JobSets(), Str(Field(tj, "metadata"), "name")));
+    }
   } else if (!runtime) {
     const auto [kind, name] = atj::RuntimeRef(tj);
-    Action event;
-    event.event_type = "Warning";
-    event.reason = "TrainingRuntimeNotFound";
-    event.message = kind + " " + name + " not found";
-    p.actions.push_back(std::move(event));
+    p.actions.push_back(
+        Action::Event("Warning", "TrainingRuntimeNotFound", kind + " " + name + " not found"));
   } else if (!js) {
-    p.actions.push_back(Write(Action::Kind::kCreateJobSet, DesiredJobSet(tj, *runtime)));
+    p.actions.push_back(Action::Create(api::JobSets(), DesiredJobSet(tj, *runtime)));
   } else {
     if ((FieldAt(*js, {"spec", "suspend"}) == Json(true)) != Suspended(tj)) {
       Json update = *js;
       update["spec"]["suspend"] = Suspended(tj);
-      p.actions.push_back(Write(Action::Kind::kUpdateJobSet, std::move(update)));
+      p.actions.push_back(Action::Update(api::JobSets(), std::move(update)));
     }
     CopyJobSetStatus(p, *js);
   }

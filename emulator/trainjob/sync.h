@@ -12,24 +12,12 @@
 
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
+#include "emulator/controller/kind.h"
 
 namespace pjemu::trainjob {
 
-struct Action {
-  enum class Kind { kEvent, kCreateJobSet, kUpdateJobSet, kDeleteJobSet };
-  Kind kind = Kind::kEvent;
-  Json object;             // kCreateJobSet, kUpdateJobSet (the whole JobSet)
-  std::string event_type;  // kEvent
-  std::string reason;      // kEvent
-  std::string message;     // kEvent
-};
-
-struct Sync {
-  Json status;
-  bool status_changed = false;
-  std::vector<Action> actions;
-  std::optional<Duration> requeue_after;
-};
+using controller::Action;
+using controller::Sync;
 
 // REQUIRES: trainjob was defaulted by admission (api::trainjob::SetDefaults).
 Sync ComputeSync(const Json& trainjob, const Json* runtime, const Json* jobset, Time now);

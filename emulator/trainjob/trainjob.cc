@@ -9,60 +9,43 @@ namespace pjemu::trainjob {
 
 namespace atj = api::trainjob;
 
-Reconciler::Reconciler(client::Client& client, const Clock& clock)
-    : KindReconciler(client, clock, atj::kControllerName, "trainjob") {}
+namespace {
 
-using controller::GetIfExists;
-
-Result<controller::ReconcileResult> Reconciler::ReconcileOnce(const controller::Request& request) {
-  const api::ResourceType& kind = api::TrainJobs();
-  ASSIGN_OR_RETURN(std::optional<Json> stored, GetIfExists(client_, kind, request.ns, request.name));
-  if (!stored || api::Deleting(*stored)) return controller::ReconcileResult{};
-  const auto [runtime_kind, runtime_name] = atj::RuntimeRef(*stored);
-  const api::ResourceType& runtime_type = runtime_kind == atj::kTrainingRuntime
-                                              ? api::TrainingRuntimes()
-                                              : api::ClusterTrainingRuntimes();
-  ASSIGN_OR_RETURN(std::optional<Json> runtime,
-                   GetIfExists(client_, runtime_type, request.ns, runtime_name));
-  ASSIGN_OR_RETURN(std::optional<Json> js,
-                   GetIfExists(client_, api::JobSets(), request.ns, request.name));
-  const std::string uid = api::Str(api::Field(*stored, "metadata"), "uid");
-  if (js && !controller::ControlledBy(*js, uid)) js.reset();  // not ours: never adopted
-  Sync sync = ComputeSync(*stored, runtime ? &*runtime : nullptr, js ? &*js : nullptr,
-                          clock_.Now());
-  for (const Action& a : sync.actions) {
-    switch (a.kind) {
-      case Action::Kind::kEvent:
-        (void)recorder_.Record(*stored, a.event_type, a.reason, a.message);
-        break;
-      case Action::Kind::kCreateJobSet:
-        RETURN_IF_ERROR(writer_.Create(*stored, api::JobSets(), a.object, false).status());
-        break;
-      case Action::Kind::kUpdateJobSet:
-        RETURN_IF_ERROR(client_.Update(api::JobSets(), request.ns, a.object).status());
-        break;
-      case Action::Kind::kDeleteJobSet:
-        RETURN_IF_ERROR(writer_.Delete(*stored, api::JobSets(), request.name, false));
-        break;
-    }
-  }
-  if (sync.status_changed) {
-    Json update = *stored;
-    update["status"] = sync.status;
-    Result<Json> r = client_.Update(kind, request.ns, std::move(update), api::Subresource::kStatus);
-    if (!r.ok()) return r.status().WithContext("update status of trainjob " + request.Key());
-  }
-  controller::ReconcileResult result;
-  if (sync.requeue_after) result.requeue_after = std::max(*sync.requeue_after, Duration(1));
-  return result;
+// The runtimeRef's name when it names a TrainingRuntime (else a ClusterTrainingRuntime); ""
+// for the other type (not read).
+std::string NamespacedRuntime(const Json& tj) {
+  const auto [kind, name] = atj::RuntimeRef(tj);
+  return kind == atj::kTrainingRuntime ? name : "";
+}
+std::string ClusterRuntime(const Json& tj) {
+  const auto [kind, name] = atj::RuntimeRef(tj);
+  return kind == atj::kTrainingRuntime ? "" : name;
 }
 
-controller::KindSpec Kind(client::Client& client, const Clock& clock) {
-  controller::KindSpec spec;
-  spec.kind = &api::TrainJobs();
-  spec.children = {{&api::JobSets(), ""}};
-  spec.reconciler = std::make_unique<Reconciler>(client, clock);
-  return spec;
+// The JobSet of the TrainJob's name.
+std::string OwnName(const Json& tj) { return api::Str(api::Field(tj, "metadata"), "name"); }
+
+Sync SyncTrainJob(const Json& tj, const controller::Children& children, Time now) {
+  const Json* runtime = children.One(api::TrainingRuntimes());
+  if (runtime == nullptr) runtime = children.One(api::ClusterTrainingRuntimes());
+  return ComputeSync(tj, runtime, children.One(api::JobSets()), now);
+}
+
+}  // namespace
+
+const controller::KindDescriptor& Descriptor() {
+  using Read = controller::ChildType::Read;
+  static const controller::KindDescriptor kKind = {
+      api::TrainJobs,
+      atj::kControllerName,
+      {{api::TrainingRuntimes, Read::kByName, NamespacedRuntime, false, ""},
+       {api::ClusterTrainingRuntimes, Read::kByName, ClusterRuntime, false, ""},
+       {api::JobSets, Read::kByNameControlled, OwnName, true, ""}},
+      SyncTrainJob,
+      controller::ChildEvents::kNone,
+      InstallDefaultRuntimes,
+  };
+  return kKind;
 }
 
 Status InstallDefaultRuntimes(client::Client& client) {

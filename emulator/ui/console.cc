@@ -9,6 +9,7 @@
 #include "emulator/ui/manifest_check.h"
 #include "emulator/ui/metrics_reader.h"
 #include "emulator/ui/tfevents.h"
+#include "emulator/ui/workloads.h"
 
 namespace pjemu::ui {
 namespace {
@@ -117,14 +118,17 @@ class Console {
       }
       return JsonResponse(200, CheckManifest(request.body));
     }
-    // namespaces/{ns}/pods/{pod}/{metrics|resources}, namespaces/{ns}/tensorboards/{tb}/scalars
-    std::vector<std::string> parts = Split(rest);
-    if (parts.size() != 5 || parts[0] != "namespaces" ||
-        (parts[2] != "pods" && parts[2] != "tensorboards")) {
-      return NotFound("/ui/api/" + rest);
-    }
     if (request.method != "GET" && request.method != "HEAD") {
       return StatusResponse(405, "MethodNotAllowed", "only GET is served here");
+    }
+    if (rest == "workloads") return JsonResponse(200, WorkloadTable(store_));
+    // namespaces/{ns}/pods/{pod}/{metrics|resources}, namespaces/{ns}/tensorboards/{tb}/scalars,
+    // namespaces/{ns}/{a job kind's plural}/{name}/tree
+    std::vector<std::string> parts = Split(rest);
+    const api::ResourceType* kind = parts.size() == 5 ? JobKind(parts[2]) : nullptr;
+    if (parts.size() != 5 || parts[0] != "namespaces" ||
+        (parts[2] != "pods" && parts[2] != "tensorboards" && kind == nullptr)) {
+      return NotFound("/ui/api/" + rest);
     }
     const std::string& ns = parts[1];
     const std::string& name = parts[3];
@@ -135,12 +139,26 @@ class Console {
       if (parts[4] != "scalars") return NotFound("/ui/api/" + rest);
       return Scalars(ns, name);
     }
+    if (kind != nullptr) {
+      if (parts[4] != "tree") return NotFound("/ui/api/" + rest);
+      Result<Json> tree = OwnerTree(store_, *kind, ns, name);
+      if (!tree.ok()) return NotFound(kind->PluralGroup() + " \"" + name + "\"");
+      return JsonResponse(200, *tree);
+    }
     auto pod = store_.Get(api::Pods(), ns, name);
     if (!pod.ok()) return NotFound("pods \"" + name + "\"");
     if (parts[4] == "metrics") return Metrics(*pod);
     if (parts[4] == "resources") return Resources(ns, name);
     if (parts[4] == "io") return Io(ns, name);
     return NotFound("/ui/api/" + rest);
+  }
+
+  // The job kind of a plural ("jobsets"), nullptr for any other.
+  static const api::ResourceType* JobKind(const std::string& plural) {
+    for (const api::ResourceType* type : api::WorkloadTypes()) {
+      if (type->plural == plural) return type;
+    }
+    return nullptr;
   }
 
   HttpResponse Metrics(const Json& pod) const {

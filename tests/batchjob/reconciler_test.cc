@@ -9,6 +9,7 @@
 #include "emulator/batchjob/batchjob.h"
 #include "emulator/client/local_client.h"
 #include "emulator/controller/controller.h"
+#include "emulator/controller/kind_reconciler.h"
 #include "emulator/store/store.h"
 
 namespace pjemu::batchjob {
@@ -19,7 +20,7 @@ struct Cluster {
   EventLoop loop{clock};
   store::Store store{clock};
   std::unique_ptr<client::Client> client = client::MakeLocalClient(store);
-  controller::Controller jobs{*client, loop, Kind(*client, clock)};
+  controller::Controller jobs{*client, loop, controller::SpecOf(Descriptor(), *client, clock)};
 
   Cluster() {
     REQUIRE(jobs.Start().ok());

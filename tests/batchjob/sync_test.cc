@@ -50,7 +50,7 @@ Json Pod(const std::string& name, const std::string& phase, std::optional<std::i
 std::vector<std::string> Creates(const Sync& s) {
   std::vector<std::string> out;
   for (const Action& a : s.actions) {
-    if (a.kind == Kind::kCreatePod) out.push_back(a.pod["metadata"]["generateName"]);
+    if (a.Is(Kind::kCreate, api::Pods())) out.push_back(a.object["metadata"]["generateName"]);
   }
   return out;
 }
@@ -58,7 +58,7 @@ std::vector<std::string> Creates(const Sync& s) {
 std::vector<std::string> Deletes(const Sync& s) {
   std::vector<std::string> out;
   for (const Action& a : s.actions) {
-    if (a.kind == Kind::kDeletePod) out.push_back(a.name);
+    if (a.Is(Kind::kDelete, api::Pods())) out.push_back(a.name);
   }
   return out;
 }
@@ -168,7 +168,7 @@ TEST_CASE("J4: an Indexed Job gives each pod its index, hostname and env, comple
   Json job = Indexed(4, 2);
   Sync s = ComputeSync(job, {}, kT0);
   CHECK(Creates(s) == std::vector<std::string>{"pi-0-", "pi-1-"});
-  const Json& pod = s.actions[0].pod;
+  const Json& pod = s.actions[0].object;
   CHECK(pod["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] == "0");
   CHECK(pod["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"] == "0");
   CHECK(pod["metadata"]["labels"]["batch.kubernetes.io/job-name"] == "pi");
@@ -287,7 +287,7 @@ TEST_CASE("J10: ttlSecondsAfterFinished deletes the finished Job") {
   CHECK(s.actions.empty());
   s = ComputeSync(job, {}, kT0 + std::chrono::seconds(60));
   REQUIRE(s.actions.size() == 1);
-  CHECK(s.actions[0].kind == Kind::kDeleteJob);
+  CHECK(s.actions[0].Is(Kind::kDelete, api::Jobs()));
 }
 
 TEST_CASE("J11: lowering parallelism deletes the surplus pods") {

@@ -1,9 +1,9 @@
 // Given condition updates, the status should follow pkg/util/status.go (T49, T50).
-#include "emulator/controller/conditions.h"
+#include "emulator/pytorchjob/conditions.h"
 
 #include <catch2/catch.hpp>
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 namespace {
 
 using api::HasCondition, api::IsFinished, api::IsSucceeded;
@@ -64,4 +64,4 @@ TEST_CASE("quirk: Restarting stays True beside Succeeded (only Running is flippe
 }
 
 }  // namespace
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

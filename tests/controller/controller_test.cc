@@ -3,11 +3,11 @@
 // create-time admission), with kubelet behaviour simulated by status patches.
 #include <catch2/catch.hpp>
 
-#include "emulator/controller/conditions.h"
+#include "emulator/pytorchjob/conditions.h"
 #include "tests/controller/job_builder.h"
 #include "tests/controller/test_cluster.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 namespace {
 
 using api::IsFailed, api::IsSucceeded;
@@ -268,4 +268,4 @@ TEST_CASE("events are core/v1 Events on the job - repeated ones counted", "[cont
 }
 
 }  // namespace
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

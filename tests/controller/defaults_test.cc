@@ -1,11 +1,11 @@
 // Given submitted jobs, SetDefaults should apply SetDefaults_PyTorchJob in memory (T13-T18 and
-// emulator/controller/BEHAVIOUR.md points 2-6): replicas, restartPolicy, cleanPodPolicy, port,
+// emulator/pytorchjob/BEHAVIOUR.md points 2-6): replicas, restartPolicy, cleanPodPolicy, port,
 // elastic min/max, nprocPerNode.
 #include <catch2/catch.hpp>
 
 #include "tests/controller/job_builder.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 namespace {
 
 using api::SetDefaults;
@@ -92,4 +92,4 @@ TEST_CASE("defaults: replica keys are renamed case-insensitively", "[controller]
 }
 
 }  // namespace
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

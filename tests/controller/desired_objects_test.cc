@@ -1,10 +1,10 @@
 // Given defaulted jobs, DesiredPod/DesiredService/PodEnv should build what the operator creates
-// (T19-T24, T29, T43, T48, T59 and emulator/controller/BEHAVIOUR.md points 10-22).
+// (T19-T24, T29, T43, T48, T59 and emulator/pytorchjob/BEHAVIOUR.md points 10-22).
 #include <catch2/catch.hpp>
 
 #include "tests/controller/job_builder.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 namespace {
 
 using testing::JobBuilder;
@@ -244,4 +244,4 @@ TEST_CASE("pod labels: five operator labels - template labels kept - legacy pyto
 }
 
 }  // namespace
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

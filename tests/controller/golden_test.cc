@@ -10,10 +10,10 @@
 #include <regex>
 #include <sstream>
 
-#include "emulator/controller/job_status.h"
+#include "emulator/pytorchjob/job_status.h"
 #include "tests/controller/job_builder.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 namespace {
 
 using api::SetDefaults;
@@ -89,12 +89,12 @@ Json Run(const Json& submitted) {
   std::vector<Json> services;
   Json events = Json::array();
   auto pass = [&](Time now) {
-    JobSync s = ComputeJobStatus(job, pods, services, now);
+    Sync s = ComputeJobStatus(job, pods, services, now);
     REQUIRE(s.error.ok());
-    for (const JobAction& a : s.actions) {
-      if (a.kind == JobAction::Kind::kCreatePod) pods.push_back(a.object);
-      if (a.kind == JobAction::Kind::kCreateService) services.push_back(a.object);
-      if (a.kind == JobAction::Kind::kEvent) {
+    for (const Action& a : s.actions) {
+      if (a.Is(Action::Kind::kCreate, api::Pods())) pods.push_back(a.object);
+      if (a.Is(Action::Kind::kCreate, api::Services())) services.push_back(a.object);
+      if (a.kind == Action::Kind::kEvent) {
         events.push_back(FormatTime(now) + " " + a.event_type + " " + a.reason + ": " + a.message);
       }
     }
@@ -133,4 +133,4 @@ TEST_CASE("golden: controller Master 1 + Worker 2", "[controller][golden]") {
 }
 
 }  // namespace
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

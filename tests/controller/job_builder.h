@@ -6,10 +6,10 @@
 
 #include "emulator/api/pytorchjob.h"
 #include "emulator/common/status.h"
-#include "emulator/controller/desired_objects.h"
-#include "emulator/controller/job_spec.h"
+#include "emulator/pytorchjob/desired_objects.h"
+#include "emulator/pytorchjob/job_spec.h"
 
-namespace pjemu::controller::testing {
+namespace pjemu::pytorchjob::testing {
 
 using api::SetDefaults;
 
@@ -68,4 +68,4 @@ inline Json ServiceFor(const Json& job, const std::string& rtype, int index) {
   return *DesiredService(SetDefaults(job), rtype, index);
 }
 
-}  // namespace pjemu::controller::testing
+}  // namespace pjemu::pytorchjob::testing

@@ -1,19 +1,19 @@
 // Given a job, its pods and services and a fake `now`, ComputeJobStatus and its pieces should
 // decide as the Training Operator v1.9.4 does (T26-T28, T31-T42, T45-T47, T51-T58, T60, T61).
-#include "emulator/controller/job_status.h"
+#include "emulator/pytorchjob/job_status.h"
 
 #include <catch2/catch.hpp>
 
-#include "emulator/controller/conditions.h"
+#include "emulator/pytorchjob/conditions.h"
 #include "tests/controller/job_builder.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 namespace {
 
 using testing::JobBuilder;
 using testing::PodIn;
 using testing::ServiceFor;
-using Kind = JobAction::Kind;
+using Kind = Action::Kind;
 using api::HasCondition, api::IsFailed, api::IsSucceeded, api::IsSuspended, api::JobReason,
     api::ManagedByExternalController;
 using api::kCreated, api::kFailed, api::kRestarting, api::kRunning, api::kSucceeded,
@@ -21,15 +21,15 @@ using api::kCreated, api::kFailed, api::kRestarting, api::kRunning, api::kSuccee
 
 const Time kT0 = FakeClock().Now();
 
-std::vector<std::string> Names(const JobSync& s, Kind kind) {
+std::vector<std::string> Names(const Sync& s, Kind kind, const api::ResourceType& type) {
   std::vector<std::string> out;
   for (const auto& a : s.actions) {
-    if (a.kind == kind) out.push_back(a.name);
+    if (a.Is(kind, type)) out.push_back(a.name);
   }
   return out;
 }
 
-std::vector<std::string> Reasons(const JobSync& s) {
+std::vector<std::string> Reasons(const Sync& s) {
   std::vector<std::string> out;
   for (const auto& a : s.actions) {
     if (a.kind == Kind::kEvent) out.push_back(a.reason);
@@ -88,10 +88,10 @@ World MakeWorld(JobBuilder b, int workers, const std::string& phase) {
 TEST_CASE("a new job creates every pod and service in one pass and sets startTime",
           "[controller]") {
   Json job = JobBuilder("mnist").Master(1).Worker(2).Defaulted();
-  JobSync s = ComputeJobStatus(job, {}, {}, kT0);
-  CHECK(Names(s, Kind::kCreatePod) ==
+  Sync s = ComputeJobStatus(job, {}, {}, kT0);
+  CHECK(Names(s, Kind::kCreate, api::Pods()) ==
         std::vector<std::string>{"mnist-master-0", "mnist-worker-0", "mnist-worker-1"});
-  CHECK(Names(s, Kind::kCreateService) ==
+  CHECK(Names(s, Kind::kCreate, api::Services()) ==
         std::vector<std::string>{"mnist-master-0", "mnist-worker-0", "mnist-worker-1"});
   CHECK(s.status["startTime"] == "2024-01-01T00:00:00Z");
   CHECK(Conds(s.status) == std::vector<std::string>{"Created/True/PyTorchJobCreated"});
@@ -105,14 +105,14 @@ TEST_CASE("a new job creates every pod and service in one pass and sets startTim
 TEST_CASE("running master: Running condition - master success: Succeeded - Running flips False",
           "[controller]") {
   World w = MakeWorld(JobBuilder("j").Master(1).Worker(1), 1, "Running");
-  JobSync run = ComputeJobStatus(w.job, w.pods, w.services, kT0);
+  Sync run = ComputeJobStatus(w.job, w.pods, w.services, kT0);
   CHECK(Conds(run.status) == std::vector<std::string>{"Created/True/PyTorchJobCreated",
                                                       "Running/True/PyTorchJobRunning"});
   CHECK(run.status["conditions"][1]["message"] == "PyTorchJob j is running.");
   CHECK(run.status["replicaStatuses"]["Master"]["active"] == 1);
   w.job["status"] = run.status;
   w.pods[0]["status"]["phase"] = "Succeeded";
-  JobSync done = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 10s);
+  Sync done = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 10s);
   CHECK(Conds(done.status) == std::vector<std::string>{"Created/True/PyTorchJobCreated",
                                                        "Running/False/PyTorchJobRunning",
                                                        "Succeeded/True/PyTorchJobSucceeded"});
@@ -121,8 +121,8 @@ TEST_CASE("running master: Running condition - master success: Succeeded - Runni
   // Worker still running is ignored (BEHAVIOUR.md quirk Q1) and left alone with cleanPodPolicy
   // None.
   w.job["status"] = done.status;
-  JobSync after = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 11s);
-  CHECK(Names(after, Kind::kDeletePod).empty());
+  Sync after = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 11s);
+  CHECK(Names(after, Kind::kDelete, api::Pods()).empty());
   CHECK(after.status["replicaStatuses"]["Worker"]["succeeded"] == 1);
   CHECK_FALSE(after.status["replicaStatuses"]["Worker"].contains("active"));
 }
@@ -131,7 +131,7 @@ TEST_CASE("worker-only messages carry the namespace", "[controller]") {
   World w;
   w.job = JobBuilder("w").Worker(1).Defaulted();
   w.pods = {PodIn(w.job, "Worker", 0, "Running")};
-  JobSync s = ComputeJobStatus(w.job, w.pods, {ServiceFor(w.job, "Worker", 0)}, kT0);
+  Sync s = ComputeJobStatus(w.job, w.pods, {ServiceFor(w.job, "Worker", 0)}, kT0);
   CHECK(s.status["conditions"][1]["message"] == "PyTorchJob default/w is running.");
   w.pods[0]["status"]["phase"] = "Succeeded";
   w.job["status"] = s.status;
@@ -151,7 +151,7 @@ TEST_CASE("elastic success rule: any worker success succeeds the job (#1752)", "
 TEST_CASE("pod-path Restarting message stays when nothing else runs", "[controller]") {
   Json job = JobBuilder("j").Worker(2).Defaulted();
   std::vector<Json> pods = {PodIn(job, "Worker", 0, "Failed"), PodIn(job, "Worker", 1, "Pending")};
-  JobSync s = ComputeJobStatus(job, pods, {}, kT0);
+  Sync s = ComputeJobStatus(job, pods, {}, kT0);
   CHECK(s.status["conditions"][1]["message"] ==
         "job j is restarting because Worker replica(s) failed.");
 }
@@ -160,8 +160,8 @@ TEST_CASE("OnFailure: a Failed pod is deleted - Restarting set - then re-created
   World w = MakeWorld(JobBuilder("j").Master(1).Worker(1), 1, "Running");
   w.job["status"] = ComputeJobStatus(w.job, w.pods, w.services, kT0).status;
   w.pods[1]["status"]["phase"] = "Failed";
-  JobSync s = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 5s);
-  CHECK(Names(s, Kind::kDeletePod) == std::vector<std::string>{"j-worker-0"});
+  Sync s = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 5s);
+  CHECK(Names(s, Kind::kDelete, api::Pods()) == std::vector<std::string>{"j-worker-0"});
   CHECK(Conds(s.status) == std::vector<std::string>{"Created/True/PyTorchJobCreated",
                                                     "Restarting/True/PyTorchJobRestarting"});
   // The running Master re-sets Running in UpdateJobStatus, which drops the pod-path Restarting;
@@ -170,21 +170,21 @@ TEST_CASE("OnFailure: a Failed pod is deleted - Restarting set - then re-created
         "PyTorchJob j is restarting because 1 Worker replica(s) failed.");
   w.job["status"] = s.status;
   w.pods.pop_back();  // the deleted pod is gone
-  JobSync again = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 6s);
-  CHECK(Names(again, Kind::kCreatePod) == std::vector<std::string>{"j-worker-0"});
+  Sync again = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 6s);
+  CHECK(Names(again, Kind::kCreate, api::Pods()) == std::vector<std::string>{"j-worker-0"});
 }
 
 TEST_CASE("Never: a failed worker fails the whole job while the master runs (#1579)",
           "[controller]") {
   World w = MakeWorld(JobBuilder("j").Master(1, "Never").Worker(1, "Never"), 1, "Running");
   w.pods[1]["status"]["phase"] = "Failed";
-  JobSync s = ComputeJobStatus(w.job, w.pods, w.services, kT0);
+  Sync s = ComputeJobStatus(w.job, w.pods, w.services, kT0);
   CHECK(Conds(s.status) == std::vector<std::string>{"Created/True/PyTorchJobCreated",
                                                     "Running/False/PyTorchJobRunning",
                                                     "Failed/True/PyTorchJobFailed"});
   CHECK(s.status["conditions"][2]["message"] ==
         "PyTorchJob j is failed because 1 Worker replica(s) failed.");
-  CHECK(Names(s, Kind::kDeletePod).empty());
+  CHECK(Names(s, Kind::kDelete, api::Pods()).empty());
   CHECK(s.status["completionTime"] == "2024-01-01T00:00:00Z");
 }
 
@@ -198,7 +198,7 @@ TEST_CASE("Failed is terminal: no later condition changes", "[controller]") {
 TEST_CASE("T26: created suspended gives no pods - no startTime - conditions Created then Suspended",
           "[controller]") {
   Json job = JobBuilder("test-job").Worker(1).Set("/spec/runPolicy/suspend", true).Defaulted();
-  JobSync s = ComputeJobStatus(job, {}, {}, kT0);
+  Sync s = ComputeJobStatus(job, {}, {}, kT0);
   CHECK(s.actions.size() == 1);  // the PyTorchJobSuspended event only
   CHECK(Reasons(s) == std::vector<std::string>{"PyTorchJobSuspended"});
   CHECK_FALSE(s.status.contains("startTime"));
@@ -211,13 +211,13 @@ TEST_CASE("T26: created suspended gives no pods - no startTime - conditions Crea
 TEST_CASE("T27: run - suspend (pods deleted - Running False) - resume (new startTime)",
           "[controller]") {
   World w = MakeWorld(JobBuilder("test-job").Master(1).Worker(1), 1, "Running");
-  JobSync run = ComputeJobStatus(w.job, w.pods, w.services, kT0);
+  Sync run = ComputeJobStatus(w.job, w.pods, w.services, kT0);
   w.job["status"] = run.status;
   w.job["spec"]["runPolicy"]["suspend"] = true;
-  JobSync sus = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 5s);
-  CHECK(Names(sus, Kind::kDeletePod) ==
+  Sync sus = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 5s);
+  CHECK(Names(sus, Kind::kDelete, api::Pods()) ==
         std::vector<std::string>{"test-job-master-0", "test-job-worker-0"});
-  CHECK(Names(sus, Kind::kDeleteService) ==
+  CHECK(Names(sus, Kind::kDelete, api::Services()) ==
         std::vector<std::string>{"test-job-master-0", "test-job-worker-0"});
   CHECK(Conds(sus.status) == std::vector<std::string>{"Created/True/PyTorchJobCreated",
                                                       "Running/False/PyTorchJobSuspended",
@@ -226,12 +226,12 @@ TEST_CASE("T27: run - suspend (pods deleted - Running False) - resume (new start
   CHECK_FALSE(sus.status["replicaStatuses"]["Master"].contains("active"));
   w.job["status"] = sus.status;
   w.job["spec"]["runPolicy"]["suspend"] = false;
-  JobSync res = ComputeJobStatus(w.job, {}, {}, kT0 + 20s);
+  Sync res = ComputeJobStatus(w.job, {}, {}, kT0 + 20s);
   CHECK(res.status["startTime"] == "2024-01-01T00:00:20Z");
-  CHECK(Names(res, Kind::kCreatePod).size() == 2);
+  CHECK(Names(res, Kind::kCreate, api::Pods()).size() == 2);
   CHECK(Reasons(res)[0] == "PyTorchJobResumed");
   w.job["status"] = res.status;
-  JobSync running = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 30s);
+  Sync running = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 30s);
   CHECK(Conds(running.status) == std::vector<std::string>{"Created/True/PyTorchJobCreated",
                                                           "Suspended/False/PyTorchJobResumed",
                                                           "Running/True/PyTorchJobRunning"});
@@ -244,9 +244,9 @@ TEST_CASE("T31: Succeeded + cleanPodPolicy Running deletes only the running pod 
       kSucceeded);
   std::vector<Json> pods = {PodIn(job, "Worker", 0, "Running"),
                             PodIn(job, "Worker", 1, "Succeeded")};
-  JobSync s = ComputeJobStatus(job, pods, {}, kT0);
-  CHECK(Names(s, Kind::kDeletePod) == std::vector<std::string>{"j-worker-0"});
-  CHECK(Names(s, Kind::kDeleteService) == std::vector<std::string>{"j-worker-0"});
+  Sync s = ComputeJobStatus(job, pods, {}, kT0);
+  CHECK(Names(s, Kind::kDelete, api::Pods()) == std::vector<std::string>{"j-worker-0"});
+  CHECK(Names(s, Kind::kDelete, api::Services()) == std::vector<std::string>{"j-worker-0"});
 }
 
 // DeletePodsAndServices over {Running, Succeeded} pods: how many are deleted.
@@ -329,11 +329,11 @@ TEST_CASE("T42: backoff-limit failure respects cleanPodPolicy (v1.9.4 #3420)", "
                    .Defaulted();
     std::vector<Json> pods = {WithRestarts(PodIn(job, "Worker", 0, "Running"), 1),
                               PodIn(job, "Worker", 1, "Running")};
-    JobSync s = ComputeJobStatus(job, pods, {}, kT0);
+    Sync s = ComputeJobStatus(job, pods, {}, kT0);
     CHECK(IsFailed(s.status));
     CHECK(s.status["conditions"].back()["message"] ==
           "Job j has failed because it has reached the specified backoff limit");
-    return Names(s, Kind::kDeletePod).size();
+    return Names(s, Kind::kDelete, api::Pods()).size();
   };
   CHECK(deleted("None") == 0);
   CHECK(deleted("All") == 2);
@@ -351,7 +351,7 @@ TEST_CASE(
     "[controller]") {
   Json job = JobBuilder("j").Worker(2).Set("/spec/runPolicy/backoffLimit", 0).Defaulted();
   std::vector<Json> pods = {PodIn(job, "Worker", 0, "Failed"), PodIn(job, "Worker", 1, "Running")};
-  JobSync s = ComputeJobStatus(job, pods, {}, kT0);
+  Sync s = ComputeJobStatus(job, pods, {}, kT0);
   REQUIRE(IsFailed(s.status));
   CHECK(s.status["conditions"].back()["message"] ==
         "Job j has failed because it has reached the specified backoff limit");
@@ -422,9 +422,9 @@ TEST_CASE("T53: succeeded job with running pods: All and Running delete every po
         MakeWorld(JobBuilder("j").Master(1).Worker(5).Set("/spec/runPolicy/cleanPodPolicy", policy),
                   5, "Running");
     w.job = WithCondition(w.job, kSucceeded);
-    JobSync s = ComputeJobStatus(w.job, w.pods, w.services, kT0);
-    CHECK(Names(s, Kind::kDeletePod).size() == 6);
-    CHECK(Names(s, Kind::kDeleteService).size() == 6);
+    Sync s = ComputeJobStatus(w.job, w.pods, w.services, kT0);
+    CHECK(Names(s, Kind::kDelete, api::Pods()).size() == 6);
+    CHECK(Names(s, Kind::kDelete, api::Services()).size() == 6);
   }
 }
 
@@ -436,7 +436,8 @@ TEST_CASE("T54: succeeded job with succeeded pods: Running and None keep every p
         MakeWorld(JobBuilder("j").Master(1).Worker(5).Set("/spec/runPolicy/cleanPodPolicy", policy),
                   5, "Succeeded");
     w.job = WithCondition(w.job, kSucceeded);
-    CHECK(Names(ComputeJobStatus(w.job, w.pods, w.services, kT0), Kind::kDeletePod).empty());
+    CHECK(Names(ComputeJobStatus(w.job, w.pods, w.services, kT0), Kind::kDelete, api::Pods())
+              .empty());
   }
 }
 
@@ -445,15 +446,16 @@ TEST_CASE("T55: activeDeadlineSeconds 2 after 2 s fails the job and deletes pods
       JobBuilder("j").Master(1).Worker(5).Set("/spec/runPolicy/cleanPodPolicy", "Running"), 5,
       "Running");
   w.job["status"] = ComputeJobStatus(w.job, w.pods, w.services, kT0).status;
-  CHECK(Names(ComputeJobStatus(w.job, w.pods, w.services, kT0 + 2s), Kind::kDeletePod).empty());
+  CHECK(Names(ComputeJobStatus(w.job, w.pods, w.services, kT0 + 2s), Kind::kDelete, api::Pods())
+            .empty());
   w.job["spec"]["runPolicy"]["activeDeadlineSeconds"] = 2;
-  JobSync early = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 1s);
+  Sync early = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 1s);
   CHECK_FALSE(IsFailed(early.status));
   REQUIRE(early.requeue_after);
   CHECK(*early.requeue_after == 1s);  // pjemu fires at the deadline itself (BEHAVIOUR.md D1)
-  JobSync s = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 2s);
-  CHECK(Names(s, Kind::kDeletePod).size() == 6);
-  CHECK(Names(s, Kind::kDeleteService).size() == 6);
+  Sync s = ComputeJobStatus(w.job, w.pods, w.services, kT0 + 2s);
+  CHECK(Names(s, Kind::kDelete, api::Pods()).size() == 6);
+  CHECK(Names(s, Kind::kDelete, api::Services()).size() == 6);
   CHECK(s.status["conditions"].back()["message"] ==
         "Job j has failed because it was active longer than specified deadline");
   CHECK(s.status["completionTime"] == "2024-01-01T00:00:02Z");
@@ -472,10 +474,10 @@ TEST_CASE("T56: backoffLimit 4 with four workers restarted once each fails and c
     pods.push_back(WithRestarts(PodIn(job, "Worker", i, "Running"), 1));
     svcs.push_back(ServiceFor(job, "Worker", i));
   }
-  JobSync s = ComputeJobStatus(job, pods, svcs, kT0);
+  Sync s = ComputeJobStatus(job, pods, svcs, kT0);
   CHECK(IsFailed(s.status));
-  CHECK(Names(s, Kind::kDeletePod).size() == 4);
-  CHECK(Names(s, Kind::kDeleteService).size() == 4);
+  CHECK(Names(s, Kind::kDelete, api::Pods()).size() == 4);
+  CHECK(Names(s, Kind::kDelete, api::Services()).size() == 4);
 }
 
 TEST_CASE("T57: TTL 3 s deletes a succeeded or failed job after expiry", "[controller]") {
@@ -485,11 +487,11 @@ TEST_CASE("T57: TTL 3 s deletes a succeeded or failed job after expiry", "[contr
         JobBuilder("j").Worker(1).Set("/spec/runPolicy/ttlSecondsAfterFinished", 3).Defaulted();
     job = WithCondition(job, cond);
     job["status"]["completionTime"] = FormatTime(kT0);
-    JobSync early = ComputeJobStatus(job, {}, {}, kT0 + 1s);
-    CHECK(Names(early, Kind::kDeleteJob).empty());
+    Sync early = ComputeJobStatus(job, {}, {}, kT0 + 1s);
+    CHECK(Names(early, Kind::kDelete, api::PyTorchJobs()).empty());
     REQUIRE(early.requeue_after);
     CHECK(*early.requeue_after == 2s);
-    CHECK(Names(ComputeJobStatus(job, {}, {}, kT0 + 3s), Kind::kDeleteJob) ==
+    CHECK(Names(ComputeJobStatus(job, {}, {}, kT0 + 3s), Kind::kDelete, api::PyTorchJobs()) ==
           std::vector<std::string>{"j"});
   }
 }
@@ -521,8 +523,8 @@ TEST_CASE("T60: ExitCode policy - exit 130 is retryable: the pod is deleted", "[
   World w = MakeWorld(JobBuilder("j").Master(1).Worker(1, "ExitCode"), 1, "Running");
   w.pods[1] = Terminated(w.pods[1], 130);
   w.pods[1]["status"]["phase"] = "Failed";
-  JobSync s = ComputeJobStatus(w.job, w.pods, w.services, kT0);
-  CHECK(Names(s, Kind::kDeletePod) == std::vector<std::string>{"j-worker-0"});
+  Sync s = ComputeJobStatus(w.job, w.pods, w.services, kT0);
+  CHECK(Names(s, Kind::kDelete, api::Pods()) == std::vector<std::string>{"j-worker-0"});
   CHECK_FALSE(IsFailed(s.status));
   CHECK(HasCondition(s.status, kRestarting));
 }
@@ -531,8 +533,8 @@ TEST_CASE("T61: ExitCode policy - exit 1 fails the job without completionTime", 
   World w = MakeWorld(JobBuilder("j").Master(1).Worker(1, "ExitCode"), 1, "Running");
   w.pods[1] = Terminated(w.pods[1], 1);
   w.pods[1]["status"]["phase"] = "Failed";
-  JobSync s = ComputeJobStatus(w.job, w.pods, w.services, kT0);
-  CHECK(Names(s, Kind::kDeletePod).empty());
+  Sync s = ComputeJobStatus(w.job, w.pods, w.services, kT0);
+  CHECK(Names(s, Kind::kDelete, api::Pods()).empty());
   REQUIRE(IsFailed(s.status));
   const Json& failed = s.status["conditions"].back();
   CHECK(failed["reason"] == "PyTorchJobFailed");
@@ -550,8 +552,8 @@ TEST_CASE("quirk: ExitCode failure with a TTL never TTL-deletes (nil completionT
                                .Set("/spec/runPolicy/ttlSecondsAfterFinished", 0)
                                .Defaulted(),
                            kFailed);
-  JobSync s = ComputeJobStatus(job, {}, {}, kT0 + 1h);
-  CHECK(Names(s, Kind::kDeleteJob).empty());
+  Sync s = ComputeJobStatus(job, {}, {}, kT0 + 1h);
+  CHECK(Names(s, Kind::kDelete, api::PyTorchJobs()).empty());
   CHECK(s.error.message() == "job completion time is nil, cannot cleanup");
 }
 
@@ -569,10 +571,12 @@ TEST_CASE("scale down: pods and services with index >= replicas are deleted", "[
   std::vector<Json> svcs = {ServiceFor(job, "Worker", 0), ServiceFor(job, "Worker", 1),
                             ServiceFor(job, "Worker", 2)};
   job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] = 1;
-  JobSync s = ComputeJobStatus(job, pods, svcs, kT0);
-  CHECK(Names(s, Kind::kDeletePod) == std::vector<std::string>{"j-worker-1", "j-worker-2"});
-  CHECK(Names(s, Kind::kDeleteService) == std::vector<std::string>{"j-worker-1", "j-worker-2"});
-  CHECK(Names(s, Kind::kCreatePod).empty());
+  Sync s = ComputeJobStatus(job, pods, svcs, kT0);
+  CHECK(Names(s, Kind::kDelete, api::Pods()) ==
+        std::vector<std::string>{"j-worker-1", "j-worker-2"});
+  CHECK(Names(s, Kind::kDelete, api::Services()) ==
+        std::vector<std::string>{"j-worker-1", "j-worker-2"});
+  CHECK(Names(s, Kind::kCreate, api::Pods()).empty());
 }
 
 TEST_CASE("abnormal pod events: waiting message - terminated non-zero - unschedulable",
@@ -589,7 +593,7 @@ TEST_CASE("abnormal pod events: waiting message - terminated non-zero - unschedu
                                                   {"message", "0/1 nodes"},
                                                   {"lastTransitionTime", FormatTime(kT0)}}});
   Json crashed = Terminated(PodIn(job, "Worker", 2, "Running"), 2);
-  JobSync s = ComputeJobStatus(job, {waiting, unsched, crashed}, {}, kT0);
+  Sync s = ComputeJobStatus(job, {waiting, unsched, crashed}, {}, kT0);
   std::vector<std::string> messages;
   for (const auto& a : s.actions) {
     if (a.kind == Kind::kEvent) messages.push_back(a.event_type + " " + a.reason + " " + a.message);
@@ -609,10 +613,10 @@ TEST_CASE("a template restartPolicy is overwritten with a SetPodTemplateRestartP
                  .Worker(1, "Never")
                  .Set("/spec/pytorchReplicaSpecs/Worker/template/spec/restartPolicy", "Always")
                  .Defaulted();
-  JobSync s = ComputeJobStatus(job, {}, {}, kT0);
+  Sync s = ComputeJobStatus(job, {}, {}, kT0);
   CHECK(Reasons(s) == std::vector<std::string>{"SetPodTemplateRestartPolicy"});
   CHECK(s.actions[1].object["spec"]["restartPolicy"] == "Never");
 }
 
 }  // namespace
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

@@ -1,14 +1,20 @@
 // Given --gang-scheduler-name, the PyTorchJob controller should make the job's PodGroup as the
-// Training Operator v1.9 does and decorate each pod for its gang.
-#include "emulator/controller/pod_group.h"
+// Training Operator v1.9 does and decorate each pod for its gang; through the descriptor's
+// prepare and decorate hooks when run by the generic KindReconciler.
+#include "emulator/pytorchjob/pod_group.h"
 
 #include <catch2/catch.hpp>
 
 #include "emulator/api/podgroup.h"
 #include "emulator/client/local_client.h"
+#include "emulator/controller/controller.h"
+#include "emulator/controller/kind_reconciler.h"
+#include "emulator/pytorchjob/pytorchjob.h"
 #include "emulator/store/store.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
+
+using controller::EventRecorder;
 namespace {
 
 Json Job(const Json& policy = Json::object()) {
@@ -88,5 +94,64 @@ TEST_CASE("the PodGroup is created before pods and deleted when the job ends",
   CHECK(reasons.find("JobTerminated SuccessfulDeletePodGroup") != std::string::npos);
 }
 
+TEST_CASE("the descriptor's hooks: --gang-scheduler-name reaches the PodGroup and the pods",
+          "[controller][gang]") {
+  FakeClock clock;
+  EventLoop loop{clock};
+  store::Store store{clock};
+  auto client = client::MakeLocalClient(store);
+  controller::KindOptions options;
+  options.gang_scheduler_name = "scheduler-plugins";
+  controller::Controller c(*client, loop,
+                           controller::SpecOf(Descriptor(), *client, clock, options));
+  REQUIRE(c.Start().ok());
+  loop.RunUntilIdle();
+  Json job = Job();
+  job["metadata"].erase("uid");
+  REQUIRE(client->Create(api::PyTorchJobs(), "default", job).ok());
+  loop.RunUntilIdle();
+  CHECK(client->Get(api::SchedulerPluginsPodGroups(), "default", "gang").ok());
+  auto pods = client->List(api::Pods(), "default");
+  REQUIRE(pods.ok());
+  REQUIRE((*pods)["items"].size() == 2);
+  for (const Json& pod : (*pods)["items"]) {
+    CHECK(pod["spec"]["schedulerName"] == "scheduler-plugins");
+    CHECK(pod["metadata"]["labels"][api::kPodGroupLabel] == "gang");
+  }
+  // The master succeeds, the job with it; the next pass deletes the PodGroup.
+  Json patch = {{"status", {{"phase", "Succeeded"}}}};
+  REQUIRE(client
+              ->Patch(api::Pods(), "default", "gang-master-0", api::PatchType::kMerge, patch,
+                      api::Subresource::kStatus)
+              .ok());
+  loop.RunUntilIdle();
+  CHECK_FALSE(client->Get(api::SchedulerPluginsPodGroups(), "default", "gang").ok());
+  c.Stop();
+}
+
+TEST_CASE("without --gang-scheduler-name the descriptor writes no PodGroup", "[controller][gang]") {
+  FakeClock clock;
+  EventLoop loop{clock};
+  store::Store store{clock};
+  auto client = client::MakeLocalClient(store);
+  controller::Controller c(*client, loop, controller::SpecOf(Descriptor(), *client, clock));
+  REQUIRE(c.Start().ok());
+  loop.RunUntilIdle();
+  Json job = Job();
+  job["metadata"].erase("uid");
+  REQUIRE(client->Create(api::PyTorchJobs(), "default", job).ok());
+  loop.RunUntilIdle();
+  auto groups = client->List(api::SchedulerPluginsPodGroups(), "default");
+  REQUIRE(groups.ok());
+  CHECK((*groups)["items"].empty());
+  auto pods = client->List(api::Pods(), "default");
+  REQUIRE(pods.ok());
+  REQUIRE((*pods)["items"].size() == 2);
+  for (const Json& pod : (*pods)["items"]) {
+    CHECK_FALSE(pod["metadata"]["labels"].contains(api::kPodGroupLabel));
+  }
+  c.Stop();
+}
+
 }  // namespace
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

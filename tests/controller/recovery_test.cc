@@ -3,12 +3,12 @@
 // with backoff, and resume watches from the last resourceVersion without losing changes.
 #include <catch2/catch.hpp>
 
-#include "emulator/controller/conditions.h"
+#include "emulator/pytorchjob/conditions.h"
 #include "tests/controller/job_builder.h"
 #include "tests/controller/test_cluster.h"
 #include "tests/support/forwarding_client.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 namespace {
 
 using api::IsRunning;
@@ -151,4 +151,4 @@ TEST_CASE("an Expired resume re-lists and watches from the fresh list's resource
 }
 
 }  // namespace
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

@@ -11,10 +11,13 @@
 #include "emulator/api/resources.h"
 #include "emulator/client/local_client.h"
 #include "emulator/controller/controller.h"
-#include "emulator/controller/pytorchjob_reconciler.h"
+#include "emulator/controller/kind_reconciler.h"
+#include "emulator/pytorchjob/pytorchjob.h"
 #include "emulator/store/store.h"
 
-namespace pjemu::controller::testing {
+namespace pjemu::pytorchjob::testing {
+
+using controller::Controller;
 
 struct Cluster {
   FakeClock clock;
@@ -31,7 +34,8 @@ struct Cluster {
   explicit Cluster(const Wrap& wrap = nullptr)
       : wrapped(wrap ? wrap(*local) : nullptr),
         client(wrapped ? wrapped.get() : local.get()),
-        owned(std::make_unique<Controller>(*client, loop, PyTorchJobKind(*client, clock))),
+        owned(std::make_unique<Controller>(*client, loop,
+                                           controller::SpecOf(Descriptor(), *client, clock))),
         controller(*owned) {
     REQUIRE(controller.Start().ok());
     loop.RunUntilIdle();
@@ -86,4 +90,4 @@ struct Cluster {
   }
 };
 
-}  // namespace pjemu::controller::testing
+}  // namespace pjemu::pytorchjob::testing

@@ -5,7 +5,7 @@
 #include "emulator/api/pytorchjob_validation.h"
 #include "tests/controller/job_builder.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 namespace {
 
 using api::FieldError, api::ValidatePyTorchJob, api::WebhookFieldErrors;
@@ -203,4 +203,4 @@ TEST_CASE("T25: changing schedulingPolicy.queue is refused as Invalid by the CRD
 }
 
 }  // namespace
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

@@ -220,7 +220,7 @@ TEST_CASE("Commit and Find by name, ID, prefix and repo digest", "[image][store]
   CHECK(store->Commit(missing).code() == Code::kNotFound);
 }
 
-TEST_CASE("A name moves to the image committed last, and Remove untags, then removes",
+TEST_CASE("A name moves to the image committed last and Remove untags then removes",
           "[image][store]") {
   TempDir tmp;
   auto store = OpenStore(tmp);

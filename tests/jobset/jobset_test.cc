@@ -28,10 +28,12 @@ Json TwoNodes(const std::string& extra_spec = "{}") {
   return js;
 }
 
-std::vector<const Action*> Of(const Sync& s, Kind kind) {
+// The actions of `kind` (of `type` unless kEvent).
+std::vector<const Action*> Of(const Sync& s, Kind kind,
+                              const api::ResourceType& type = api::Jobs()) {
   std::vector<const Action*> out;
   for (const Action& a : s.actions) {
-    if (a.kind == kind) out.push_back(&a);
+    if (a.kind == kind && (kind == Kind::kEvent || *a.type == type)) out.push_back(&a);
   }
   return out;
 }
@@ -91,13 +93,13 @@ TEST_CASE("JS2 the first pass makes the headless Service and every Job", "[jobse
   Sync s = ComputeSync(TwoNodes(R"({"replicatedJobs": [{"name": "node", "replicas": 2,
       "template": {"spec": {"template": {"spec": {"containers": [{"name": "n", "image": "x"}]}}}}}]})"),
                        {}, false, kT0);
-  auto svc = Of(s, Kind::kCreateService);
+  auto svc = Of(s, Kind::kCreate, api::Services());
   REQUIRE(svc.size() == 1);
   CHECK(svc[0]->object["metadata"]["name"] == "tj");
   CHECK(svc[0]->object["spec"]["clusterIP"] == "None");
   CHECK(svc[0]->object["spec"]["selector"][ajs::kJobSetNameKey] == "tj");
   CHECK(svc[0]->object["spec"]["publishNotReadyAddresses"] == true);
-  auto jobs = Of(s, Kind::kCreateJob);
+  auto jobs = Of(s, Kind::kCreate);
   REQUIRE(jobs.size() == 2);
   CHECK(jobs[1]->object["metadata"]["name"] == "tj-node-1");
   CHECK(jobs[1]->object["metadata"]["labels"][ajs::kJobGlobalIndexKey] == "1");
@@ -107,8 +109,8 @@ TEST_CASE("JS2 the first pass makes the headless Service and every Job", "[jobse
   // A second pass with the Service and Jobs present creates nothing.
   Json js = After(TwoNodes(), s);
   Sync again = ComputeSync(js, {ChildJob(js, 0, "")}, true, kT0);
-  CHECK(Of(again, Kind::kCreateJob).empty());
-  CHECK(Of(again, Kind::kCreateService).empty());
+  CHECK(Of(again, Kind::kCreate).empty());
+  CHECK(Of(again, Kind::kCreate, api::Services()).empty());
   CHECK(again.status["replicatedJobsStatus"][0]["ready"] == 1);
   CHECK(again.status["replicatedJobsStatus"][0]["active"] == 1);
 }
@@ -124,7 +126,7 @@ TEST_CASE("JS3 every Job Complete: Completed AllJobsCompleted, then running Jobs
   CHECK(s.status["replicatedJobsStatus"][0]["succeeded"] == 1);
   Json done = After(js, s);
   Sync finished = ComputeSync(done, {ChildJob(done, 1, "")}, true, kT0);
-  REQUIRE(Of(finished, Kind::kDeleteJob).size() == 1);
+  REQUIRE(Of(finished, Kind::kDelete).size() == 1);
   CHECK_FALSE(finished.status_changed);
 }
 
@@ -152,8 +154,8 @@ TEST_CASE("JS5 maxRestarts: a failed Job recreates every Job under a new attempt
   // Next pass: the attempt-0 Job is deleted and attempt 1's created.
   Json restarted = After(js, s);
   Sync next = ComputeSync(restarted, {ChildJob(js, 0, "Failed")}, true, kT0);
-  REQUIRE(Of(next, Kind::kDeleteJob).size() == 1);
-  auto created = Of(next, Kind::kCreateJob);
+  REQUIRE(Of(next, Kind::kDelete).size() == 1);
+  auto created = Of(next, Kind::kCreate);
   REQUIRE(created.size() == 1);
   CHECK(created[0]->object["metadata"]["labels"][ajs::kRestartsKey] == "1");
   // Attempt 1 fails too: no restarts left.
@@ -192,8 +194,8 @@ TEST_CASE("JS7 success policy Any over a target replicatedJob", "[jobset]") {
 TEST_CASE("JS8 suspend and resume: the Jobs follow, the Suspended condition says so", "[jobset]") {
   Json js = TwoNodes(R"({"suspend": true})");
   Sync created = ComputeSync(js, {}, false, kT0);
-  REQUIRE(Of(created, Kind::kCreateJob).size() == 1);
-  CHECK(Of(created, Kind::kCreateJob)[0]->object["spec"]["suspend"] == true);
+  REQUIRE(Of(created, Kind::kCreate).size() == 1);
+  CHECK(Of(created, Kind::kCreate)[0]->object["spec"]["suspend"] == true);
   const Json* c = Cond(created, ajs::kSuspended);
   REQUIRE(c != nullptr);
   CHECK((*c)["reason"] == "SuspendedJobs");
@@ -202,7 +204,7 @@ TEST_CASE("JS8 suspend and resume: the Jobs follow, the Suspended condition says
   Json job = ChildJob(js, 0, "");
   job["spec"]["suspend"] = true;
   Sync s = ComputeSync(resumed, {job}, true, kT0);
-  auto updates = Of(s, Kind::kUpdateJob);
+  auto updates = Of(s, Kind::kUpdate);
   REQUIRE(updates.size() == 1);
   CHECK(updates[0]->object["spec"]["suspend"] == false);
   CHECK(s.status["conditions"][0]["status"] == "False");

@@ -243,3 +243,42 @@ TEST_CASE("isolation: shareProcessNamespace: the containers share one namespace,
 
 }  // namespace
 }  // namespace pjemu::kubelet
+
+namespace pjemu::kubelet {
+namespace {
+
+// The Training Operator's smoke-dist example described by an image map written from its
+// Dockerfile (`COPY dist_sendrecv.py /opt/mlkube/`, a one-file `files:` entry), and a Python
+// image's `python`: both failed before (a file cannot be an overlay; no `python` on the host).
+TEST_CASE("isolation: a one-file files: entry and `python` in a host Python image",
+          "[kubelet][process][isolation]") {
+  SKIP_WITHOUT_ISOLATION();
+  const std::string dir =
+      std::string(PJEMU_BINARY_DIR) + "/test-one-file-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/dist_sendrecv.py") << "print('script from the map')\n";
+  std::ofstream(dir + "/images.yaml")
+      << "images:\n"
+         "  - image: example.com/kubeflow/sendrecv:1.0\n"
+         "    entrypoint: [python3, /opt/mlkube/dist_sendrecv.py]\n"
+         "    files: {/opt/mlkube/dist_sendrecv.py: dist_sendrecv.py}\n";
+  KubeletOptions o = SandboxOn();
+  o.user_image_map_path = dir + "/images.yaml";
+  NodeFixture f(o, "isolation-one-file");
+  f.Create(TestPod("sendrecv", {{{"name", "c"}, {"image", "example.com/kubeflow/sendrecv:1.0"}}}));
+  f.Create(TestPod("py", {{{"name", "c"},
+                           {"image", "python:3.11"},
+                           {"command", {"sh", "-c", "command -v python && python -c 'print(42)'"}}}}));
+  REQUIRE(f.WaitPhase("sendrecv", "Succeeded", 20s));
+  REQUIRE(f.WaitPhase("py", "Succeeded", 20s));
+  CHECK(ReadFile(f.kubelet->Find({"default", "sendrecv", "", false})->path)
+            .find("script from the map") != std::string::npos);
+  std::string py = ReadFile(f.kubelet->Find({"default", "py", "", false})->path);
+  CHECK(py.find("/usr/local/pjemu-python/bin/python") != std::string::npos);
+  CHECK(py.find(" 42\n") != std::string::npos);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+}  // namespace
+}  // namespace pjemu::kubelet

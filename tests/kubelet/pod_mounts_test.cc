@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace pjemu::kubelet {
 namespace {
@@ -192,6 +194,32 @@ TEST_CASE("/etc/hosts lists the pod's own name and the cluster's Services", "[po
         std::string::npos);
   pod["spec"] = Json::object();
   CHECK(EtcHosts(pod, "127.42.0.7", {}).find("127.42.0.7\tjob-master-0\n") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace pjemu::kubelet
+
+namespace pjemu::kubelet {
+namespace {
+
+TEST_CASE("an image map file is a private copy bound at its path and a folder an overlay",
+          "[pod_mounts]") {
+  Inputs t;
+  std::filesystem::create_directories(t.root + "/src");
+  std::ofstream(t.root + "/script.py") << "print('hi')\n";
+  t.in.image_files = {{"/opt/mlkube/script.py", t.root + "/script.py"},
+                      {"/workspace", t.root + "/src"}};
+  auto r = PlanContainerMounts(Container(Json::array()), "spec.containers[0]", t.in);
+  REQUIRE(r.ok());
+  const Mount* file = Find(r->plan, "/opt/mlkube/script.py");
+  REQUIRE(file);
+  CHECK(file->kind == Mount::Kind::kBind);
+  CHECK(file->source == t.in.container_dir + "/layers/0/script.py");
+  std::ifstream copy(file->source);
+  std::stringstream text;
+  text << copy.rdbuf();
+  CHECK(text.str() == "print('hi')\n");  // a copy: the host's file is never written
+  CHECK(Find(r->plan, "/workspace")->kind == Mount::Kind::kOverlay);
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 #include "emulator/api/t9k.h"
 #include "emulator/client/local_client.h"
 #include "emulator/controller/controller.h"
-#include "emulator/controller/pytorchjob_reconciler.h"
+#include "emulator/controller/kind_reconciler.h"
+#include "emulator/pytorchjob/pytorchjob.h"
 #include "emulator/store/store.h"
 #include "emulator/t9kjob/t9kjob.h"
 
@@ -20,8 +21,9 @@ struct Cluster {
   EventLoop loop{clock};
   store::Store store{clock};
   std::unique_ptr<client::Client> client = client::MakeLocalClient(store);
-  controller::Controller t9k{*client, loop, Kind(*client, clock)};
-  controller::Controller kubeflow{*client, loop, controller::PyTorchJobKind(*client, clock)};
+  controller::Controller t9k{*client, loop, controller::SpecOf(Descriptor(), *client, clock)};
+  controller::Controller kubeflow{*client, loop,
+                                  controller::SpecOf(pytorchjob::Descriptor(), *client, clock)};
 
   Cluster() {
     REQUIRE(t9k.Start().ok());

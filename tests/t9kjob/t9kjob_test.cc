@@ -130,6 +130,16 @@ TEST_CASE("P3: pods carry the owner-name label, restartPolicy Never and the cont
   CHECK(pod["metadata"]["ownerReferences"][0]["controller"] == true);
 }
 
+TEST_CASE("P3: the master pod alone carries job-role master, beside the replica type and index") {
+  const Json job = t9k::SetDefaults(PlainJob());
+  const Json master = *DesiredPod(job, {0, 0}, Launch::kTemplate);
+  CHECK(master["metadata"]["labels"][t9k::kJobRoleLabel] == "master");
+  CHECK(master["metadata"]["labels"][t9k::kReplicaTypeLabel] == "master");
+  CHECK(master["metadata"]["labels"][t9k::kReplicaIndexLabel] == "0");
+  const Json worker = *DesiredPod(job, {1, 0}, Launch::kTemplate);
+  CHECK_FALSE(worker["metadata"]["labels"].contains(t9k::kJobRoleLabel));
+}
+
 TEST_CASE("P3: plain mode gives every container MASTER_ADDR/PORT, WORLD_SIZE and its RANK") {
   Json job = t9k::SetDefaults(PlainJob());
   Json env = PodEnv(job, {1, 1});

@@ -15,6 +15,7 @@
 #include "emulator/batchjob/batchjob.h"
 #include "emulator/client/local_client.h"
 #include "emulator/controller/controller.h"
+#include "emulator/controller/kind_reconciler.h"
 #include "emulator/jobset/jobset.h"
 #include "emulator/store/store.h"
 #include "emulator/trainjob/trainjob.h"
@@ -27,9 +28,11 @@ struct Cluster {
   EventLoop loop{clock};
   store::Store store{clock};
   std::unique_ptr<client::Client> client = client::MakeLocalClient(store);
-  controller::Controller jobs{*client, loop, batchjob::Kind(*client, clock)};
-  controller::Controller jobsets{*client, loop, jobset::Kind(*client, clock)};
-  controller::Controller trainjobs{*client, loop, Kind(*client, clock)};
+  controller::Controller jobs{*client, loop,
+                              controller::SpecOf(batchjob::Descriptor(), *client, clock)};
+  controller::Controller jobsets{*client, loop,
+                                 controller::SpecOf(jobset::Descriptor(), *client, clock)};
+  controller::Controller trainjobs{*client, loop, controller::SpecOf(Descriptor(), *client, clock)};
 
   Cluster() {
     REQUIRE(InstallDefaultRuntimes(*client).ok());

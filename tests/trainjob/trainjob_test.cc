@@ -183,7 +183,7 @@ TEST_CASE("TJ4 the JobSet is created once, and its Completed/Failed and status c
   Json tj = Guide();
   Sync first = ComputeSync(tj, &runtime, nullptr, kT0);
   REQUIRE(first.actions.size() == 1);
-  CHECK(first.actions[0].kind == Kind::kCreateJobSet);
+  CHECK(first.actions[0].Is(Kind::kCreate, api::JobSets()));
   Json js = first.actions[0].object;
   js["status"] = Json::parse(R"({"restarts": 0, "terminalState": "Completed",
     "replicatedJobsStatus": [{"name": "node", "ready": 0, "succeeded": 1, "failed": 0, "active": 0, "suspended": 0}],
@@ -218,7 +218,7 @@ TEST_CASE("TJ5 suspend and resume: the JobSet follows, Suspended then Resumed", 
   tj["spec"]["suspend"] = false;
   Sync resumed = ComputeSync(tj, &runtime, &js, kT0 + std::chrono::minutes(1));
   REQUIRE(resumed.actions.size() == 1);
-  CHECK(resumed.actions[0].kind == Kind::kUpdateJobSet);
+  CHECK(resumed.actions[0].Is(Kind::kUpdate, api::JobSets()));
   CHECK(resumed.actions[0].object["spec"]["suspend"] == false);
   CHECK(Conditions(resumed)[0]["status"] == "False");
   CHECK(Conditions(resumed)[0]["reason"] == "Resumed");
@@ -235,7 +235,7 @@ TEST_CASE("TJ6 activeDeadlineSeconds: Failed DeadlineExceeded and the JobSet del
   CHECK(*early.requeue_after == std::chrono::seconds(40));
   Sync late = ComputeSync(tj, &runtime, &js, kT0 + std::chrono::seconds(60));
   REQUIRE(late.actions.size() == 1);
-  CHECK(late.actions[0].kind == Kind::kDeleteJobSet);
+  CHECK(late.actions[0].Is(Kind::kDelete, api::JobSets()));
   CHECK(Conditions(late)[0]["type"] == "Failed");
   CHECK(Conditions(late)[0]["reason"] == "DeadlineExceeded");
   CHECK(Conditions(late)[0]["message"] == "TrainJob exceeded its active deadline");

@@ -254,6 +254,72 @@ TEST_CASE("console: a TensorBoard's scalars come from the log dirs in its stored
   CHECK(f.Get("/ui/api/namespaces/kubeflow/tensorboards/..%2Fx/scalars").status == 400);
 }
 
+// A batch/v1 Job "pi" as kubectl create job sends it.
+Json PiJob() {
+  return {{"apiVersion", "batch/v1"},
+          {"kind", "Job"},
+          {"metadata", {{"name", "pi"}, {"namespace", "kubeflow"}}},
+          {"spec",
+           {{"template",
+             {{"spec",
+               {{"restartPolicy", "Never"},
+                {"containers", {{{"name", "pi"}, {"image", "busybox"}}}}}}}}}}};
+}
+
+TEST_CASE("console: every job kind from the resource table, each job with its kind's state") {
+  Fixture f;
+  REQUIRE(f.store.Create(api::Jobs(), "kubeflow", PiJob()).ok());
+  HttpResponse r = f.Get("/ui/api/workloads");
+  REQUIRE(r.status == 200);
+  const Json body = Json::parse(r.body);
+  std::vector<std::string> kinds;
+  for (const Json& k : body["kinds"]) kinds.push_back(k["kind"]);
+  std::vector<std::string> want;
+  for (const api::ResourceType* type : api::WorkloadTypes()) want.push_back(type->kind);
+  CHECK(kinds == want);
+  REQUIRE(body["items"].size() == 1);
+  CHECK(body["items"][0]["kind"] == "Job");
+  CHECK(body["items"][0]["plural"] == "jobs");
+  CHECK(body["items"][0]["podSelector"].get<std::string>().find("pi") != std::string::npos);
+}
+
+TEST_CASE("console: a job's owner tree follows controller ownerReferences level by level") {
+  Fixture f;
+  Result<Json> stored = f.store.Create(api::Jobs(), "kubeflow", PiJob());
+  REQUIRE(stored.ok());
+  (*stored)["apiVersion"] = "batch/v1";
+  auto owned_by = [](Json object, const Json& owner, const std::string& kind) {
+    object["metadata"]["ownerReferences"] = {{{"apiVersion", owner["apiVersion"]},
+                                              {"kind", kind},
+                                              {"name", owner["metadata"]["name"]},
+                                              {"uid", owner["metadata"]["uid"]},
+                                              {"controller", true}}};
+    return object;
+  };
+  Json child = {{"apiVersion", "v1"},
+                {"kind", "ConfigMap"},
+                {"metadata", {{"name", "pi-cm"}, {"namespace", "kubeflow"}}}};
+  Result<Json> cm = f.store.Create(api::ConfigMaps(), "kubeflow", owned_by(child, *stored, "Job"));
+  REQUIRE(cm.ok());
+  Json pod = *f.store.Get(api::Pods(), "kubeflow", "job-master-0");
+  (*cm)["apiVersion"] = "v1";
+  REQUIRE(f.store.Update(api::Pods(), "kubeflow", owned_by(pod, *cm, "ConfigMap")).ok());
+
+  HttpResponse r = f.Get("/ui/api/namespaces/kubeflow/jobs/pi/tree");
+  REQUIRE(r.status == 200);
+  const Json tree = Json::parse(r.body);
+  CHECK(tree["kind"] == "Job");
+  CHECK(tree.contains("state"));
+  REQUIRE(tree["children"].size() == 1);
+  CHECK(tree["children"][0]["kind"] == "ConfigMap");
+  REQUIRE(tree["children"][0]["children"].size() == 1);
+  CHECK(tree["children"][0]["children"][0]["name"] == "job-master-0");
+  CHECK(tree["children"][0]["children"][0]["phase"] == "Pending");
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/jobsets/absent/tree").status == 404);
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/jobs/pi/other").status == 404);
+  CHECK(f.Get("/ui/api/namespaces/kubeflow/pytorchtrainingjobs/absent/tree").status == 404);
+}
+
 TEST_CASE("console: validate gives objects, field lines and the webhook's errors at their line") {
   Fixture f;
   auto validate = [&](const std::string& yaml) {

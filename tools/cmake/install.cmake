@@ -1,6 +1,7 @@
 # Installing pjemu (`cmake --install build --prefix P`):
 #   P/bin/pjemu, P/bin/pjemu-trainer (when built; component trainer)
-#   P/share/pjemu/images.yaml (the default image map) and image-maps/, seeds/, seed-python/
+#   P/share/pjemu/images.yaml (the default image map, with host-python/ beside it) and
+#   image-maps/, seeds/, seed-python/
 #   P/lib/cmake/pjemu/pjemuConfig.cmake (+ version file, pjemuScenarios.cmake)
 # Component `pjemu` holds everything but the trainer, so that `cmake --install build
 # --component pjemu` works in a build without LibTorch.
@@ -15,6 +16,9 @@ if(TARGET pjemu-trainer)
 endif()
 install(FILES "${PROJECT_SOURCE_DIR}/fixtures/images.yaml" DESTINATION "${PJEMU_INSTALL_DATADIR}"
         COMPONENT pjemu)
+# What images.yaml's host Python entries mount (`python -> /usr/bin/python3`, a symlink).
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/fixtures/host-python" DESTINATION "${PJEMU_INSTALL_DATADIR}"
+        USE_SOURCE_PERMISSIONS COMPONENT pjemu)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/fixtures/image-maps" "${PROJECT_SOURCE_DIR}/fixtures/seeds"
         DESTINATION "${PJEMU_INSTALL_DATADIR}" COMPONENT pjemu)
 # What image-maps/seed-python.yaml maps into the seed image (its own paths are relative).

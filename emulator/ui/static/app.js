@@ -277,60 +277,6 @@ function deleteJob(ns, name) {
   return deleteAnyJob('PyTorchJob', jobPath(ns, name), ns, name);
 }
 
-// ---------- job list ----------
-
-// Every workload kind the list shows: where its objects and pods are, its page, its state.
-const JOB_KINDS = [
-  { kind: 'PyTorchJob', list: `${JOBS}/pytorchjobs`, podLabel: JOB_LABEL, page: (ns, n) => `#/jobs/${ns}/${n}/overview`,
-    path: jobPath, state: jobState },
-  { kind: 'PyTorchTrainingJob', list: `${T9K}/pytorchtrainingjobs`, podLabel: T9K_LABEL, page: (ns, n) => `#/t9k/${ns}/${n}/job`,
-    path: t9kJobPath, state: t9kPhase },
-];
-
-function showJobList(main, signal) {
-  const body = h('div');
-  replace(main,
-    h('div', { class: 'page-head' }, h('h1', { class: 'grow' }, 'Jobs'),
-      h('a', { href: '#/create' }, h('button', { class: 'primary', type: 'button' }, 'Create job'))),
-    body);
-  const jobs = new Map(JOB_KINDS.map((k) => [k.kind, new Map()]));
-  const pods = new Map(JOB_KINDS.map((k) => [k.kind, new Map()]));
-  const render = () => {
-    const all = JOB_KINDS.flatMap((k) => [...jobs.get(k.kind).values()].map((job) => [k, job]));
-    if (!all.length) {
-      replace(body, h('div', { class: 'empty', id: 'no-jobs' }, 'No jobs yet. ', h('a', { href: '#/create' }, 'Create one from YAML.')));
-      return;
-    }
-    const rows = all.sort((a, b) => keyOf(a[1]).localeCompare(keyOf(b[1])) || a[0].kind.localeCompare(b[0].kind)).map(([k, job]) => {
-      const ns = job.metadata.namespace;
-      const name = job.metadata.name;
-      const jp = [...pods.get(k.kind).values()].filter((p) => p.metadata.namespace === ns && (p.metadata.labels || {})[k.podLabel] === name);
-      const ready = jp.filter(podReady).length;
-      const done = jp.filter((p) => p.status && p.status.phase === 'Succeeded').length;
-      const sums = jobSums(job);
-      const desired = replicaSpecsOf(job).reduce((n, r) => n + r.replicas, 0);
-      return h('tr', { 'data-job': `${ns}/${name}`, 'data-kind': k.kind },
-        h('td', {}, h('a', { href: k.page(ns, name), class: 'job-link' }, name)),
-        h('td', {}, ns),
-        h('td', { class: 'job-state' }, badge(k.state(job))),
-        h('td', { class: 'job-ready' }, `${ready}/${desired}`, done ? h('span', { class: 'muted' }, ` (${done} succeeded)`) : ''),
-        h('td', { class: 'job-kind' }, k.kind),
-        h('td', { class: 'job-cpu' }, reqLimit(sums.cpuReq, sums.cpuLim, fmtCores)),
-        h('td', { class: 'job-memory' }, reqLimit(sums.memReq, sums.memLim, fmtBytes)),
-        h('td', {}, h('span', { 'data-age-plain': job.metadata.creationTimestamp }, age(job.metadata.creationTimestamp))),
-        h('td', {}, h('button', {
-          class: 'danger', type: 'button',
-          onclick: () => deleteAnyJob(k.kind, k.path(ns, name), ns, name).catch((e) => alert(e.message)),
-        }, 'Delete')));
-    });
-    replace(body, table(['Name', 'Namespace', 'State', 'Replicas ready', 'Kind', 'CPU req / limit', 'Memory req / limit', 'Age', ''], rows, { id: 'job-table' }));
-  };
-  for (const k of JOB_KINDS) {
-    watchList(k.list, signal, (items) => { jobs.set(k.kind, items); render(); });
-    watchList(`/api/v1/pods?labelSelector=${encodeURIComponent(k.podLabel)}`, signal, (items) => { pods.set(k.kind, items); render(); });
-  }
-}
-
 // ---------- job page ----------
 
 const TABS = [['overview', 'Overview'], ['replicas', 'Replicas'], ['logs', 'Logs'], ['metrics', 'Metrics'],
@@ -437,17 +383,20 @@ function replicasTab(el, signal, ns, name, state) {
   };
 }
 
-// A pod chooser that keeps its choice while the pod list changes.
+// A pod chooser that keeps its choice while the pod list changes. The pod a link names
+// (`?pod=`), else the first, is picked once the list has pods.
 function podPicker(state, initial, onPick) {
   const select = h('select', { id: 'pod-select' });
   let chosen = initial || '';
+  let picked = false;
   select.addEventListener('change', () => { chosen = select.value; onPick(chosen); });
   return {
     select,
     get value() { return chosen; },
     refresh() {
       const names = sortPods(state.pods.values()).map((p) => p.metadata.name);
-      if (!chosen && names.length) { chosen = names[0]; onPick(chosen); }
+      if (!chosen && names.length) chosen = names[0];
+      if (chosen && !picked && names.length) { picked = true; onPick(chosen); }
       const options = names.includes(chosen) || !chosen ? names : [chosen, ...names];
       if (options.join() !== [...select.options].map((o) => o.value).join()) {
         replace(select, options.map((n) => h('option', { value: n }, n)));
@@ -604,238 +553,6 @@ function fmt(v, digits) {
   return typeof v === 'number' ? v.toFixed(digits) : '';
 }
 
-// ---------- charts (SVG) ----------
-
-function niceTicks(min, max, count) {
-  if (!(max > min)) { max = min + 1; }
-  const raw = (max - min) / count;
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((st) => st >= raw) || raw;
-  const ticks = [];
-  for (let v = Math.ceil(min / step) * step; v <= max + step * 1e-9; v += step) ticks.push(Number(v.toFixed(10)));
-  return ticks;
-}
-
-function chartBox(title, id, series, opts) {
-  const legend = series.length > 1 ? h('div', { class: 'legend' }, series.map((se, i) =>
-    h('span', {}, h('i', { class: `c${i}` }), se.name))) : '';
-  const box = h('div', { class: 'chart-box', id }, h('h3', {}, title), lineChart(series, opts), legend);
-  box.querySelectorAll('.legend i').forEach((el, i) => { el.style.background = COLORS[i % COLORS.length]; });
-  return box;
-}
-
-function lineChart(series, opts) {
-  const W = 560, H = 240, L = 52, R = 14, T = 22, B = 34;  // T leaves room for value labels
-  const svg = s('svg', { class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img' });
-  const all = series.flatMap((se) => se.points);
-  if (!all.length) {
-    svg.append(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'no-data' }, 'no data yet'));
-    return svg;
-  }
-  let xMin = Math.min(...all.map((p) => p[0])), xMax = Math.max(...all.map((p) => p[0]));
-  let yMin = opts.yMin ?? Math.min(...all.map((p) => p[1])), yMax = opts.yMax ?? Math.max(...all.map((p) => p[1]));
-  if (opts.yMin !== undefined) yMax = Math.max(yMax, opts.yMin);
-  if (xMax === xMin) { xMin -= 1; xMax += 1; }
-  if (yMax === yMin) { yMax = yMin + (Math.abs(yMin) || 1); }
-  if (opts.integerX) { xMin = Math.floor(xMin); xMax = Math.ceil(xMax); }
-  const yTicks = niceTicks(yMin, yMax, 5);
-  yMin = Math.min(yMin, yTicks[0]);
-  yMax = Math.max(yMax, yTicks[yTicks.length - 1]);
-  let xTicks = niceTicks(xMin, xMax, 6);
-  if (opts.integerX) xTicks = xTicks.filter((v) => Number.isInteger(v));
-  const X = (v) => L + ((v - xMin) / (xMax - xMin)) * (W - L - R);
-  const Y = (v) => T + (1 - (v - yMin) / (yMax - yMin)) * (H - T - B);
-  // As many decimals as the tick spacing needs, so that neighbouring ticks never read the same.
-  const decimals = Math.min(6, Math.max(0, Math.ceil(-Math.log10(yTicks.length > 1 ? yTicks[1] - yTicks[0] : 1) - 1e-9)));
-  const yFormat = opts.yFormat || ((v) => v.toFixed(decimals));
-  const xFormat = opts.time ? (v) => new Date(v * 1000).toLocaleTimeString([], { hour12: false }) : (v) => String(v);
-  for (const v of yTicks) {
-    svg.append(s('line', { class: 'grid', x1: L, x2: W - R, y1: Y(v), y2: Y(v) }));
-    svg.append(s('text', { x: L - 6, y: Y(v) + 4, 'text-anchor': 'end' }, yFormat(v)));
-  }
-  for (const v of xTicks) {
-    if (v < xMin || v > xMax) continue;
-    svg.append(s('text', { x: X(v), y: H - B + 16, 'text-anchor': 'middle' }, xFormat(v)));
-  }
-  svg.append(s('line', { class: 'axis', x1: L, x2: W - R, y1: H - B, y2: H - B }));
-  svg.append(s('line', { class: 'axis', x1: L, x2: L, y1: T, y2: H - B }));
-  if (opts.xLabel) svg.append(s('text', { x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle' }, opts.xLabel));
-  series.forEach((se, i) => {
-    const color = COLORS[i % COLORS.length];
-    if (se.points.length > 1) {
-      svg.append(s('polyline', { class: 'series', stroke: color, points: se.points.map((p) => `${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(' ') }));
-    }
-    if (opts.dots || se.points.length === 1) {
-      for (const p of se.points) {
-        const dot = s('circle', { cx: X(p[0]), cy: Y(p[1]), r: 4, fill: color });
-        dot.append(s('title', {}, `${opts.xLabel || 'x'} ${xFormat(p[0])}: ${yFormat(p[1])}`));
-        svg.append(dot);
-        if (opts.dots && se.points.length <= 12) {
-          svg.append(s('text', { x: X(p[0]), y: Y(p[1]) - 8, 'text-anchor': 'middle', class: 'value' }, yFormat(p[1])));
-        }
-      }
-    }
-  });
-  return svg;
-}
-
-// ---------- YAML output ----------
-
-const YAML_PLAIN = /^[A-Za-z_./][A-Za-z0-9_./:@ -]*$/;
-const YAML_SPECIAL = /^(true|false|yes|no|on|off|null|~|y|n)$/i;
-
-function yamlScalar(v) {
-  if (v === null) return 'null';
-  if (typeof v !== 'string') return String(v);
-  if (v === '' || !YAML_PLAIN.test(v) || YAML_SPECIAL.test(v) || /^[0-9.+-]/.test(v) || v.endsWith(' ') ||
-      v.includes(': ') || v.includes(' #') || /^\d{4}-\d\d-\d\d/.test(v)) return JSON.stringify(v);
-  return v;
-}
-
-function toYaml(v, indent = '') {
-  if (Array.isArray(v)) {
-    if (!v.length) return '[]\n';
-    return v.map((item) => {
-      if (item && typeof item === 'object' && Object.keys(item).length) {
-        const inner = toYaml(item, `${indent}  `);
-        return `${indent}- ${inner.slice(indent.length + 2)}`;
-      }
-      return `${indent}- ${item && typeof item === 'object' ? (Array.isArray(item) ? '[]' : '{}') : yamlScalar(item)}\n`;
-    }).join('');
-  }
-  if (v && typeof v === 'object') {
-    const keys = Object.keys(v);
-    if (!keys.length) return '{}\n';
-    return keys.map((k) => {
-      const val = v[k];
-      const key = yamlScalar(k);
-      if (val && typeof val === 'object' && (Array.isArray(val) ? val.length : Object.keys(val).length)) {
-        return `${indent}${key}:\n${toYaml(val, Array.isArray(val) ? indent : `${indent}  `)}`;
-      }
-      return `${indent}${key}: ${val && typeof val === 'object' ? (Array.isArray(val) ? '[]' : '{}') : yamlScalar(val)}\n`;
-    }).join('');
-  }
-  return `${indent}${yamlScalar(v)}\n`;
-}
-
-// ---------- create ----------
-
-function fieldToPointer(field) {
-  // "spec.pytorchReplicaSpecs[Master].template.spec.containers[0].image" -> JSON pointer parts
-  const parts = [];
-  const re = /([^.[\]]+)|\[([^\]]*)\]/g;
-  let m;
-  while ((m = re.exec(field))) parts.push((m[1] ?? m[2]).replace(/~/g, '~0').replace(/\//g, '~1'));
-  return parts;
-}
-
-function lineOfField(doc, field) {
-  const parts = fieldToPointer(field || '');
-  while (parts.length) {
-    const line = doc.lines[`/${parts.join('/')}`];
-    if (line) return line;
-    parts.pop();
-  }
-  return doc.line;
-}
-
-function showCreate(main) {
-  const sample = 'apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: my-job\n  namespace: default\nspec:\n  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n      restartPolicy: OnFailure\n      template:\n        spec:\n          containers:\n            - name: pytorch\n              image: docker.io/kubeflowkatib/pytorch-mnist:v1beta1-45c5727\n              command: ["python3", "/opt/pytorch-mnist/mnist.py", "--epochs=1"]\n';
-  const gutter = h('pre', { class: 'gutter', id: 'yaml-gutter' });
-  const input = h('textarea', { id: 'yaml-input', spellcheck: 'false', placeholder: 'Paste a PyTorchJob manifest (YAML or JSON)' });
-  input.value = sample;
-  const ns = h('input', { id: 'default-namespace', value: 'default', size: 14 });
-  const result = h('div', { id: 'create-result' });
-  const file = h('input', { type: 'file', id: 'yaml-file', accept: '.yaml,.yml,.json,text/yaml,application/json' });
-  let errorLines = new Set();
-  const drawGutter = () => {
-    const n = input.value.split('\n').length;
-    replace(gutter, Array.from({ length: n }, (_, i) => h('span', { class: errorLines.has(i + 1) ? 'err' : '' }, `${i + 1}\n`)));
-    gutter.scrollTop = input.scrollTop;
-  };
-  input.addEventListener('input', () => { errorLines = new Set(); drawGutter(); });
-  input.addEventListener('scroll', () => { gutter.scrollTop = input.scrollTop; });
-  file.addEventListener('change', async () => {
-    if (!file.files.length) return;
-    if (file.files[0].size > 3 * 1024 * 1024) { replace(result, h('div', { class: 'notice error' }, 'The file is over 3 MiB.')); return; }
-    input.value = await file.files[0].text();
-    errorLines = new Set();
-    drawGutter();
-  });
-  const showErrors = (title, errors, warnings) => {
-    errorLines = new Set(errors.filter((e) => e.line).map((e) => e.line));
-    drawGutter();
-    replace(result, h('div', { class: 'notice error' }, title),
-      h('ul', { class: 'errors', id: 'create-errors' }, errors.map((e) => h('li', {}, e.line ? h('b', {}, `line ${e.line}: `) : '', e.message))),
-      warnings && warnings.length ? h('ul', { class: 'warnings' }, warnings.map((w) => h('li', {}, w))) : '');
-    const first = [...errorLines].sort((a, b) => a - b)[0];
-    if (first) {
-      const offset = input.value.split('\n').slice(0, first - 1).join('\n').length + (first > 1 ? 1 : 0);
-      input.focus();
-      input.setSelectionRange(offset, offset);
-      input.scrollTop = Math.max(0, (first - 5) * 18);
-    }
-  };
-  const check = async () => {
-    const v = await api('POST', '/ui/api/validate', input.value, 'application/yaml');
-    const errors = [...v.errors];
-    const warnings = [];
-    for (const d of v.documents) { errors.push(...d.errors); warnings.push(...d.warnings); }
-    if (errors.length) { showErrors('The manifest is invalid; nothing was created.', errors, warnings); return null; }
-    return v;
-  };
-  const validateButton = h('button', {
-    type: 'button', id: 'validate-button',
-    onclick: async () => {
-      try {
-        const v = await check();
-        if (v) { errorLines = new Set(); drawGutter(); replace(result, h('div', { class: 'notice' }, `Valid: ${v.documents.length} object(s).`)); }
-      } catch (e) { replace(result, h('div', { class: 'notice error' }, e.message)); }
-    },
-  }, 'Validate');
-  const createButton = h('button', {
-    type: 'button', class: 'primary', id: 'create-button',
-    onclick: async () => {
-      createButton.disabled = true;
-      try {
-        const v = await check();
-        if (!v) return;
-        const created = [];
-        for (const d of v.documents) {
-          const o = d.object;
-          const res = await resourceFor(o.apiVersion, o.kind);
-          const namespace = (o.metadata && o.metadata.namespace) || ns.value.trim() || 'default';
-          const url = res.namespaced ? `${res.base}/namespaces/${encodeURIComponent(namespace)}/${res.plural}` : `${res.base}/${res.plural}`;
-          try {
-            const out = await api('POST', `${url}?fieldValidation=Strict`, o);
-            created.push(out);
-          } catch (e) {
-            const causes = (e.status && e.status.details && e.status.details.causes) || [];
-            const errors = causes.length ? causes.map((c) => ({ line: lineOfField(d, c.field), message: `${c.field ? c.field + ': ' : ''}${c.message}` }))
-              : [{ line: d.line, message: e.message }];
-            showErrors(`${o.kind} ${(o.metadata || {}).name}: ${e.message}`, errors);
-            return;
-          }
-        }
-        const job = created.find((o) => JOB_KINDS.some((x) => x.kind === o.kind));
-        if (job) location.hash = JOB_KINDS.find((x) => x.kind === job.kind).page(job.metadata.namespace, job.metadata.name);
-        else replace(result, h('div', { class: 'notice' }, `Created ${created.length} object(s).`));
-      } catch (e) {
-        replace(result, h('div', { class: 'notice error' }, e.message));
-      } finally {
-        createButton.disabled = false;
-      }
-    },
-  }, 'Create');
-  replace(main,
-    h('div', { class: 'page-head' }, h('h1', { class: 'grow' }, 'Create a PyTorchJob')),
-    h('div', { class: 'toolbar' }, h('label', {}, 'Upload ', file), h('label', {}, 'Namespace (when the manifest names none) ', ns)),
-    h('div', { class: 'editor' }, gutter, input),
-    h('div', { class: 'toolbar', style: null }, validateButton, createButton),
-    result);
-  drawGutter();
-}
-
 // ---------- router ----------
 
 function route() {
@@ -858,6 +575,11 @@ function route() {
   if (parts[0] === 'tensorboards' && parts.length >= 3) {
     document.title = `TensorBoard ${parts[2]} · pjemu`;
     showTensorBoard(main, signal, parts[1], parts[2]);
+    return;
+  }
+  if (parts[0] === 'workloads' && parts.length >= 4) {
+    document.title = `${parts[3]} · pjemu`;
+    showWorkload(main, signal, parts[1], parts[2], parts[3], parts[4] || 'overview', query);
     return;
   }
   if (parts[0] === 'jobs' && parts.length >= 3) {

@@ -11,7 +11,7 @@
 #include "emulator/api/pytorchjob.h"
 #include "emulator/common/status.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 
 // "<job>-<lower(rtype)>-<index>" with '/' replaced by '-' (GenGeneralName).
 std::string GenGeneralName(const std::string& job, const std::string& rtype,
@@ -28,4 +28,4 @@ Result<std::int64_t> PortFromJob(const Json& job, const std::string& rtype);
 // The ExitCode policy's rule: codes >= 128 are retryable.
 inline bool IsRetryableExitCode(std::int64_t code) { return code >= 128; }
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

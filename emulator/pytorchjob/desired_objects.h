@@ -12,7 +12,7 @@
 
 #include "emulator/common/status.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 
 struct InitContainerOptions {
   std::string image = "alpine:3.10";  // --pytorch-init-container-image
@@ -49,4 +49,4 @@ std::string PodRestartPolicy(const std::string& replica_policy);
 // True when the job has a Master role at (rtype, index): the Master, or worker-0 without Master.
 bool IsMasterRole(const Json& job, const std::string& rtype, std::int64_t index);
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

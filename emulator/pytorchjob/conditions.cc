@@ -1,8 +1,8 @@
-#include "emulator/controller/conditions.h"
+#include "emulator/pytorchjob/conditions.h"
 
 #include "emulator/api/json_fields.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 
 using api::Field, api::IsFailed, api::Str;
 using api::kFailed, api::kRestarting, api::kRunning, api::kSucceeded;
@@ -37,4 +37,4 @@ void UpdateJobConditions(Json& status, const std::string& type, const std::strin
   status["conditions"] = std::move(kept);
 }
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

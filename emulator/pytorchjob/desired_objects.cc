@@ -1,12 +1,12 @@
-#include "emulator/controller/desired_objects.h"
+#include "emulator/pytorchjob/desired_objects.h"
 
 #include <algorithm>
 #include <charconv>
 
 #include "emulator/api/json_fields.h"
-#include "emulator/controller/job_spec.h"
+#include "emulator/pytorchjob/job_spec.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 
 using api::Field, api::HasMaster, api::Lower, api::OptInt, api::ReplicaSpec, api::ReplicaTypes,
     api::Replicas, api::RestartPolicy, api::Str, api::TotalReplicas;
@@ -276,4 +276,4 @@ Json DesiredHpa(const Json& job) {
           {"spec", spec}};
 }
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

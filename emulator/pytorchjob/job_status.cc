@@ -1,25 +1,24 @@
 // ReconcileJobs of the Training Operator v1.9.4 (pkg/controller.v1/common/job.go) and the
 // PyTorch UpdateJobStatus, as one pure pass that records what the real controller would do.
-#include "emulator/controller/job_status.h"
+#include "emulator/pytorchjob/job_status.h"
 
 #include <algorithm>
 #include <map>
 
 #include "emulator/api/json_fields.h"
-#include "emulator/controller/conditions.h"
-#include "emulator/controller/job_spec.h"
+#include "emulator/pytorchjob/conditions.h"
+#include "emulator/pytorchjob/job_spec.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 
 using api::Field, api::HasMaster, api::IsFinished, api::IsRunning, api::IsSucceeded,
     api::IsSuspended, api::IsSuspendedCondition, api::JobReason, api::OptInt, api::ReplicaSpec,
     api::ReplicaTypes, api::Replicas, api::RestartPolicy, api::Str, api::TotalReplicas;
 using api::kCreated, api::kFailed, api::kMaster, api::kReplicaIndexLabel, api::kRestarting,
     api::kRunning, api::kSucceeded, api::kSuspended, api::kWorker;
+using controller::IsActivePod;
 
 namespace {
-
-using Kind = JobAction::Kind;
 
 class Pass {
  public:
@@ -33,7 +32,7 @@ class Pass {
         name_(Str(Field(job, "metadata"), "name")),
         ns_(Str(Field(job, "metadata"), "namespace")) {}
 
-  JobSync Run();
+  Sync Run();
 
  private:
   void KeepFinished();
@@ -43,19 +42,13 @@ class Pass {
   void Fail(const std::string& failure);
   bool ReconcileReplicas();
   void Event(const char* type, const std::string& reason, const std::string& message) {
-    JobAction a;
-    a.kind = Kind::kEvent;
-    a.event_type = type;
-    a.reason = reason;
-    a.message = message;
-    out_.actions.push_back(std::move(a));
+    out_.actions.push_back(Action::Event(type, reason, message));
   }
-  void Act(Kind kind, std::string name, Json object = nullptr) {
-    JobAction a;
-    a.kind = kind;
-    a.name = std::move(name);
-    a.object = std::move(object);
-    out_.actions.push_back(std::move(a));
+  void Create(const api::ResourceType& type, Json object) {
+    out_.actions.push_back(Action::Create(type, std::move(object)));
+  }
+  void Delete(const api::ResourceType& type, std::string name) {
+    out_.actions.push_back(Action::Delete(type, std::move(name)));
   }
   void Condition(const char* type, const char* status, const char* reason, const std::string& msg) {
     UpdateJobConditions(st(), type, status, JobReason(reason), msg, now_);
@@ -84,7 +77,7 @@ class Pass {
   const InitContainerOptions& init_;
   const std::string name_;
   const std::string ns_;
-  JobSync out_;
+  Sync out_;
 };
 
 void Pass::DeletePodsAndServices() {
@@ -94,15 +87,15 @@ void Pass::DeletePodsAndServices() {
       return Str(Field(p, "metadata"), "name") == pod_name;
     });
     if (it != pods_.end() && Field(Field(*it, "metadata"), "deletionTimestamp").is_null()) {
-      Act(Kind::kDeletePod, pod_name);
+      Delete(api::Pods(), pod_name);
     }
-    Act(Kind::kDeleteService, pod_name);
+    Delete(api::Services(), pod_name);
   }
 }
 
 void Pass::ApplyTtl() {
   TtlDecision ttl = CleanupJob(job_, st(), now_);
-  if (ttl.delete_job) Act(Kind::kDeleteJob, name_);
+  if (ttl.delete_job) Delete(api::PyTorchJobs(), name_);
   if (ttl.requeue_after) out_.requeue_after = ttl.requeue_after;
   if (!ttl.error.ok()) out_.error = ttl.error;
 }
@@ -181,13 +174,13 @@ void Pass::ReconcilePods(const std::string& rtype) {
         out_.error = pod.status();
         return;
       }
-      Act(Kind::kCreatePod, Str(Field(*pod, "metadata"), "name"), *pod);
+      Create(api::Pods(), *pod);
       continue;
     }
     const Json& pod = *slice[0];
     const std::string pod_name = Str(Field(pod, "metadata"), "name");
     const bool deleting = !Field(Field(pod, "metadata"), "deletionTimestamp").is_null();
-    if (index >= replicas && !deleting) Act(Kind::kDeletePod, pod_name);
+    if (index >= replicas && !deleting) Delete(api::Pods(), pod_name);
     const std::int64_t exit_code = PytorchExitCode(pod);
     if (exit_code != 0xbeef) {
       Event("Normal", "ExitedWithCode",
@@ -196,7 +189,7 @@ void Pass::ReconcilePods(const std::string& rtype) {
     const bool failed = Str(Field(pod, "status"), "phase") == "Failed";
     if (failed && ((policy == "ExitCode" && IsRetryableExitCode(exit_code)) ||
                    policy == "OnFailure" || policy == "Always")) {
-      if (!deleting) Act(Kind::kDeletePod, pod_name);
+      if (!deleting) Delete(api::Pods(), pod_name);
       const std::string msg =
           "job " + name_ + " is restarting because " + rtype + " replica(s) failed.";
       Event("Warning", JobReason("Restarting"), msg);
@@ -233,9 +226,9 @@ void Pass::ReconcileServices(const std::string& rtype) {
         out_.error = svc.status();
         return;
       }
-      Act(Kind::kCreateService, Str(Field(*svc, "metadata"), "name"), *svc);
+      Create(api::Services(), *svc);
     } else if (index >= replicas) {
-      Act(Kind::kDeleteService, Str(Field(*slice[0], "metadata"), "name"));
+      Delete(api::Services(), Str(Field(*slice[0], "metadata"), "name"));
     }
   }
 }
@@ -305,7 +298,7 @@ void Pass::RequeueForDeadline() {
   if (!out_.requeue_after || left < *out_.requeue_after) out_.requeue_after = left;
 }
 
-JobSync Pass::Run() {
+Sync Pass::Run() {
   out_.status = Field(job_, "status").is_object() ? job_["status"] : Json::object();
   // The create-event predicate puts Created into the cached copy before the first reconcile.
   if (!Field(st(), "conditions").is_array() || st()["conditions"].empty()) {
@@ -417,16 +410,18 @@ bool Pass::ReconcileReplicas() {
 
 }  // namespace
 
-JobSync ComputeJobStatus(const Json& job, const std::vector<Json>& pods,
-                         const std::vector<Json>& services, Time now,
-                         const InitContainerOptions& init) {
+Sync ComputeJobStatus(const Json& job, const std::vector<Json>& pods,
+                      const std::vector<Json>& services, Time now,
+                      const InitContainerOptions& init) {
+  Sync out;
   try {
-    return Pass(job, pods, services, now, init).Run();
+    out = Pass(job, pods, services, now, init).Run();
   } catch (const Json::exception& e) {
-    JobSync out;
     out.error = InternalError(std::string("compute job status: ") + e.what());
-    return out;
   }
+  // ReconcileJobs returns its error before UpdateJobStatus writes the status.
+  out.error_order = controller::ErrorOrder::kBeforeStatus;
+  return out;
 }
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

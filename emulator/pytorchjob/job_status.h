@@ -14,36 +14,19 @@
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
 #include "emulator/controller/children.h"
-#include "emulator/controller/desired_objects.h"
+#include "emulator/controller/kind.h"
+#include "emulator/pytorchjob/desired_objects.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 
-struct JobAction {
-  enum class Kind { kEvent, kCreatePod, kDeletePod, kCreateService, kDeleteService, kDeleteJob };
-  Kind kind = Kind::kEvent;
-  Json object;             // kCreatePod / kCreateService: the object to create
-  std::string name;        // kDeletePod / kDeleteService / kDeleteJob: the object's name
-  std::string event_type;  // kEvent: "Normal" | "Warning"
-  std::string reason;      // kEvent
-  std::string message;     // kEvent
-};
-
-struct JobSync {
-  Json status;                     // the new JobStatus object
-  bool status_changed = false;     // write it through the status subresource
-  std::vector<JobAction> actions;  // in the operator's order
-  // Look again after this long (TTL expiry, activeDeadlineSeconds); nullopt: only on events.
-  std::optional<Duration> requeue_after;
-  // An error upstream's ReconcileJobs returns after acting (e.g. TTL with a nil completionTime);
-  // the reconciler reports it so the work queue retries with backoff.
-  Status error;
-};
+using controller::Action;
+using controller::Sync;
 
 // One pass of ReconcileJobs. REQUIRES: job is defaulted (SetDefaults); pods and services are
 // the ones the job controls (label job-name + operator-name, controller ownerReference).
-JobSync ComputeJobStatus(const Json& job, const std::vector<Json>& pods,
-                         const std::vector<Json>& services, Time now,
-                         const InitContainerOptions& init = {});
+Sync ComputeJobStatus(const Json& job, const std::vector<Json>& pods,
+                      const std::vector<Json>& services, Time now,
+                      const InitContainerOptions& init = {});
 
 // --- The pieces, table-tested on their own (upstream's unit tests T31-T48). ---
 
@@ -73,4 +56,4 @@ void CountPod(Json& replica_status, const Json& pod);
 // The exit code of the pytorch container's terminated state, or 0xbeef when there is none.
 std::int64_t PytorchExitCode(const Json& pod);
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

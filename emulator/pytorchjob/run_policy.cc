@@ -5,15 +5,16 @@
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pod_status.h"
 #include "emulator/controller/children.h"
-#include "emulator/controller/conditions.h"
-#include "emulator/controller/job_spec.h"
-#include "emulator/controller/job_status.h"
+#include "emulator/pytorchjob/conditions.h"
+#include "emulator/pytorchjob/job_spec.h"
+#include "emulator/pytorchjob/job_status.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 
 using api::Deleting, api::kDefaultContainerName, api::kReplicaIndexLabel, api::kReplicaTypeLabel;
 using api::Field, api::IsFinished, api::IsSuspended, api::Lower, api::OptInt, api::ReplicaSpec,
     api::ReplicaTypes, api::RestartPolicy, api::Str;
+using controller::ContainerExitCode, controller::IndexLabel, controller::PodRestarts;
 
 namespace {
 
@@ -123,4 +124,4 @@ std::int64_t PytorchExitCode(const Json& pod) {
   return ContainerExitCode(pod, kDefaultContainerName).value_or(0xbeef);
 }
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

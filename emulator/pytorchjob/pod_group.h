@@ -1,7 +1,9 @@
 // The Training Operator v1.9's gang scheduling for a PyTorchJob (--gang-scheduler-name): the
 // job's PodGroup, synced before its pods on each reconcile of an unfinished job and deleted
-// once it finishes, and the decoration of each pod it creates. One helper the PyTorchJob pass
-// calls in two places (SyncPodGroup before pods, WithGang on each pod it creates).
+// once it finishes, and the decoration of each pod it creates. The PyTorchJob descriptor's two
+// optional hooks (controller::KindDescriptor::prepare and ::decorate, pytorchjob.cc) call them
+// with the cluster's controller::KindOptions: SyncPodGroup before the pass's writes, WithGang on
+// each pod it creates.
 //  - PodGroup: Volcano's (`volcano`, case-insensitive) or scheduler-plugins' (any other value
 //    but "" and "None"), named as the job, its annotations, controller owner the job;
 //    minMember = schedulingPolicy.minAvailable else every replica; minResources =
@@ -23,7 +25,7 @@
 #include "emulator/client/client.h"
 #include "emulator/controller/event_recorder.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 
 struct GangOptions {
   std::string scheduler_name;  // --gang-scheduler-name; "" (or "None") = no gang scheduling
@@ -37,9 +39,10 @@ struct GangOptions {
 Json DesiredPodGroup(const Json& job, const GangOptions& gang);
 // Creates or updates the PodGroup of an unfinished job, deletes that of a finished one (with
 // the operator's events). The Client's errors.
-Status SyncPodGroup(client::Client& client, EventRecorder& recorder, const Json& job,
+Status SyncPodGroup(client::Client& client, controller::EventRecorder& recorder, const Json& job,
                     const GangOptions& gang);
 // The pod to create, decorated for the gang (unchanged when gang scheduling is off).
-Json WithGang(Json pod, const Json& job, const GangOptions& gang, EventRecorder& recorder);
+Json WithGang(Json pod, const Json& job, const GangOptions& gang,
+              controller::EventRecorder& recorder);
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

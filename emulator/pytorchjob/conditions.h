@@ -12,10 +12,10 @@
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 
 // UpdateJobConditions: sets condition `type` on status (a JobStatus object) at time `now`.
 void UpdateJobConditions(Json& status, const std::string& type, const std::string& cond_status,
                          const std::string& reason, const std::string& message, Time now);
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

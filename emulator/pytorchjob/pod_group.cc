@@ -1,4 +1,4 @@
-#include "emulator/controller/pod_group.h"
+#include "emulator/pytorchjob/pod_group.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include "emulator/api/pytorchjob.h"
 #include "emulator/api/resource_quantity.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 namespace {
 
 using api::Field;
@@ -49,7 +49,8 @@ Json ComputedMinResources(const Json& job, int min_member) {
     for (int i = 0; i < Replicas(job, rtype) && taken < min_member; ++i, ++taken) {
       for (const Json& c : containers) {
         const bool has_requests = FieldAt(c, {"resources", "requests"}).is_object();
-        for (const auto& [k, v] : has_requests ? api::ContainerRequests(c) : api::ContainerLimits(c))
+        for (const auto& [k, v] :
+             has_requests ? api::ContainerRequests(c) : api::ContainerLimits(c))
           sum[k] += v;
       }
     }
@@ -73,7 +74,7 @@ const api::ResourceType& GangOptions::type() const {
 }
 
 std::string GangOptions::pod_scheduler_name() const {
-  return volcano() ? api::kVolcanoSchedulerName : scheduler_name;
+  return api::GangPodSchedulerName(scheduler_name);
 }
 
 Json DesiredPodGroup(const Json& job, const GangOptions& gang) {
@@ -85,7 +86,8 @@ Json DesiredPodGroup(const Json& job, const GangOptions& gang) {
   spec["minResources"] = min_resources.is_object() ? min_resources : ComputedMinResources(job, min);
   if (gang.volcano()) {
     spec["queue"] = Str(policy, "queue").empty() ? "default" : Str(policy, "queue");
-    if (!Str(policy, "priorityClass").empty()) spec["priorityClassName"] = Str(policy, "priorityClass");
+    if (!Str(policy, "priorityClass").empty())
+      spec["priorityClassName"] = Str(policy, "priorityClass");
   } else if (const Json& t = Field(policy, "scheduleTimeoutSeconds"); t.is_number_integer()) {
     spec["scheduleTimeoutSeconds"] = t;
   }
@@ -105,7 +107,7 @@ Json DesiredPodGroup(const Json& job, const GangOptions& gang) {
           {"spec", spec}};
 }
 
-Status SyncPodGroup(client::Client& client, EventRecorder& recorder, const Json& job,
+Status SyncPodGroup(client::Client& client, controller::EventRecorder& recorder, const Json& job,
                     const GangOptions& gang) {
   if (!gang.enabled()) return Status::Ok();
   const std::string ns = Str(Field(job, "metadata"), "namespace");
@@ -113,7 +115,8 @@ Status SyncPodGroup(client::Client& client, EventRecorder& recorder, const Json&
   if (api::IsFinished(Field(job, "status")) || api::IsSuspended(job)) {
     Result<Json> current = client.Get(gang.type(), ns, name);
     if (!current.ok()) return Status::Ok();  // gone already
-    (void)recorder.Record(job, "Normal", "JobTerminated", "Job has been terminated. Deleting PodGroup");
+    (void)recorder.Record(job, "Normal", "JobTerminated",
+                          "Job has been terminated. Deleting PodGroup");
     Result<Json> deleted = client.Delete(gang.type(), ns, name);
     if (!deleted.ok() && deleted.status().code() != Code::kNotFound) {
       (void)recorder.Record(job, "Warning", "FailedDeletePodGroup",
@@ -137,7 +140,8 @@ Status SyncPodGroup(client::Client& client, EventRecorder& recorder, const Json&
   return client.Update(gang.type(), ns, updated).status();
 }
 
-Json WithGang(Json pod, const Json& job, const GangOptions& gang, EventRecorder& recorder) {
+Json WithGang(Json pod, const Json& job, const GangOptions& gang,
+              controller::EventRecorder& recorder) {
   if (!gang.enabled()) return pod;
   const std::string name = Str(Field(job, "metadata"), "name");
   Json& spec = pod["spec"];
@@ -160,4 +164,4 @@ Json WithGang(Json pod, const Json& job, const GangOptions& gang, EventRecorder&
   return pod;
 }
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

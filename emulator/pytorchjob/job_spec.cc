@@ -1,10 +1,10 @@
-#include "emulator/controller/job_spec.h"
+#include "emulator/pytorchjob/job_spec.h"
 
 #include <algorithm>
 
 #include "emulator/api/json_fields.h"
 
-namespace pjemu::controller {
+namespace pjemu::pytorchjob {
 
 using api::Field, api::Lower, api::OptInt, api::ReplicaSpec, api::Str;
 
@@ -52,4 +52,4 @@ Result<std::int64_t> PortFromJob(const Json& job, const std::string& rtype) {
   return Status(Code::kNotFound, "failed to found the port");
 }
 
-}  // namespace pjemu::controller
+}  // namespace pjemu::pytorchjob

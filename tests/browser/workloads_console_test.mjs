@@ -1,0 +1,144 @@
+// The console's list and pages for a job kind that has no page of its own (a TrainJob, a
+// JobSet or a batch/v1 Job), in headless Debian chromium against a real `pjemu serve --port 0
+// --token T`: the job is created with kubectl (its pods run busybox, the host's sh), then the
+// test follows it in the console as a user would: the job list's row with the kind's state and
+// its pods ready, the job's page (state, conditions, events of it and what it owns), the owner
+// tree (TrainJob -> JobSet -> Job -> pods; JobSet -> Job -> pods; Job -> pods), a pod's log,
+// the monitoring charts and the YAML, until the kind's finished state. Screenshots under --out.
+// Usage: node workloads_console_test.mjs --kind trainjob|jobset|job --kubectl KUBECTL
+//          --pjemu BIN --out DIR [--chromium /usr/bin/chromium]
+// Exit: 0 passed, 1 failed, 77 skipped (playwright-core, chromium or kubectl missing).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { setup, step, fail, startServer, openBrowser, shot, expectText, checkConsoleErrors, run }
+  from './harness.mjs';
+
+const t = setup('usage: node workloads_console_test.mjs --kind trainjob|jobset|job --kubectl KUBECTL --pjemu BIN --out DIR');
+if (!t.args.kubectl || !fs.existsSync(t.args.kubectl)) {
+  console.log(`SKIP: no kubectl at ${t.args.kubectl}`);
+  process.exit(77);
+}
+
+// The pods' command: a line to find in the log, then long enough for the resource sampler.
+const SCRIPT = 'echo "hello from $(hostname)"; sleep 4';
+
+// Per kind: the manifest, the plural, what the owner tree holds under the job, the final state.
+const KINDS = {
+  trainjob: {
+    kind: 'TrainJob', plural: 'trainjobs', name: 'tj-demo', done: /Complete/,
+    tree: ['TrainJob', 'JobSet', 'Job', 'Pod'],
+    yaml: `apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: tj-demo, namespace: default}
+spec:
+  runtimeRef: {name: torch-distributed}
+  trainer:
+    numNodes: 1
+    image: busybox
+    command: [sh, -c, '${SCRIPT}']
+`,
+  },
+  jobset: {
+    kind: 'JobSet', plural: 'jobsets', name: 'js-demo', done: /Completed/,
+    tree: ['JobSet', 'Job', 'Pod'],
+    yaml: `apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js-demo, namespace: default}
+spec:
+  replicatedJobs:
+    - name: workers
+      replicas: 1
+      template:
+        spec:
+          parallelism: 2
+          completions: 2
+          template:
+            spec:
+              restartPolicy: Never
+              containers:
+                - name: main
+                  image: busybox
+                  command: [sh, -c, '${SCRIPT}']
+`,
+  },
+  job: {
+    kind: 'Job', plural: 'jobs', name: 'job-demo', done: /Complete/,
+    tree: ['Job', 'Pod'],
+    yaml: `apiVersion: batch/v1
+kind: Job
+metadata: {name: job-demo, namespace: default}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: main
+          image: busybox
+          command: [sh, -c, '${SCRIPT}']
+`,
+  },
+};
+
+const k = KINDS[t.args.kind];
+if (!k) {
+  console.error(`unknown --kind ${t.args.kind}`);
+  process.exit(2);
+}
+
+await run(t, async () => {
+  const base = await startServer(t, []);
+  step(`pjemu serve at ${base}; kubectl create -f the ${k.kind}`);
+  const manifest = path.join(t.work, 'job.yaml');
+  fs.writeFileSync(manifest, k.yaml);
+  const out = execFileSync(t.args.kubectl, ['--kubeconfig', path.join(t.work, 'kubeconfig'),
+    '--cache-dir', path.join(t.work, 'kube-cache'), 'create', '-f', manifest], { encoding: 'utf8' });
+  console.log(`   ${out.trim()}`);
+
+  const page = await openBrowser(t);
+  await page.goto(`${base}/ui/`);
+  await page.locator('#token-dialog[open]').waitFor({ timeout: 15000 });
+  await page.fill('#token-input', t.token);
+  await page.click('#token-save');
+
+  step('the job list: its row, with the kind and the kind\'s own state');
+  const row = page.locator(`#job-table tbody tr[data-kind="${k.kind}"][data-job="default/${k.name}"]`);
+  await expectText(t, row, new RegExp(`${k.name}\\s*default\\s*\\S+\\s*\\d+/\\d+.*${k.kind}`), 'job list row', 30000);
+  await expectText(t, row.locator('.job-state'), k.done, `${k.kind} finished in the list`, 90000);
+  await shot(t, page, `${t.args.kind}-01-job-list`);
+
+  step('the job page: state, conditions, events');
+  await row.locator('a.job-link').click();
+  await page.waitForURL(new RegExp(`#/workloads/${k.plural}/default/${k.name}/overview$`), { timeout: 15000 });
+  await expectText(t, page.locator('#job-state'), k.done, 'job state');
+  await expectText(t, page.locator('#job-kind'), new RegExp(`${k.kind} in namespace default`), 'kind line');
+  await expectText(t, page.locator('#conditions-table tbody tr'), /True/, 'conditions table');
+  await expectText(t, page.locator('#events-table tbody tr'), /SuccessfulCreate|Scheduled|Started|Completed/, 'events table');
+  await shot(t, page, `${t.args.kind}-02-overview`);
+
+  step(`the owner tree: ${k.tree.join(' -> ')}`);
+  await page.click('button[data-tab="tree"]');
+  const nested = k.tree.map((kind) => `li[data-kind="${kind}"]`).join(' ');
+  try {
+    await page.locator(`#owner-tree ${nested}`).first().waitFor({ timeout: 20000 });
+  } catch (e) {
+    const got = await page.locator('#tab-content').innerText().catch(() => '(absent)');
+    fail(t, `owner tree ${k.tree.join(' -> ')}: not found; got: ${got.slice(0, 500)}`);
+  }
+  await expectText(t, page.locator('#owner-tree li[data-kind="Pod"]'), /Completed/, 'pods completed');
+  await shot(t, page, `${t.args.kind}-03-owner-tree`);
+
+  step('a pod\'s log, opened from the tree');
+  await page.locator('#owner-tree li[data-kind="Pod"] a').first().click();
+  await expectText(t, page.locator('#log-output'), /hello from \S+/, 'log line');
+  await shot(t, page, `${t.args.kind}-04-log`);
+
+  step('monitoring and YAML');
+  await page.click('button[data-tab="resources"]');
+  await page.locator('#cpu-chart').waitFor({ timeout: 20000 }).catch(() => fail(t, 'no CPU chart'));
+  await page.locator('#memory-chart').waitFor({ timeout: 20000 }).catch(() => fail(t, 'no memory chart'));
+  await shot(t, page, `${t.args.kind}-05-monitoring`);
+  await page.click('button[data-tab="yaml"]');
+  await expectText(t, page.locator('#job-yaml'), new RegExp(`kind: ${k.kind}`), 'YAML');
+  checkConsoleErrors(t);
+});
