@@ -33,7 +33,8 @@ ALLOWED = {
     # The one wiring: faults reach it only as decorators handed in through its options.
     "cluster": {"store", "process", "client", "apiserver", "controller", "kinds", "network",
                 "image",
-                "scheduler", "kubelet", "persist", "ui", "storage", "tensorboard", "namespaces"},
+                "scheduler", "kubelet", "persist", "ui", "storage", "tensorboard", "namespaces",
+                "manifest"},  # the cluster config file (cluster_config.h)
     # The PyTorchJob's vocabulary (defaulting, validation, conditions) is api's: only the cluster
     # wiring reaches the controller itself.
     "scenario": {"cluster", "manifest", "faults", "client"},

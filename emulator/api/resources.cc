@@ -7,6 +7,7 @@
 #include "emulator/api/jobset.h"
 #include "emulator/api/known_fields.h"
 #include "emulator/api/pod_validation.h"
+#include "emulator/api/podgroup.h"
 #include "emulator/api/pytorchjob.h"
 #include "emulator/api/pytorchjob_validation.h"
 #include "emulator/api/t9k_validation.h"
@@ -104,6 +105,22 @@ const std::vector<ResourceType>& AllResources() {
       {"tensorstack.dev", "v1beta1", "TensorBoard", "tensorboards", "tensorboard", true, true,
        nullptr, {}, {}, nullptr,
        {{"Phase", "string", ".status.phase", 0, "The phase of the TensorBoard."}, kAgeColumn}},
+      // Gang schedulers' PodGroups (--gang-scheduler-name): scheduler-plugins' and Volcano's CRDs.
+      {"scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", "podgroup", true, true, nullptr,
+       {"pg", "pgs"}, {nullptr, ValidatePodGroup}, nullptr,
+       {{"Phase", "string", ".status.phase", 0, ""},
+        {"MinMember", "integer", ".spec.minMember", 0, ""},
+        {"Running", "integer", ".status.running", 0, ""},
+        {"Succeeded", "integer", ".status.succeeded", 0, ""},
+        {"Failed", "integer", ".status.failed", 0, ""},
+        kAgeColumn}},
+      {"scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", "podgroup", true, true, nullptr,
+       {"pg", "podgroup-v1beta1"}, {nullptr, ValidatePodGroup}, nullptr,
+       {{"STATUS", "string", ".status.phase", 0, ""},
+        {"minMember", "integer", ".spec.minMember", 0, ""},
+        {"RUNNINGS", "integer", ".status.running", 0, ""},
+        kAgeColumn,
+        {"QUEUE", "string", ".spec.queue", 1, ""}}},
       {"autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
        "horizontalpodautoscaler", true, true, nullptr, {"hpa"}, {}},
       {"policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", true,

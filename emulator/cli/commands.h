@@ -37,5 +37,7 @@ void AddSandboxOption(CLI::App& command, cluster::ClusterOptions& options);
 // `--image-store DIR` (default image::ImageStore::DefaultRoot()) and `--image-store-max SIZE`
 // (ClusterOptions::image_store, image_store_max_bytes), shared by run and serve.
 void AddImageStoreOption(CLI::App& command, cluster::ClusterOptions& options);
+// `--config FILE` (a kind-shaped cluster config) and `--nodes N` (cluster_shape_options.cc).
+void AddClusterShapeOptions(CLI::App& command, cluster::ClusterOptions& options);
 
 }  // namespace pjemu::cli

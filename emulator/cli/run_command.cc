@@ -241,10 +241,18 @@ int RunJobs(RunFlags flags) {
   MonitorOptions mo;
   mo.all_logs = flags.all_logs;
   mo.quiet = json;
+  mo.show_nodes = !flags.cluster.nodes.empty() || flags.cluster.node_count > 1;
   mo.metrics_path = [&cluster](const Json& pod) { return cluster.MetricsPath(pod); };
   RunMonitor monitor(cluster.client(), cluster.logs(), term, mo);
   if (!json) {
-    term.Line(fmt::format("pjemu: cluster started (node {}, logs in {})", flags.cluster.node_name,
+    std::string nodes = flags.cluster.node_name;
+    if (!flags.cluster.nodes.empty() || flags.cluster.node_count > 1) {
+      nodes.clear();
+      for (const auto& n : cluster::ResolveNodes(flags.cluster, 0))
+        nodes += (nodes.empty() ? "" : ", ") + n.name;
+    }
+    term.Line(fmt::format("pjemu: cluster started (node{} {}, logs in {})",
+                          nodes.find(',') == std::string::npos ? "" : "s", nodes,
                           cluster.state_dir()));
   }
   if (auto failed = Submit(cluster, inputs, monitor, term, json)) return *failed;
@@ -289,6 +297,7 @@ void SetupRun(CLI::App& command, int& exit_code) {
                      "your image map, layered over the built-in fixtures/images.yaml (its "
                      "entries win; ClusterOptions::image_map)");
   AddImageStoreOption(command, flags->cluster);
+  AddClusterShapeOptions(command, flags->cluster);
   command.add_option("--gpus", flags->cluster.gpus,
                      "GPUs of the node (ClusterOptions::gpus; default: detected)");
   command

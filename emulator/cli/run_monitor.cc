@@ -72,13 +72,18 @@ void RunMonitor::PollJob(TrackedJob& js, Time now, Status* image_error) {
       std::int64_t pod_restarts = PodRestarts(pod);
       restarts += pod_restarts;
       std::string hold = PodHoldMessage(pod);
-      if (status != ps.status || pod_restarts != ps.restarts || hold != ps.hold) {
+      std::string node =
+          options_.show_nodes ? pod.value("spec", Json::object()).value("nodeName", "") : "";
+      if (status != ps.status || pod_restarts != ps.restarts || hold != ps.hold ||
+          node != ps.node) {
         ps.status = status;
         ps.restarts = pod_restarts;
         ps.hold = hold;
+        ps.node = node;
         if (!options_.quiet) {
-          term_.Line(fmt::format("  {:<32} {:<18} restarts {}{}", name,
+          term_.Line(fmt::format("  {:<32} {:<18} restarts {}{}{}", name,
                                  term_.Paint(status, ColorFor(status)), pod_restarts,
+                                 node.empty() ? "" : "   on " + node,
                                  hold.empty() ? "" : "   " + hold));
         }
       }

@@ -26,6 +26,7 @@ namespace pjemu::cli {
 struct MonitorOptions {
   bool all_logs = false;  // stream every pod's log, not only the master's
   bool quiet = false;     // --output json: print nothing while running
+  bool show_nodes = false;  // several nodes: each pod line names its node once it has one
   // The trainer's metrics file of a pod ("" = none known); set by the cluster wiring.
   std::function<std::string(const Json& pod)> metrics_path;
 };
@@ -54,6 +55,7 @@ class RunMonitor {
     std::string status;
     std::int64_t restarts = -1;
     std::string hold;  // PodHoldMessage, printed when it changes
+    std::string node;  // spec.nodeName (with show_nodes)
     LogTailer log;
     LogTailer metrics;
     bool stream_log = false;

@@ -116,6 +116,7 @@ void SetupServe(CLI::App& command, int& exit_code) {
   command.add_option("--image-map", flags->cluster.image_map,
                      "your image map, layered over the built-in one (ClusterOptions::image_map)");
   AddImageStoreOption(command, flags->cluster);
+  AddClusterShapeOptions(command, flags->cluster);
   AddSandboxOption(command, flags->cluster);
   command.add_option("--output-dir", flags->output_dir,
                      "keep pod logs and trainer output here (ClusterOptions::state_dir)");

@@ -2,39 +2,7 @@
 
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <future>
-#include <map>
-#include <thread>
-
-#include "emulator/api/json_fields.h"
-#include "emulator/apiserver/apiserver.h"
-#include "emulator/apiserver/service_account_token.h"
-#include "emulator/client/local_client.h"
-#include "emulator/cluster/trainer_runner.h"
-#include "emulator/controller/controller.h"
-#include "emulator/image/image_service.h"
-#include "emulator/controller/kind_reconciler.h"
-#include "emulator/kinds/kinds.h"
-#include "emulator/kubelet/image_map.h"
-#include "emulator/kubelet/image_puller.h"
-#include "emulator/kubelet/kubelet.h"
-#include "emulator/namespaces/namespace_controller.h"
-#include "emulator/network/cluster_services.h"
-#include "emulator/persist/sqlite_durability.h"
-#include "emulator/process/io_sampler.h"
-#include "emulator/process/posix_process_runner.h"
-#include "emulator/process/resource_sampler.h"
-#include "emulator/process/sampled_usage.h"
-#include "emulator/process/sandbox.h"
-#include "emulator/process/simulated_process_runner.h"
-#include "emulator/scheduler/scheduler.h"
-#include "emulator/storage/volume_controller.h"
-#include "emulator/store/store.h"
-#include "emulator/tensorboard/tensorboard_controller.h"
-#include "emulator/ui/console.h"
+#include "emulator/cluster/cluster_parts.h"
 
 namespace pjemu::cluster {
 namespace {
@@ -45,10 +13,6 @@ namespace {
 // replay. One limit for every wiring.
 constexpr std::size_t kWatchQueueLimit = 1'000'000;
 
-// The built-in image map file: options.builtin_image_map, or the default one.
-std::string BuiltinImageMapPath(const ClusterOptions& options) {
-  return options.builtin_image_map.empty() ? "fixtures/images.yaml" : options.builtin_image_map;
-}
 
 // Where pods reach the API server (KUBERNETES_SERVICE_HOST): pods share the host's network, so
 // the address serve listens on, loopback when it listens on every address. A pod network
@@ -59,82 +23,18 @@ std::string PodApiServerHost(const std::string& listen_address) {
   return listen_address;
 }
 
+
+}  // namespace
+
 std::unique_ptr<Clock> MakeClock(ClockKind kind) {
   if (kind == ClockKind::kVirtual) return std::make_unique<FakeClock>();
   return std::make_unique<RealClock>();
 }
 
-}  // namespace
+std::string BuiltinImageMapPath(const ClusterOptions& options) {
+  return options.builtin_image_map.empty() ? "fixtures/images.yaml" : options.builtin_image_map;
+}
 
-// Every component, declared in construction order (destroyed in reverse).
-class Cluster::Parts {
- public:
-  Parts(const ClusterOptions& options, std::string state_dir)
-      : options(options), state_dir(std::move(state_dir)), clock(MakeClock(options.clock)) {}
-
-  const ClusterOptions& options;
-  const std::string state_dir;
-  std::unique_ptr<Clock> clock;
-  EventLoop loop{*clock};
-  std::unique_ptr<persist::SqliteDurability> durability;  // with data_dir; outlives the store
-  std::unique_ptr<store::Store> store;
-  std::unique_ptr<client::Client> local;
-  std::unique_ptr<client::Client> wrapped_client;
-  std::unique_ptr<process::PosixProcessRunner> posix;   // real processes
-  std::unique_ptr<process::ProcessRunner> base_runner;  // TrainerRunner or SimulatedProcessRunner
-  std::unique_ptr<process::ProcessRunner> wrapped_runner;
-  std::unique_ptr<process::ResourceSampler> sampler;  // the console's CPU/memory charts
-  std::unique_ptr<process::IoSampler> io_sampler;     // its network and storage I/O charts
-  std::unique_ptr<process::SampledUsage> usage;       // metrics.k8s.io's figures, from it
-  std::vector<std::unique_ptr<controller::Controller>> controllers;  // one per job kind
-  std::unique_ptr<scheduler::Scheduler> scheduler;
-  std::unique_ptr<storage::VolumeController> volumes;  // local-path provisioner, PV binder
-  std::unique_ptr<tensorboard::TensorBoardController> tensorboards;  // their log dirs, status
-  std::unique_ptr<namespaces::NamespaceController> namespace_controller;  // default SA, root CA, lifecycle
-  // With the API server: its service-account signing key, and how pods reach it (filled in
-  // once it listens, before the actors start).
-  std::unique_ptr<apiserver::ServiceAccountTokens> sa_tokens;
-  std::shared_ptr<api::InClusterAccess> in_cluster;
-  kubelet::KubeletOptions kubelet_options;             // to power the node on again
-  // The node's image store and pulls (options.image_store), and wrap_image_service's decorator.
-  std::unique_ptr<image::ImageService> image_service;
-  std::unique_ptr<image::ImageService> wrapped_image_service;
-  std::unique_ptr<kubelet::ImageCache> image_cache;    // the kubelet's, with wrap_images
-  std::unique_ptr<kubelet::ImagePuller> image_puller;  // wrap_images' decorator of it
-  std::unique_ptr<kubelet::Kubelet> kubelet;
-  // Cluster DNS and ClusterIP addresses on the kubelet's pod network (under isolation only).
-  std::unique_ptr<network::ClusterServices> cluster_services;
-  bool node_up = true;
-  std::unique_ptr<apiserver::ApiServer> api;
-  std::thread loop_thread;
-  kubelet::ImageMap images;
-  std::map<std::string, std::string> image_vars;
-
-  // Loads the image map and builds every component; nothing runs yet.
-  Status Build();
-  client::Client& actors() { return wrapped_client ? *wrapped_client : *local; }
-  process::ProcessRunner& runner() { return wrapped_runner ? *wrapped_runner : *base_runner; }
-  // A kubelet over kubelet_options, with an image cache of its own (wrapped by wrap_images).
-  void NewKubelet();
-  // A fresh controller per job kind over actors().
-  void NewControllers();
-  // Runs fn on the loop (waiting for its result when the loop has a thread of its own).
-  Status OnLoop(const std::function<Status()>& fn);
-  // Stops the actors in the reverse order of their start and kills every container process.
-  void StopActors();
-  // Where the kubelet made a pod network: cluster DNS and ClusterIP addresses on it, wired to
-  // the kubelet's ClusterNetwork; else nothing. One line on stderr for what is off, and why.
-  void StartClusterServices();
-  // Starts the I/O sampler over the real processes and hands its samples to the console.
-  void AddIoSampler(ui::ConsoleOptions& co);
-
- private:
-  Status LoadImages();
-  Status OpenStore();
-  void MakeRunner();
-  kubelet::KubeletOptions MakeKubeletOptions() const;
-  storage::VolumeControllerOptions MakeVolumeOptions() const;
-};
 
 Status Cluster::Parts::Build() {
   RETURN_IF_ERROR(LoadImages());
@@ -150,21 +50,31 @@ Status Cluster::Parts::Build() {
     in_cluster = std::make_shared<api::InClusterAccess>();
     in_cluster->issuer = sa_tokens.get();
   }
-  kubelet_options = MakeKubeletOptions();
+  MakeNodes();
   NewControllers();
-  scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop);
+  scheduler::SchedulerOptions so;
+  // The gang schedulers' names are served too (their PodGroups bound all or nothing).
+  so.gang_scheduler_names = {api::kSchedulerPluginsSchedulerName, api::kVolcanoSchedulerName};
+  if (!options.gang_scheduler_name.empty())
+    so.gang_scheduler_names.push_back(api::GangPodSchedulerName(options.gang_scheduler_name));
+  scheduler = std::make_unique<scheduler::Scheduler>(actors(), loop, so);
+  taint_manager = std::make_unique<scheduler::TaintManager>(actors(), loop);
   volumes = std::make_unique<storage::VolumeController>(actors(), loop, MakeVolumeOptions());
   tensorboards = std::make_unique<tensorboard::TensorBoardController>(actors(), loop);
-  NewKubelet();
+  for (std::size_t i = 0; i < nodes.size(); ++i) NewKubelet(i);
+  RouteNodes();
   return Status::Ok();
 }
 
 // Every registered job kind's controller, in the registry's order.
 void Cluster::Parts::NewControllers() {
   controllers.clear();
+  // Each with the operators' flags (the Training Operator's --gang-scheduler-name).
+  controller::KindOptions kind_options;
+  kind_options.gang_scheduler_name = options.gang_scheduler_name;
   for (const controller::KindDescriptor* kind : kinds::All()) {
     controllers.push_back(std::make_unique<controller::Controller>(
-        actors(), loop, controller::SpecOf(*kind, actors(), *clock)));
+        actors(), loop, controller::SpecOf(*kind, actors(), *clock, kind_options)));
   }
 }
 
@@ -218,51 +128,16 @@ void Cluster::Parts::MakeRunner() {
   if (options.wrap_runner) wrapped_runner = options.wrap_runner(*base_runner);
 }
 
-kubelet::KubeletOptions Cluster::Parts::MakeKubeletOptions() const {
-  kubelet::KubeletOptions ko;
-  ko.node_name = options.node_name;
-  ko.root_dir = state_dir + "/kubelet";
-  ko.image_map_path = BuiltinImageMapPath(options);
-  ko.user_image_map_path = options.image_map;
-  ko.image_vars = image_vars;
-  if (options.gpus >= 0) ko.gpus = options.gpus;
-  ko.gpu_sharing = options.gpu_sharing;
-  ko.cpu = options.cpu;
-  ko.memory = options.memory;
-  ko.max_pods = options.max_pods;
-  ko.backoff_scale = options.backoff_scale;
-  ko.sandbox = options.sandbox;
-  ko.network = std::make_shared<kubelet::ClusterNetwork>();  // survives a power cycle
-  ko.in_cluster = in_cluster;
-  ko.image_service = wrapped_image_service ? wrapped_image_service.get() : image_service.get();
-  return ko;
-}
-
 // Provisioned volumes live with the store (<data_dir>/storage) when it persists, else in the
 // node's state (<kubelet root>/storage), as local-path keeps them on the node.
 storage::VolumeControllerOptions Cluster::Parts::MakeVolumeOptions() const {
   storage::VolumeControllerOptions vo;
   std::error_code ec;
   vo.storage_root = options.data_dir.empty()
-                        ? kubelet_options.root_dir + "/storage"
+                        ? nodes.front().options.root_dir + "/storage"
                         : std::filesystem::absolute(options.data_dir, ec).string() + "/storage";
-  vo.node_name = options.node_name;
+  vo.node_name = nodes.front().options.node_name;
   return vo;
-}
-
-void Cluster::Parts::NewKubelet() {
-  kubelet::KubeletOptions ko = kubelet_options;
-  std::unique_ptr<kubelet::ImageCache> cache;
-  std::unique_ptr<kubelet::ImagePuller> puller;
-  if (options.wrap_images) {
-    cache = std::make_unique<kubelet::ImageCache>();
-    puller = options.wrap_images(*cache);
-    ko.image_puller = puller.get();
-  }
-  // The old kubelet (stopped) goes before the image cache it used.
-  kubelet = std::make_unique<kubelet::Kubelet>(actors(), loop, runner(), ko);
-  image_puller = std::move(puller);
-  image_cache = std::move(cache);
 }
 
 Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
@@ -274,7 +149,7 @@ Status Cluster::Parts::OnLoop(const std::function<Status()>& fn) {
 }
 
 void Cluster::Parts::StartClusterServices() {
-  const auto& net = kubelet_options.network;
+  const auto& net = nodes.front().options.network;
   if (cluster_services || !net || !net->isolated()) return;
   network::ClusterServicesOptions so;
   if (posix) so.guard = &posix->guard();  // dnsmasq is held with the pods' processes
@@ -304,7 +179,7 @@ void Cluster::Parts::StartClusterServices() {
 
 void Cluster::Parts::StopActors() {
   if (cluster_services) {
-    kubelet_options.network->SetDns("", nullptr);
+    nodes.front().options.network->SetDns("", nullptr);
     cluster_services.reset();
   }
   for (auto& c : controllers) c->Stop();
@@ -312,7 +187,8 @@ void Cluster::Parts::StopActors() {
   if (namespace_controller) namespace_controller->Stop();
   volumes->Stop();
   tensorboards->Stop();
-  kubelet->Stop();
+  taint_manager->Stop();
+  for (Node& n : nodes) n.kubelet->Stop();
   runner().KillAll();
 }
 
@@ -405,7 +281,7 @@ Status Cluster::StartActors() {
     p->loop_thread = std::thread([p] { p->loop.Run(); });
   }
   RETURN_IF_ERROR(p->OnLoop([p]() -> Status {
-    RETURN_IF_ERROR(p->kubelet->Start());
+    for (Parts::Node& n : p->nodes) RETURN_IF_ERROR(n.kubelet->Start());
     p->StartClusterServices();
     RETURN_IF_ERROR(p->volumes->Start());
     RETURN_IF_ERROR(p->tensorboards->Start());
@@ -415,6 +291,7 @@ Status Cluster::StartActors() {
       if (kind->install) RETURN_IF_ERROR(kind->install(*p->local));
     }
     RETURN_IF_ERROR(p->scheduler->Start());
+    RETURN_IF_ERROR(p->taint_manager->Start());
     for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());
     return Status::Ok();
   }));
@@ -464,9 +341,9 @@ Status Cluster::StartApiServer() {
   }
   if (p->posix) p->AddIoSampler(co);
   ao.mounts.push_back(ui::MakeConsoleMount(*p->store, std::move(co)));
-  ao.exec = p->kubelet.get();  // pods/exec enters the kubelet's containers
+  ao.exec = &p->router;  // pods/exec enters the containers of the pod's kubelet
   ao.service_account_tokens = p->sa_tokens.get();
-  p->api = std::make_unique<apiserver::ApiServer>(*p->store, p->kubelet.get(), ao);
+  p->api = std::make_unique<apiserver::ApiServer>(*p->store, &p->router, ao);
   RETURN_IF_ERROR(p->api->Start());
   if (!p->in_cluster) return Status::Ok();
   p->in_cluster->host = PodApiServerHost(options_.address);
@@ -564,33 +441,8 @@ Status Cluster::RestartController() {
   });
 }
 
-// Down: the kubelet stops (its processes die with it). Up: a fresh kubelet registers the node.
-Status Cluster::SetNodePower(const std::string& node, bool up) {
-  if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  if (parts_->api) return Status(Code::kInvalid, "node power: not with the API server");
-  Parts* p = parts_.get();
-  return p->OnLoop([p, node, up]() -> Status {
-    if (node != p->kubelet_options.node_name) return NotFoundError("nodes", node);
-    if (up == p->node_up) return Status::Ok();
-    p->node_up = up;
-    if (!up) {
-      p->kubelet->Stop();
-      return Status::Ok();
-    }
-    p->NewKubelet();
-    return p->kubelet->Start();
-  });
-}
-
-Status Cluster::EvictPod(const std::string& ns, const std::string& name,
-                         const std::string& message) {
-  if (!parts_) return Status(Code::kInvalid, "cluster not started");
-  Parts* p = parts_.get();
-  return p->OnLoop([&] { return p->kubelet->EvictPod(ns, name, message); });
-}
-
 client::Client& Cluster::client() { return *parts_->local; }
-api::PodLogs& Cluster::logs() { return *parts_->kubelet; }
+api::PodLogs& Cluster::logs() { return parts_->router; }
 Clock& Cluster::clock() { return *parts_->clock; }
 EventLoop& Cluster::loop() { return parts_->loop; }
 const std::string& Cluster::state_dir() const { return state_dir_; }

@@ -15,8 +15,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "emulator/client/client.h"
 #include "emulator/common/clock.h"
@@ -53,6 +55,23 @@ using ImagePullerWrapper =
 using ImageServiceWrapper =
     std::function<std::unique_ptr<image::ImageService>(image::ImageService&)>;
 
+// One node of the cluster (a kind config's `nodes[]` entry, or one of `--nodes N`): its own
+// kubelet, Node object, host IP (127.0.0.<i+1>) and pod CIDR (10.244.<i+1>.0/24).
+struct NodeConfig {
+  std::string name;
+  std::string role = "worker";  // kind's role: control-plane or worker (label node-role...)
+  std::map<std::string, std::string> labels;
+  Json taints = Json::array();  // spec.taints at registration ({key, value, effect})
+  std::string cpu;              // "" = the cluster's (ClusterOptions::cpu, else detected)
+  std::string memory;           // "" = the cluster's
+  int max_pods = 0;             // 0 = the cluster's max_pods
+  // GPUs: the machine's GPUs it owns by index (gpu_indices), or a count (gpus) taken from the
+  // machine's GPUs not owned by an earlier node while there are any, pretend GPUs beyond;
+  // -1 (and no indices) = none for a node of a config, ClusterOptions::gpus for `--nodes`.
+  int gpus = -1;
+  std::vector<int> gpu_indices;
+};
+
 struct ClusterOptions {
   ClockKind clock = ClockKind::kReal;
   ProcessKind processes = ProcessKind::kReal;
@@ -60,9 +79,19 @@ struct ClusterOptions {
   // What each simulated process does (processes: simulated).
   process::SimulationScript script = process::DefaultScript;
 
-  // Node: its name and GPU count (`--gpus`); -1 detects GPUs (nvidia-smi, /proc/driver/nvidia).
+  // The nodes (`--config FILE`, cluster_config.h); empty = `node_count` nodes built from the
+  // fields below: node_name, then node_name2, node_name3, ... (`--nodes N`, default one).
+  std::vector<NodeConfig> nodes;
+  int node_count = 1;
+  // Node: its name and GPU count (`--gpus`, per node); -1 detects GPUs (nvidia-smi,
+  // /proc/driver/nvidia), shared out among `--nodes` in order.
   std::string node_name = "pjemu-node";
   int gpus = -1;
+  // The Training Operator's `--gang-scheduler-name` (`volcano`, or scheduler-plugins' scheduler
+  // name such as `scheduler-plugins`): the PyTorchJob controller makes each job's PodGroup and
+  // gives its pods that schedulerName; the scheduler serves it, binding each gang all or
+  // nothing. "" (or "None") = no gang scheduling.
+  std::string gang_scheduler_name;
   // GPU sharing as the NVIDIA device plugin's time-slicing (`--gpu-sharing N`): each GPU is
   // advertised N times (nvidia.com/gpu = GPUs x N, labels nvidia.com/gpu.replicas=N and
   // nvidia.com/gpu.sharing-strategy=time-slicing); the pods on one GPU all see its index.
@@ -128,5 +157,11 @@ struct ClusterOptions {
   // virtual clock with real processes or a loop on its own thread).
   Status Validate() const;
 };
+
+// The nodes the cluster runs: options.nodes, else node_count nodes from the single-node fields,
+// with each node's GPUs resolved against `machine_gpus` (the host's count): gpu_indices set for
+// the machine's GPUs a node owns, gpus left as the count of pretend ones otherwise; cpu, memory
+// and max_pods filled from the cluster's where a node leaves them.
+std::vector<NodeConfig> ResolveNodes(const ClusterOptions& options, int machine_gpus);
 
 }  // namespace pjemu::cluster

@@ -8,7 +8,9 @@
 // (ChildType), call Sync(object, children, now), carry out the actions in order, write .status
 // through the status subresource when it changed, report Sync's error before or after that write
 // (ErrorOrder), and requeue after requeue_after (at least 1ns: a timed requeue on a virtual
-// clock). A kind's quirks live in its Sync's action order, not in the reconciler.
+// clock). A kind's quirks live in its Sync's action order, not in the reconciler. What a pure
+// Sync cannot say because it depends on the cluster's operator flags (KindOptions) goes through
+// two optional hooks: prepare (writes before the pass's actions) and decorate (each created child).
 // Thread safety: descriptors are immutable statics; Sync must be pure (safe from any thread).
 #pragma once
 
@@ -23,6 +25,8 @@
 #include "emulator/common/status.h"
 
 namespace pjemu::controller {
+
+class EventRecorder;  // event_recorder.h
 
 // One step of a pass (T9k's generic shape): an event about the object, or a write of a child.
 struct Action {
@@ -103,6 +107,13 @@ enum class ChildEvents {
   kKubeControllerManager,
 };
 
+// The cluster's settings for the kinds' optional hooks: the operators' command-line flags, one
+// set per cluster, handed to every kind (a kind without hooks ignores them).
+struct KindOptions {
+  // The Training Operator's --gang-scheduler-name ("" or "None": no gang scheduling).
+  std::string gang_scheduler_name;
+};
+
 struct KindDescriptor {
   const api::ResourceType& (*type)();  // the kind's resource row (api::Jobs, ...)
   const char* controller_name;         // its events' source.component
@@ -113,6 +124,17 @@ struct KindDescriptor {
   // What the kind's manifests install with it (TrainJob's default runtime); run once when the
   // cluster starts, before any controller. nullptr: nothing. Errors: the Client's.
   Status (*install)(client::Client& client) = nullptr;
+  // Optional: run each pass after the children are read and before Sync's actions, with the
+  // Client, the kind's event recorder and the cluster's options (the Training Operator syncs a
+  // gang's PodGroup before its pods). Its error ends the pass (retried with backoff).
+  // nullptr: nothing.
+  Status (*prepare)(client::Client& client, EventRecorder& recorder, const Json& object,
+                    const KindOptions& options) = nullptr;
+  // Optional: each object a kCreate action writes, rewritten just before it is written (a gang's
+  // schedulerName and group label on pods); it may record events about `object`. nullptr: as
+  // Sync made it.
+  Json (*decorate)(Json child, const api::ResourceType& type, const Json& object,
+                   const KindOptions& options, EventRecorder& recorder) = nullptr;
 };
 
 }  // namespace pjemu::controller

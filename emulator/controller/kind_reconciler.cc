@@ -67,10 +67,11 @@ void Children::Add(const api::ResourceType& type, Json object) {
 void Children::Ensure(const api::ResourceType& type) { by_type_[type.PluralGroup()]; }
 
 KindReconciler::KindReconciler(client::Client& client, const Clock& clock,
-                               const KindDescriptor& kind)
+                               const KindDescriptor& kind, KindOptions options)
     : client_(client),
       clock_(clock),
       kind_(kind),
+      options_(std::move(options)),
       recorder_(client, clock, kind.controller_name),
       writer_(client, recorder_) {}
 
@@ -103,9 +104,11 @@ Result<Children> KindReconciler::ReadChildren(const Json& object) {
 
 Status KindReconciler::Create(const Json& object, const Action& a) {
   const std::string ns = Str(Field(object, "metadata"), "namespace");
-  if (a.quiet) return client_.Create(*a.type, ns, a.object).status();
+  const Json child =
+      kind_.decorate ? kind_.decorate(a.object, *a.type, object, options_, recorder_) : a.object;
+  if (a.quiet) return client_.Create(*a.type, ns, child).status();
   const bool kubeflow = kind_.child_events == ChildEvents::kKubeflow;
-  Result<Json> r = writer_.Create(object, *a.type, a.object, /*announce=*/kubeflow);
+  Result<Json> r = writer_.Create(object, *a.type, child, /*announce=*/kubeflow);
   if (!r.ok() && a.if_absent && r.status().code() == Code::kAlreadyExists) return Status::Ok();
   if (!r.ok()) return r.status();
   if (kind_.child_events == ChildEvents::kKubeControllerManager) {
@@ -185,6 +188,7 @@ Result<ReconcileResult> KindReconciler::ReconcileOnce(const Request& request) {
   const Json& stored = *got;
   ASSIGN_OR_RETURN(Children children, ReadChildren(stored));
   const Sync sync = kind_.sync(stored, children, clock_.Now());
+  if (kind_.prepare) RETURN_IF_ERROR(kind_.prepare(client_, recorder_, stored, options_));
   for (const Action& action : sync.actions) {
     bool done = false;
     RETURN_IF_ERROR(Execute(stored, action, &done));
@@ -198,13 +202,14 @@ Result<ReconcileResult> KindReconciler::ReconcileOnce(const Request& request) {
   return result;
 }
 
-KindSpec SpecOf(const KindDescriptor& kind, client::Client& client, const Clock& clock) {
+KindSpec SpecOf(const KindDescriptor& kind, client::Client& client, const Clock& clock,
+                const KindOptions& options) {
   KindSpec spec;
   spec.kind = &kind.type();
   for (const ChildType& child : kind.children) {
     if (child.watched) spec.children.push_back({&child.type(), child.watch_selector});
   }
-  spec.reconciler = std::make_unique<KindReconciler>(client, clock, kind);
+  spec.reconciler = std::make_unique<KindReconciler>(client, clock, kind, options);
   return spec;
 }
 

@@ -1,6 +1,7 @@
 // KindReconciler: the one reconciler every job kind runs, over the kind's descriptor (kind.h).
 // Each pass: re-read the object through the Client (NotFound or deleting: done), read the
-// children its ChildTypes name, run its pure Sync, carry out the actions in order (through
+// children its ChildTypes name, run its pure Sync and then its prepare hook (if any), carry out
+// the actions in order (each created object through its decorate hook, if any; through
 // ChildWriter, with the kind's ChildEvents; a Delete of the object itself ends the pass), write
 // .status through the status subresource when it changed and report Sync's error before or
 // after that write as Sync says. A shape nlohmann cannot read is kInternal, never an exception.
@@ -20,7 +21,9 @@ namespace pjemu::controller {
 class KindReconciler : public Reconciler {
  public:
   // `kind` must outlive the reconciler (descriptors are statics).
-  KindReconciler(client::Client& client, const Clock& clock, const KindDescriptor& kind);
+  // `options`: the cluster's, for the kind's prepare and decorate hooks.
+  KindReconciler(client::Client& client, const Clock& clock, const KindDescriptor& kind,
+                 KindOptions options = {});
 
   // Errors: the Client's (kConflict on a stale status write, kUnavailable, ...), Sync's error
   // and kInternal for unreadable JSON; the work queue retries with backoff.
@@ -38,11 +41,14 @@ class KindReconciler : public Reconciler {
   client::Client& client_;
   const Clock& clock_;
   const KindDescriptor& kind_;
+  const KindOptions options_;
   EventRecorder recorder_;
   ChildWriter writer_;
 };
 
-// The Controller of a kind: its row, the ChildTypes it watches, a KindReconciler.
-KindSpec SpecOf(const KindDescriptor& kind, client::Client& client, const Clock& clock);
+// The Controller of a kind: its row, the ChildTypes it watches, a KindReconciler with the
+// cluster's `options`.
+KindSpec SpecOf(const KindDescriptor& kind, client::Client& client, const Clock& clock,
+                const KindOptions& options = {});
 
 }  // namespace pjemu::controller

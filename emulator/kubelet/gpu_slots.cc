@@ -5,10 +5,11 @@
 
 namespace pjemu::kubelet {
 
-GpuSlots::GpuSlots(int gpus, int replicas)
-    : gpus_(std::max(gpus, 0)),
+GpuSlots::GpuSlots(int gpus, int replicas, std::vector<int> machine)
+    : gpus_(machine.empty() ? std::max(gpus, 0) : static_cast<int>(machine.size())),
       replicas_(std::max(replicas, 1)),
-      owner_(static_cast<size_t>(gpus_) * replicas_) {}
+      owner_(static_cast<size_t>(gpus_) * replicas_),
+      machine_(std::move(machine)) {}
 
 std::vector<int> GpuSlots::Allocate(const std::string& uid, int64_t want) {
   std::vector<int> taken;
@@ -43,7 +44,10 @@ void GpuSlots::Release(const std::string& uid) {
 
 std::vector<int> GpuSlots::PhysicalIndices(const std::vector<int>& slots) const {
   std::set<int> physical;
-  for (int s : slots) physical.insert(s / replicas_);
+  for (int s : slots) {
+    const int g = s / replicas_;
+    physical.insert(machine_.empty() ? g : machine_[g]);
+  }
   return {physical.begin(), physical.end()};
 }
 

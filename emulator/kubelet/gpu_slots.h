@@ -16,7 +16,8 @@ namespace pjemu::kubelet {
 class GpuSlots {
  public:
   GpuSlots() = default;
-  GpuSlots(int gpus, int replicas);
+  // `machine`: the machine's index of each of the node's GPUs (empty = 0..gpus-1).
+  GpuSlots(int gpus, int replicas, std::vector<int> machine = {});
 
   int gpus() const { return gpus_; }
   int replicas() const { return replicas_; }
@@ -28,15 +29,16 @@ class GpuSlots {
   std::vector<int> Allocate(const std::string& uid, int64_t want);
   // Frees every unit `uid` holds.
   void Release(const std::string& uid);
-  // "0", "0,1": the physical GPUs of `slots`, each once, ascending.
+  // "0", "0,1": the machine's GPUs of `slots`, each once, ascending.
   std::string VisibleDevices(const std::vector<int>& slots) const;
-  // The physical GPUs of `slots`, each once, ascending.
+  // The machine's GPUs of `slots`, each once, ascending.
   std::vector<int> PhysicalIndices(const std::vector<int>& slots) const;
 
  private:
   int gpus_ = 0;
   int replicas_ = 1;
   std::vector<std::string> owner_;  // slot -> pod uid ("" = free)
+  std::vector<int> machine_;        // node GPU -> machine GPU index (empty = identity)
 };
 
 }  // namespace pjemu::kubelet

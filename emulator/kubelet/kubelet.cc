@@ -93,7 +93,9 @@ Status Kubelet::Start() {
   NodeResources res = DetectHostResources();
   if (!options_.cpu.empty()) res.cpu = options_.cpu;
   if (!options_.memory.empty()) res.memory = options_.memory;
-  res.gpus = options_.gpus ? *options_.gpus : DetectGpuCount();
+  res.gpus = !options_.gpu_indices.empty() ? static_cast<int>(options_.gpu_indices.size())
+             : options_.gpus                 ? *options_.gpus
+                                             : DetectGpuCount();
   res.gpu_replicas = options_.gpu_sharing;
   res.max_pods = options_.max_pods;
   ctx_.reset(new WorkerContext{client_,
@@ -115,7 +117,7 @@ Status Kubelet::Start() {
                                false,
                                0,
                                {}});
-  ctx_->gpus = GpuSlots(res.gpus, res.gpu_replicas);
+  ctx_->gpus = GpuSlots(res.gpus, res.gpu_replicas, options_.gpu_indices);
   if (options_.image_service) {
     pulls_ = std::make_unique<ImagePulls>(loop_, *options_.image_service, options_.backoff_scale);
     ctx_->pulls = pulls_.get();
@@ -141,7 +143,9 @@ Status Kubelet::Start() {
   }
   if (real && options_.sandbox != KubeletOptions::Sandbox::kOff)
     ReportIsolation(*ctx_, network_status_);
-  Json node = BuildNode(options_.node_name, host_ip_, options_.node_labels, res, loop_.Now());
+  Json node = BuildNode(options_.node_name, host_ip_, options_.node_labels, res, loop_.Now(),
+                        options_.node_taints,
+                        "10.244." + std::to_string(options_.node_index + 1) + ".0/24");
   auto created = client_.Create(api::Nodes(), "", node);
   if (!created.ok() && created.status().code() == Code::kAlreadyExists) {
     auto current = client_.Get(api::Nodes(), "", options_.node_name);

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "emulator/api/exec.h"
 #include "emulator/api/logs.h"
@@ -57,6 +58,11 @@ struct KubeletOptions {
   int gpu_sharing = 1;
   int max_pods = 110;
   std::map<std::string, std::string> node_labels;
+  // spec.taints of the Node at registration ({key, value, effect} objects).
+  Json node_taints = Json::array();
+  // The machine's GPUs this node owns, by index: its GPU i is the machine's gpu_indices[i]
+  // (CUDA_VISIBLE_DEVICES, device nodes); overrides `gpus`. Empty = GPUs 0..gpus-1.
+  std::vector<int> gpu_indices;
   // Multiplies CrashLoopBackOff's 10 s initial / 5 min cap (tests use e.g. 0.01).
   double backoff_scale = 1.0;
   // How often the Node's conditions are heartbeated.

@@ -84,7 +84,7 @@ Json NodeConditions(const Json& old, bool ready, Time now) {
 
 Json BuildNode(const std::string& name, const std::string& ip,
                const std::map<std::string, std::string>& labels, const NodeResources& res,
-               Time now) {
+               Time now, const Json& taints, const std::string& pod_cidr) {
   utsname u{};
   uname(&u);
   Json node_labels = {{"kubernetes.io/hostname", name},
@@ -104,11 +104,17 @@ Json BuildNode(const std::string& name, const std::string& ip,
   if (res.gpus > 0) {
     capacity["nvidia.com/gpu"] = std::to_string(res.gpus * std::max(res.gpu_replicas, 1));
   }
+  Json spec = Json::object();
+  if (!pod_cidr.empty()) {
+    spec["podCIDR"] = pod_cidr;
+    spec["podCIDRs"] = Json::array({pod_cidr});
+  }
+  if (taints.is_array() && !taints.empty()) spec["taints"] = taints;
   return {
       {"apiVersion", "v1"},
       {"kind", "Node"},
       {"metadata", {{"name", name}, {"labels", node_labels}}},
-      {"spec", Json::object()},
+      {"spec", spec},
       {"status",
        {{"capacity", capacity},
         {"allocatable", capacity},

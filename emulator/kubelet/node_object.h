@@ -29,9 +29,10 @@ int DetectGpuCount();
 NodeResources DetectHostResources();
 
 // The complete Node object (metadata, spec, status) for registration.
+// `taints` becomes spec.taints (when not empty) and `pod_cidr` spec.podCIDR(s) (when not "").
 Json BuildNode(const std::string& name, const std::string& ip,
                const std::map<std::string, std::string>& labels, const NodeResources& res,
-               Time now);
+               Time now, const Json& taints = Json::array(), const std::string& pod_cidr = "");
 // The node status conditions at now (Ready True, pressures False), for heartbeats; keeps
 // lastTransitionTime of an unchanged condition from old.
 Json NodeConditions(const Json& old, bool ready, Time now);

@@ -6,6 +6,7 @@
 #include "emulator/api/resources.h"
 #include "emulator/pytorchjob/desired_objects.h"
 #include "emulator/pytorchjob/job_status.h"
+#include "emulator/pytorchjob/pod_group.h"
 
 namespace pjemu::pytorchjob {
 
@@ -55,6 +56,20 @@ void ReconcileHpa(const Json& job, const Json* current, std::vector<Action>& out
   out.push_back(std::move(a));
 }
 
+// --gang-scheduler-name: the job's PodGroup, synced before the pass's writes (pod_group.h).
+Status PrepareGang(client::Client& client, controller::EventRecorder& recorder, const Json& stored,
+                   const controller::KindOptions& options) {
+  if (ManagedByExternalController(stored)) return Status::Ok();
+  return SyncPodGroup(client, recorder, SetDefaults(stored), {options.gang_scheduler_name});
+}
+
+// --gang-scheduler-name: each pod it creates, decorated for the gang (pod_group.h).
+Json DecorateGang(Json child, const api::ResourceType& type, const Json& stored,
+                  const controller::KindOptions& options, controller::EventRecorder& recorder) {
+  if (type != api::Pods()) return child;
+  return WithGang(std::move(child), stored, {options.gang_scheduler_name}, recorder);
+}
+
 }  // namespace
 
 controller::Sync SyncPyTorchJob(const Json& stored, const controller::Children& children,
@@ -79,6 +94,9 @@ const controller::KindDescriptor& Descriptor() {
        {Hpas, Read::kByName, HpaName, false, ""}},
       SyncPyTorchJob,
       controller::ChildEvents::kKubeflow,
+      /*install=*/nullptr,
+      PrepareGang,
+      DecorateGang,
   };
   return kKind;
 }

@@ -5,7 +5,9 @@
 // ComputeJobStatus (job_status.h) on the defaulted job. Child writes are announced as the
 // common job controller does (SuccessfulCreatePod ...); the TTL's delete of the job ends the
 // pass; an error of the pass is reported before the status write. A job another controller
-// manages (runPolicy.managedBy) is left alone. What it does, point by point with the tests
+// manages (runPolicy.managedBy) is left alone. With the cluster's --gang-scheduler-name
+// (controller::KindOptions) its prepare hook syncs the job's PodGroup before the pass's writes
+// and its decorate hook puts each pod it creates in the gang (pod_group.h). What it does, point by point with the tests
 // that prove each: BEHAVIOUR.md.
 // Thread safety: an immutable static; SyncPyTorchJob is pure.
 #pragma once

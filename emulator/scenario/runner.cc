@@ -215,6 +215,9 @@ cluster::ClusterOptions MakeClusterOptions(const Scenario& sc, const RunSettings
   co.loop = cluster::LoopKind::kCaller;
   co.seed = sc.options.seed;
   co.gpus = sc.options.gpus;
+  co.node_count = sc.options.nodes;
+  co.nodes = sc.options.node_configs;
+  co.gang_scheduler_name = sc.options.gang_scheduler_name;
   co.image_map = sc.options.image_map;
   co.builtin_image_map = settings.builtin_image_map;
   co.backoff_scale = sc.options.backoff_scale;

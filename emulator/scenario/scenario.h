@@ -12,6 +12,7 @@
 
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
+#include "emulator/cluster/cluster_options.h"
 #include "emulator/faults/injector.h"
 
 namespace pjemu::scenario {
@@ -21,7 +22,11 @@ struct Options {
   std::uint64_t seed = 1;
   Duration timeout = 30min;  // cluster time the run may take before it is stopped
   Duration settle = 0s;      // cluster time run on after every job finished (TTL, cleanup)
-  int gpus = 0;
+  int gpus = 0;  // per node
+  int nodes = 1;  // `nodes: N`: pjemu-node, pjemu-node2, ... (ClusterOptions::node_count)
+  std::string config;  // `config: FILE`: a kind-shaped cluster config (cluster_config.h)
+  std::vector<cluster::NodeConfig> node_configs;  // config's nodes, read when the file loads
+  std::string gang_scheduler_name;  // the operator's --gang-scheduler-name ("" = none)
   double backoff_scale = 1.0;
   std::string image_map = "fixtures/images.yaml";
 };

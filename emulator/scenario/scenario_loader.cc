@@ -9,6 +9,7 @@
 
 #include "emulator/api/resource_quantity.h"
 #include "emulator/api/resources.h"
+#include "emulator/cluster/cluster_config.h"
 #include "emulator/scenario/scenario.h"
 #include "emulator/scenario/yaml_reader.h"
 
@@ -18,7 +19,8 @@ namespace internal {
 
 Status Reader::Options(const YAML::Node& n, scenario::Options* o) {
   RETURN_IF_ERROR(Keys(
-      n, "options", {"time", "seed", "timeout", "settle", "gpus", "backoff_scale", "image_map"}));
+      n, "options", {"time", "seed", "timeout", "settle", "gpus", "backoff_scale", "image_map", "nodes",
+          "config", "gang_scheduler_name"}));
   if (n["time"]) {
     ASSIGN_OR_RETURN(std::string t, String(n["time"], "options.time"));
     if (t != "virtual" && t != "real") {
@@ -41,6 +43,21 @@ Status Reader::Options(const YAML::Node& n, scenario::Options* o) {
   }
   if (n["image_map"]) {
     ASSIGN_OR_RETURN(o->image_map, String(n["image_map"], "options.image_map"));
+  }
+  if (n["nodes"]) {
+    ASSIGN_OR_RETURN(o->nodes, Int(n["nodes"], "options.nodes"));
+    if (o->nodes < 1 || o->nodes > 250)
+      return Error(n["nodes"], "options.nodes", "must be in 1..250");
+  }
+  if (n["gang_scheduler_name"]) {
+    ASSIGN_OR_RETURN(o->gang_scheduler_name,
+                     String(n["gang_scheduler_name"], "options.gang_scheduler_name"));
+  }
+  if (n["config"]) {
+    ASSIGN_OR_RETURN(o->config, String(n["config"], "options.config"));
+    auto nodes = cluster::LoadClusterConfig(o->config);
+    if (!nodes.ok()) return Error(n["config"], "options.config", nodes.status().message());
+    o->node_configs = std::move(*nodes);
   }
   if (n["backoff_scale"]) {
     if (!YAML::convert<double>::decode(n["backoff_scale"], o->backoff_scale) ||

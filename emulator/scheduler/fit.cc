@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "emulator/api/json_fields.h"
+#include "emulator/api/node_affinity.h"
 #include "emulator/api/persistent_volumes.h"
 
 namespace pjemu::scheduler {
@@ -21,6 +22,7 @@ NodeView ViewOfNode(const Json& node) {
     if (c.value("type", "") == "Ready") v.ready = c.value("status", "") == "True";
   }
   v.unschedulable = node.value("spec", Json::object()).value("unschedulable", false);
+  v.taints = api::TaintsOf(node);
   return v;
 }
 
@@ -75,26 +77,51 @@ std::string ClaimsPreFilter(const std::vector<ClaimView>& claims, bool* error) {
   return unbound_immediate ? "pod has unbound immediate PersistentVolumeClaims" : "";
 }
 
+bool Unresolvable(const std::string& reason) {
+  return reason.rfind("node(s) had untolerated taint", 0) == 0 ||
+         reason == "node(s) didn't match Pod's node affinity/selector" ||
+         reason == "node(s) were unschedulable" ||
+         reason == "node(s) had volume node affinity conflict" ||
+         reason ==
+             "node(s) didn't match pod topology spread constraints (missing required label)";
+}
+
+std::string FitErrorMessage(std::size_t nodes, const std::map<std::string, int>& reason_counts,
+                            int unresolvable_nodes) {
+  auto histogram = [](const std::map<std::string, int>& counts) {
+    std::vector<std::string> entries;
+    for (const auto& [reason, n] : counts) entries.push_back(std::to_string(n) + " " + reason);
+    std::sort(entries.begin(), entries.end());
+    std::string text;
+    for (const std::string& e : entries) text += (text.empty() ? "" : ", ") + e;
+    return text;
+  };
+  const std::string all = "0/" + std::to_string(nodes) + " nodes are available: ";
+  std::map<std::string, int> preemption;
+  if (unresolvable_nodes > 0)
+    preemption["Preemption is not helpful for scheduling"] = unresolvable_nodes;
+  if (static_cast<std::size_t>(unresolvable_nodes) < nodes) {
+    preemption["No preemption victims found for incoming pod"] =
+        static_cast<int>(nodes) - unresolvable_nodes;
+  }
+  return all + histogram(reason_counts) + ". preemption: " + all + histogram(preemption) + ".";
+}
+
 std::vector<std::string> UnfitReasons(const Json& pod, const api::ResourceList& requests,
-                                      const NodeView& node, const std::vector<ClaimView>& claims) {
+                                      const NodeView& node, const std::vector<ClaimView>& claims,
+                                      const std::vector<NodeView>* all) {
   std::vector<std::string> reasons;
-  Json spec = pod.value("spec", Json::object());
-  if (!node.ready) {
-    reasons.push_back("node(s) had untolerated taint {node.kubernetes.io/not-ready: }");
-    return reasons;
-  }
+  // Filters in the default profile's order; the first that fails decides.
   if (node.unschedulable) {
-    reasons.push_back("node(s) were unschedulable");
-    return reasons;
-  }
-  const Json selector = spec.value("nodeSelector", Json::object());
-  for (auto& [k, v] : selector.items()) {
-    auto it = node.labels.find(k);
-    if (it == node.labels.end() || !v.is_string() || it->second != v.get<std::string>()) {
-      reasons.push_back("node(s) didn't match Pod's node affinity/selector");
-      return reasons;
+    bool tolerated = false;
+    for (const api::Toleration& t : api::TolerationsOf(pod)) {
+      tolerated |= t.Tolerates({"node.kubernetes.io/unschedulable", "", api::kNoSchedule});
     }
+    if (!tolerated) return {"node(s) were unschedulable"};
   }
+  if (std::string taint = TaintFilter(pod, node); !taint.empty()) return {taint};
+  if (!api::PodMatchesNodeAffinity(pod, node.labels, node.name))
+    return {"node(s) didn't match Pod's node affinity/selector"};
   auto get = [](const api::ResourceList& l, const std::string& k) -> std::int64_t {
     auto it = l.find(k);
     return it == l.end() ? 0 : it->second;
@@ -122,6 +149,9 @@ std::vector<std::string> UnfitReasons(const Json& pod, const api::ResourceList& 
       break;
     }
   }
+  if (!reasons.empty() || all == nullptr) return reasons;
+  if (std::string spread = TopologySpreadFilter(pod, node, *all); !spread.empty()) return {spread};
+  if (std::string anti = AntiAffinityFilter(pod, node, *all); !anti.empty()) return {anti};
   return reasons;
 }
 
@@ -138,25 +168,53 @@ std::optional<std::size_t> ChooseNode(const Json& pod, const api::ResourceList& 
       return std::nullopt;
     }
   }
-  double best_score = -1;
+  // Filter, then score the nodes that fit: raw figures first, normalized over the fitting nodes.
   std::map<std::string, int> counts;
+  int unresolvable = 0;
+  struct Candidate {
+    std::size_t index;
+    int untolerated_prefer;  // TaintToleration: PreferNoSchedule taints not tolerated
+    std::int64_t affinity;   // NodeAffinity: weights of the preferred terms that match
+    double least;            // NodeResourcesFit: mean free share of cpu and memory, 0..1
+  };
+  std::vector<Candidate> fitting;
+  const auto tolerations = api::TolerationsOf(pod);
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    auto reasons = UnfitReasons(pod, requests, nodes[i], claims);
+    auto reasons = UnfitReasons(pod, requests, nodes[i], claims, &nodes);
     if (!reasons.empty()) {
-      for (const auto& r : reasons) ++counts[r];
+      bool hopeless = false;
+      for (const auto& r : reasons) {
+        ++counts[r];
+        hopeless |= Unresolvable(r);
+      }
+      unresolvable += hopeless ? 1 : 0;
       continue;
     }
-    // LeastAllocated: the mean free share of cpu and memory after placing the pod.
-    double score = 0;
+    double least = 0;
     for (const char* r : {"cpu", "memory"}) {
       auto alloc = nodes[i].allocatable.count(r) ? nodes[i].allocatable.at(r) : 0;
       auto used = (nodes[i].used.count(r) ? nodes[i].used.at(r) : 0) +
                   (requests.count(r) ? requests.at(r) : 0);
-      score += alloc > 0 ? static_cast<double>(alloc - used) / static_cast<double>(alloc) : 0;
+      least += alloc > 0 ? static_cast<double>(alloc - used) / static_cast<double>(alloc) / 2 : 0;
     }
-    if (!best || score > best_score + 1e-12 ||
-        (score > best_score - 1e-12 && nodes[i].name < nodes[*best].name)) {
-      best = i;
+    fitting.push_back({i, api::UntoleratedPreferNoSchedule(nodes[i].taints, tolerations),
+                       api::PreferredNodeAffinityWeight(pod, nodes[i].labels, nodes[i].name),
+                       least});
+  }
+  int max_prefer = 0;
+  std::int64_t max_affinity = 0;
+  for (const Candidate& c : fitting) {
+    max_prefer = std::max(max_prefer, c.untolerated_prefer);
+    max_affinity = std::max(max_affinity, c.affinity);
+  }
+  double best_score = -1;
+  for (const Candidate& c : fitting) {
+    double taint = max_prefer == 0 ? 100 : 100.0 * (max_prefer - c.untolerated_prefer) / max_prefer;
+    double affinity = max_affinity <= 0 ? 0 : 100.0 * c.affinity / max_affinity;
+    double score = 3 * taint + 2 * affinity + 100 * c.least;
+    if (!best || score > best_score + 1e-9 ||
+        (score > best_score - 1e-9 && nodes[c.index].name < nodes[*best].name)) {
+      best = c.index;
       best_score = score;
     }
   }
@@ -165,12 +223,7 @@ std::optional<std::size_t> ChooseNode(const Json& pod, const api::ResourceList& 
     *message = "no nodes available to schedule pods";
     return std::nullopt;
   }
-  // kube-scheduler's FitError: reasons sorted by text, each with its node count.
-  std::string text;
-  for (const auto& [reason, n] : counts) {
-    text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
-  }
-  *message = "0/" + std::to_string(nodes.size()) + " nodes are available: " + text + ".";
+  *message = FitErrorMessage(nodes.size(), counts, unresolvable);
   return std::nullopt;
 }
 

@@ -1,7 +1,14 @@
-// The scheduler's pure decisions, kube-scheduler style: which nodes a pod fits (NodeResourcesFit,
-// NodeName, NodeSelector, NodeUnschedulable, the not-ready taint), which one it goes to
-// (least allocated, then name), and the FailedScheduling message
-// `0/1 nodes are available: 1 Insufficient nvidia.com/gpu.`; with the VolumeBinding plugin's
+// The scheduler's pure decisions, kube-scheduler style: which nodes a pod fits, filter by filter
+// in the default profile's order, the first failing one deciding a node's reason
+// (NodeUnschedulable, TaintToleration: NoSchedule and NoExecute taints, the not-ready taint of a
+// node that is not Ready; NodeAffinity: nodeSelector and required node affinity;
+// NodeResourcesFit: every insufficient resource; VolumeBinding; PodTopologySpread and
+// InterPodAffinity's required anti-affinity, both over any topologyKey of the nodes' labels),
+// which one it goes to (the weighted scores of TaintToleration's PreferNoSchedule count x3,
+// preferred node affinity x2, LeastAllocated x1, then name), and the FailedScheduling message
+// `0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available:
+// 1 No preemption victims found for incoming pod.` (DefaultPreemption's text: pjemu has no
+// priorities to preempt by, so no node ever has a victim); with the VolumeBinding plugin's
 // view of the pod's PersistentVolumeClaims (ClaimView): a missing, deleting or unbound Immediate
 // claim keeps the pod off every node (PreFilter), a bound volume's node affinity off the others.
 // Thread safety: pure functions.
@@ -13,6 +20,7 @@
 #include <vector>
 
 #include "emulator/api/pod_resources.h"
+#include "emulator/api/taints.h"
 #include "emulator/common/status.h"
 
 namespace pjemu::scheduler {
@@ -24,6 +32,10 @@ struct NodeView {
   api::ResourceList used;         // requests of the non-terminal pods bound to it, and "pods"
   bool ready = false;
   bool unschedulable = false;
+  std::vector<api::Taint> taints;  // spec.taints
+  // The non-terminal pods bound to it (and those the current pass placed there), for
+  // anti-affinity and topology spread; not owned.
+  std::vector<const Json*> pods;
 };
 
 // Builds a NodeView from a Node object (used left empty).
@@ -54,9 +66,28 @@ std::string ClaimsPreFilter(const std::vector<ClaimView>& claims, bool* error);
 
 // Why a pod does not fit a node: the kube-scheduler's per-node reasons ("Insufficient cpu",
 // "Too many pods", "node(s) didn't match Pod's node affinity/selector", ...); empty = fits.
+// `all` (every node, `node` among them) is what anti-affinity and topology spread count pods
+// over; without it those two filters pass.
 std::vector<std::string> UnfitReasons(const Json& pod, const api::ResourceList& requests,
                                       const NodeView& node,
-                                      const std::vector<ClaimView>& claims = {});
+                                      const std::vector<ClaimView>& claims = {},
+                                      const std::vector<NodeView>* all = nullptr);
+// True when the reason is UnschedulableAndUnresolvable (preemption cannot help: taints,
+// affinity, cordon, volume conflicts), false for what evicting pods could free (resources,
+// anti-affinity, spread).
+bool Unresolvable(const std::string& reason);
+// The FitError text of kube-scheduler: `0/<n> nodes are available: <count> <reason>, ...` with
+// the entries sorted as strings, and DefaultPreemption's `preemption: ...` after it.
+std::string FitErrorMessage(std::size_t nodes, const std::map<std::string, int>& reason_counts,
+                            int unresolvable_nodes);
+
+// The placement filters of filters.cc, each "" when the node passes, else its reason.
+std::string TaintFilter(const Json& pod, const NodeView& node);
+std::string AntiAffinityFilter(const Json& pod, const NodeView& node,
+                               const std::vector<NodeView>& all);
+std::string TopologySpreadFilter(const Json& pod, const NodeView& node,
+                                 const std::vector<NodeView>& all);
+
 
 // The chosen node among the fitting ones (least allocated cpu+memory share, then name), or
 // nullopt with *message set to the FailedScheduling message.

@@ -7,6 +7,7 @@
 #include "emulator/api/json_fields.h"
 #include "emulator/api/persistent_volumes.h"
 #include "emulator/api/pod_status.h"
+#include "emulator/api/podgroup.h"
 #include "emulator/scheduler/fit.h"
 
 namespace pjemu::scheduler {
@@ -177,9 +178,20 @@ void Scheduler::Upsert(std::shared_ptr<const Json> snapshot) {
   if (was_counted && entry.counted && entry.node == old_node && entry.requests == old_requests) {
     retry_unschedulable_ = retry_before;  // the same room taken as before: none was made
   }
+  if (!entry.group.empty()) dirty_gangs_.insert(entry.group);
+  entry.group.clear();
+  if (auto ref = api::PodGroupOf(pod)) {
+    entry.group = GangKey(ref->type->group, meta.value("namespace", ""), ref->name);
+    gang_members_[entry.group].insert(uid);
+    dirty_gangs_.insert(entry.group);
+  }
+  const std::string scheduler = spec.is_object() ? spec.value("schedulerName", "") : "";
+  const auto& gangs = options_.gang_scheduler_names;
+  entry.gang = !entry.group.empty() &&
+               std::find(gangs.begin(), gangs.end(), scheduler) != gangs.end();
   if (entry.node.empty()) {
-    std::string name = spec.is_object() ? spec.value("schedulerName", "") : "";
-    bool ours = name.empty() || name == options_.scheduler_name;
+    std::string name = scheduler;
+    bool ours = name.empty() || name == options_.scheduler_name || entry.gang;
     if (ours && !meta.contains("deletionTimestamp") && !api::IsPodTerminal(pod))
       pending_[entry.order] = uid;
   }
@@ -190,6 +202,11 @@ void Scheduler::Forget(const std::string& uid) {
   if (it == pods_by_uid_.end()) return;
   Count(it->second, -1);
   pending_.erase(it->second.order);
+  if (const std::string& g = it->second.group; !g.empty()) {
+    gang_members_[g].erase(uid);
+    dirty_gangs_.insert(g);
+    if (gang_members_[g].empty()) gang_members_.erase(g);
+  }
   pods_by_uid_.erase(it);
   last_message_.erase(uid);
 }
@@ -213,10 +230,16 @@ void Scheduler::ScheduleAll() {
   auto node_list = client_.List(api::Nodes(), "");
   if (!node_list.ok()) return;
   std::vector<NodeView> nodes;
+  std::map<std::string, std::size_t> node_index;
   for (const Json& n : (*node_list)["items"]) {
     nodes.push_back(ViewOfNode(n));
+    node_index[nodes.back().name] = nodes.size() - 1;
     auto used = used_.find(nodes.back().name);
     if (used != used_.end()) nodes.back().used = used->second;
+  }
+  for (const auto& [uid, cached] : pods_by_uid_) {
+    auto at = cached.counted ? node_index.find(cached.node) : node_index.end();
+    if (at != node_index.end()) nodes[at->second].pods.push_back(cached.pod.get());
   }
   // FIFO by creation time, then namespace/name: deterministic. The cache is not touched
   // during the pass (its own writes arrive on the watch, drained by the next pass), so the
@@ -224,8 +247,13 @@ void Scheduler::ScheduleAll() {
   const bool retry_all = retry_unschedulable_;
   retry_unschedulable_ = false;
   bool unschedulable = false;
+  std::set<std::string> gangs_tried;
   for (const auto& [order, uid] : pending_) {
     CachedPod& entry = pods_by_uid_.at(uid);
+    if (entry.gang) {  // the whole group, at its first pending pod's place in the queue
+      if (gangs_tried.insert(entry.group).second) unschedulable |= ScheduleGang(entry.group, nodes);
+      continue;
+    }
     if (entry.unschedulable && !retry_all) {
       unschedulable = true;
       continue;
@@ -252,14 +280,16 @@ void Scheduler::ScheduleAll() {
       nodes[*chosen].used["pods"] += 1;
       continue;
     }
-    if (!Bind(pod, nodes[*chosen].name).ok()) {
+    if (!Bind(pod, nodes[*chosen].name).ok()) {  // (gang.cc binds groups the same way)
       unschedulable = true;  // a failed write (API error): not flagged, tried on the next pass
       continue;
     }
     entry.unschedulable = false;
     for (const auto& [k, amount] : entry.requests) nodes[*chosen].used[k] += amount;
     nodes[*chosen].used["pods"] += 1;
+    nodes[*chosen].pods.push_back(entry.pod.get());
   }
+  UpdatePodGroups();
   // The periodic retry is armed once and left to run (not pushed back by every pass): pods
   // that are skipped above are still tried at least every retry_interval.
   if (!unschedulable && retry_) loop_.Cancel(retry_), retry_ = 0;
@@ -311,9 +341,11 @@ void Scheduler::MarkUnschedulable(const Json& pod, const std::string& message) {
 void Scheduler::Event(const Json& pod, const std::string& type, const std::string& reason,
                       const std::string& message) {
   const std::string ns = pod["metadata"].value("namespace", "");
+  std::string source = api::Str(api::Field(pod, "spec"), "schedulerName");
+  if (source.empty()) source = options_.scheduler_name;
   (void)client_.Create(api::Events(), ns,
                        api::MakeEvent(api::ObjectReferenceOf(pod), type, reason, message,
-                                      {options_.scheduler_name, ""}, loop_.Now()));
+                                      {source, ""}, loop_.Now()));
 }
 
 }  // namespace pjemu::scheduler

@@ -17,7 +17,9 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "emulator/api/pod_resources.h"
 #include "emulator/client/client.h"
@@ -30,6 +32,10 @@ namespace pjemu::scheduler {
 struct SchedulerOptions {
   // Pods whose spec.schedulerName is empty or this name are scheduled.
   std::string scheduler_name = "default-scheduler";
+  // Gang schedulers served too (the Training Operator's --gang-scheduler-name: Volcano's
+  // `volcano`, scheduler-plugins' `scheduler-plugins-scheduler`): their pods that name a PodGroup
+  // (api/podgroup.h) are bound all or nothing, as coscheduling's Permit does (gang.cc).
+  std::vector<std::string> gang_scheduler_names;
   // Unschedulable pods are retried when room may have been made (a bound pod ended or was
   // deleted, a node changed) and at least this often.
   Duration retry_interval = 10s;
@@ -66,7 +72,20 @@ class Scheduler {
     // unschedulable queue (room only shrinks in between, so the pod would not fit), which keeps
     // a pod event from costing O(pending).
     bool unschedulable = false;
+    std::string group;  // its PodGroup's key (GangKey) when it names one, else ""
+    bool gang = false;  // scheduled by a gang scheduler: bound with its group, all or nothing
   };
+  // "<group>/<ns>/<name>" of a PodGroup kind's object.
+  static std::string GangKey(const std::string& group, const std::string& ns,
+                             const std::string& name);
+  // Coscheduling for one group's pending pods (gang.cc): all of them that fit are bound once
+  // bound + fitting reach minMember, none otherwise; the others are told why. True while a pod
+  // of the group still waits.
+  bool ScheduleGang(const std::string& key, std::vector<NodeView>& nodes);
+  // Writes the status of the groups whose pods changed (gang.cc).
+  void UpdatePodGroups();
+  // Places `entry` on nodes[i] for the rest of the pass.
+  static void Place(const CachedPod& entry, NodeView& node);
   void Trigger();
   // Applies a pod change to the cache; outside a pass, asks for one.
   void OnPod(const api::WatchEvent& event);
@@ -103,6 +122,10 @@ class Scheduler {
   std::map<std::string, CachedPod> pods_by_uid_;
   std::map<std::string, api::ResourceList> used_;  // node -> requests of its counted pods
   std::map<std::string, std::string> pending_;     // CachedPod::order -> uid
+  std::map<std::string, std::set<std::string>> gang_members_;  // group key -> pod uids
+  std::set<std::string> dirty_gangs_;                 // groups whose status may have changed
+  std::map<std::string, std::string> gang_reason_;    // group key -> why it is not scheduled
+  std::map<std::string, Time> gang_waiting_since_;    // group key -> start of its Permit wait
 };
 
 }  // namespace pjemu::scheduler

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "emulator/api/podgroup.h"
 #include "emulator/api/pytorchjob.h"
 #include "emulator/api/pytorchjob_validation.h"
 #include "emulator/api/resources.h"
@@ -52,7 +53,9 @@ TEST_CASE("no other served type has an admission", "[api]") {
                                                      &PyTorchTrainingJobs(),
                                                      &Jobs(),
                                                      &TrainJobs(),
-                                                     &JobSets()};
+                                                     &JobSets(),
+                                                     &SchedulerPluginsPodGroups(),
+                                                     &VolcanoPodGroups()};
   for (const ResourceType& type : AllResources()) {
     if (std::find(admitted.begin(), admitted.end(), &type) != admitted.end()) {
       CHECK(type.admission.validator != nullptr);

@@ -88,7 +88,7 @@ TEST_CASE("a pod asking for a GPU the node lacks is Unschedulable", "[scheduler]
   CHECK_FALSE(pod["spec"].contains("nodeName"));
   Json cond = pod["status"]["conditions"][0];
   CHECK(cond["reason"] == "Unschedulable");
-  CHECK(cond["message"] == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.");
+  CHECK(cond["message"] == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
   auto reasons = f.EventReasons("gpu");
   CHECK(std::count(reasons.begin(), reasons.end(), "FailedScheduling") == 1);
 }

@@ -200,7 +200,7 @@ TEST_CASE("with GPU time-slicing two pods share GPU 0 and a third does not fit",
       },
       5s));
   CHECK(f.Get("gpu-c")["status"]["conditions"][0]["message"] ==
-        "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.");
+        "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
   REQUIRE(f.WaitPhase("gpu-a", "Succeeded"));
   REQUIRE(f.WaitPhase("gpu-b", "Succeeded"));
   for (const char* pod : {"gpu-a", "gpu-b"}) {

@@ -23,7 +23,7 @@ TEST_CASE("the GPU message matches kube-scheduler's", "[scheduler]") {
   auto chosen =
       ChooseNode(Pod(), {{"nvidia.com/gpu", 1}}, {Node("n1", 8000, 1 << 30, 0)}, &message);
   CHECK_FALSE(chosen);
-  CHECK(message == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.");
+  CHECK(message == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
 }
 
 TEST_CASE("reasons are counted per node and sorted", "[scheduler]") {
@@ -32,8 +32,10 @@ TEST_CASE("reasons are counted per node and sorted", "[scheduler]") {
   std::string message;
   CHECK_FALSE(ChooseNode(Pod(), {{"cpu", 2000}, {"memory", 1 << 29}}, nodes, &message));
   CHECK(message ==
-        "0/3 nodes are available: 2 Insufficient cpu, 1 Insufficient memory, 1 node(s) had "
-        "untolerated taint {node.kubernetes.io/not-ready: }.");
+        "0/3 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint "
+        "{node.kubernetes.io/not-ready: }, 2 Insufficient cpu. preemption: 0/3 nodes are "
+        "available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found "
+        "for incoming pod.");
 }
 
 TEST_CASE("used resources and the pod count limit fit", "[scheduler]") {
@@ -161,7 +163,7 @@ TEST_CASE("a bound volume's node affinity excludes other nodes", "[scheduler]") 
   CHECK(c.bound);
   CHECK(c.volume_nodes == std::vector<std::string>{"n2"});
   CHECK_FALSE(ChooseNode(Pod(), {}, {Node("n1", 1000, 1 << 30, 0)}, &message, {c}));
-  CHECK(message == "0/1 nodes are available: 1 node(s) had volume node affinity conflict.");
+  CHECK(message == "0/1 nodes are available: 1 node(s) had volume node affinity conflict. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
   std::vector<NodeView> nodes = {Node("n1", 8000, 1 << 30, 0), Node("n2", 1000, 1 << 30, 0)};
   CHECK(ChooseNode(Pod(), {}, nodes, &message, {c}) == std::optional<std::size_t>(1));
   // A volume without node affinity fits anywhere.

@@ -71,7 +71,7 @@ TEST_CASE("an unschedulable pod is retried when a node that fits appears", "[sch
   CHECK_FALSE(p["spec"].contains("nodeName"));
   CHECK(p["status"]["conditions"][0]["reason"] == "Unschedulable");
   CHECK(p["status"]["conditions"][0]["message"] ==
-        "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.");
+        "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
   // Later passes (periodic retry, other pod events) do not repeat the event.
   c.loop.RunFor(30s);
   CHECK(c.Events("FailedScheduling") == 1);
@@ -236,7 +236,7 @@ TEST_CASE("a claim bound to a volume on another node conflicts", "[scheduler]") 
   REQUIRE(c.client->Create(api::Pods(), "default", ClaimPod("p", "data")).ok());
   c.loop.RunFor(1s);
   CHECK(c.Pod("p")["status"]["conditions"][0]["message"] ==
-        "0/1 nodes are available: 1 node(s) had volume node affinity conflict.");
+        "0/1 nodes are available: 1 node(s) had volume node affinity conflict. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
 }
 
 }  // namespace

@@ -1,0 +1,163 @@
+#include "emulator/scheduler/taint_manager.h"
+
+#include "emulator/api/event.h"
+#include "emulator/api/json_fields.h"
+#include "emulator/api/pod_status.h"
+#include "emulator/api/taints.h"
+
+namespace pjemu::scheduler {
+namespace {
+
+client::InformerOptions Named(const std::string& name) {
+  client::InformerOptions o;
+  o.name = name;
+  return o;
+}
+
+// The node's NoExecute taints, less the node lifecycle's own.
+Json EvictingTaints(const Json& node) {
+  Json out = Json::array();
+  for (const Json& t : api::ArrayOr(api::FieldAt(node, {"spec", "taints"}))) {
+    const std::string key = api::Str(t, "key");
+    if (api::Str(t, "effect") != api::kNoExecute) continue;
+    if (key == "node.kubernetes.io/unreachable" || key == "node.kubernetes.io/not-ready") continue;
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::string PodKey(const Json& pod) {
+  return api::Str(api::Field(pod, "metadata"), "namespace") + "/" +
+         api::Str(api::Field(pod, "metadata"), "name");
+}
+
+}  // namespace
+
+TaintManager::TaintManager(client::Client& client, EventLoop& loop)
+    : client_(client),
+      loop_(loop),
+      node_informer_(client, loop, api::Nodes(), Named("taint manager nodes"),
+                     [this](const api::WatchEvent& e) {
+                       const std::string name = api::Str(api::Field(e.object(), "metadata"), "name");
+                       Json taints = e.type == api::WatchEvent::Type::kDeleted
+                                         ? Json::array()
+                                         : EvictingTaints(e.object());
+                       if (taints.empty()) {
+                         nodes_.erase(name);
+                       } else {
+                         nodes_[name] = std::move(taints);
+                       }
+                       Trigger();
+                     }),
+      pod_informer_(client, loop, api::Pods(), Named("taint manager pods"),
+                    [this](const api::WatchEvent& e) {
+                      const std::string uid = api::Str(api::Field(e.object(), "metadata"), "uid");
+                      if (e.type == api::WatchEvent::Type::kDeleted) {
+                        pods_.erase(uid);
+                      } else {
+                        pods_[uid] = e.shared_object();
+                      }
+                      if (!nodes_.empty() || !timers_.empty()) Trigger();
+                    }) {}
+
+TaintManager::~TaintManager() { Stop(); }
+
+Status TaintManager::Start() {
+  if (alive_) return Status::Ok();
+  alive_ = std::make_shared<bool>(true);
+  for (client::Informer* i : {&node_informer_, &pod_informer_}) {
+    if (Status s = i->Start(); !s.ok()) {
+      Stop();
+      return s.WithContext("taint manager");
+    }
+  }
+  return Status::Ok();
+}
+
+void TaintManager::Stop() {
+  if (!alive_) return;
+  alive_.reset();
+  node_informer_.Stop();
+  pod_informer_.Stop();
+  for (auto& [uid, timer] : timers_) loop_.Cancel(timer);
+  timers_.clear();
+}
+
+void TaintManager::Trigger() {
+  if (pass_pending_ || !alive_) return;
+  pass_pending_ = true;
+  std::weak_ptr<bool> alive = alive_;
+  loop_.Post([this, alive] {
+    if (alive.expired()) return;
+    pass_pending_ = false;
+    Pass();
+  });
+}
+
+void TaintManager::Pass() {
+  std::map<std::string, EventLoop::TimerId> keep;
+  for (const auto& [uid, snapshot] : pods_) {
+    const Json& pod = *snapshot;
+    const std::string node = api::Str(api::Field(pod, "spec"), "nodeName");
+    auto tainted = nodes_.find(node);
+    if (tainted == nodes_.end() || api::IsPodTerminal(pod) ||
+        api::FieldAt(pod, {"metadata", "deletionTimestamp"}).is_string())
+      continue;
+    auto delay = api::NoExecuteEvictionDelay(api::TaintsOf({{"spec", {{"taints", tainted->second}}}}),
+                                             api::TolerationsOf(pod));
+    if (!delay) continue;
+    if (*delay == 0) {
+      Evict(pod);
+      continue;
+    }
+    auto timer = timers_.find(uid);
+    if (timer != timers_.end()) {
+      keep[uid] = timer->second;
+      continue;
+    }
+    std::weak_ptr<bool> alive = alive_;
+    keep[uid] = loop_.PostAfter(std::chrono::seconds(*delay), [this, alive, uid] {
+      if (alive.expired()) return;
+      timers_.erase(uid);
+      auto it = pods_.find(uid);
+      if (it != pods_.end()) Evict(*it->second);
+    });
+  }
+  // Evictions no longer called for: cancelled.
+  for (auto& [uid, timer] : timers_) {
+    if (keep.count(uid)) continue;
+    loop_.Cancel(timer);
+    auto it = pods_.find(uid);
+    if (it == pods_.end()) continue;
+    (void)client_.Create(api::Events(), api::Str(api::Field(*it->second, "metadata"), "namespace"),
+                         api::MakeEvent(api::ObjectReferenceOf(*it->second), "Normal",
+                                        "TaintManagerEviction",
+                                        "Cancelling deletion of Pod " + PodKey(*it->second),
+                                        {"taint-eviction-controller", ""}, loop_.Now()));
+  }
+  timers_ = std::move(keep);
+}
+
+void TaintManager::Evict(const Json& pod) {
+  const std::string ns = api::Str(api::Field(pod, "metadata"), "namespace");
+  const std::string name = api::Str(api::Field(pod, "metadata"), "name");
+  Json conditions = Json::array();
+  for (const Json& c : api::ArrayOr(api::FieldAt(pod, {"status", "conditions"}))) {
+    if (api::Str(c, "type") != "DisruptionTarget") conditions.push_back(c);
+  }
+  conditions.push_back({{"type", "DisruptionTarget"},
+                        {"status", "True"},
+                        {"reason", "DeletionByTaintManager"},
+                        {"message", "Taint manager: deleting due to NoExecute taint"},
+                        {"lastProbeTime", nullptr},
+                        {"lastTransitionTime", FormatTime(loop_.Now())}});
+  (void)client_.Patch(api::Pods(), ns, name, api::PatchType::kMerge,
+                      {{"status", {{"conditions", conditions}}}}, api::Subresource::kStatus);
+  (void)client_.Create(api::Events(), ns,
+                       api::MakeEvent(api::ObjectReferenceOf(pod), "Normal", "TaintManagerEviction",
+                                      "Marking for deletion Pod " + ns + "/" + name,
+                                      {"taint-eviction-controller", ""}, loop_.Now()));
+  (void)client_.Delete(api::Pods(), ns, name);
+}
+
+}  // namespace pjemu::scheduler
