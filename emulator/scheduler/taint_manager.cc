@@ -96,8 +96,10 @@ void TaintManager::Trigger() {
 
 void TaintManager::Pass() {
   std::map<std::string, EventLoop::TimerId> keep;
-  for (const auto& [uid, snapshot] : pods_) {
-    const Json& pod = *snapshot;
+  for (const auto& entry : pods_) {
+    // By name, not a structured binding: clang 14 cannot capture one in the lambda below.
+    const std::string& uid = entry.first;
+    const Json& pod = *entry.second;
     const std::string node = api::Str(api::Field(pod, "spec"), "nodeName");
     auto tainted = nodes_.find(node);
     if (tainted == nodes_.end() || api::IsPodTerminal(pod) ||
