@@ -340,10 +340,7 @@ function overviewTab(el, signal, ns, name, state) {
         return (o.kind === 'PyTorchJob' && o.name === name) || (o.kind === 'Pod' && (podNames.has(o.name) || o.name.startsWith(`${name}-`))) ||
           (o.kind === 'Service' && o.name.startsWith(`${name}-`));
       }).sort((a, b) => String(a.lastTimestamp || a.eventTime || '').localeCompare(String(b.lastTimestamp || b.eventTime || '')));
-      const eventRows = events.map((e) => h('tr', {},
-        h('td', {}, badge(e.type || 'Normal')), h('td', {}, e.reason || ''),
-        h('td', {}, `${(e.involvedObject || {}).kind}/${(e.involvedObject || {}).name}`),
-        h('td', {}, e.message || ''), h('td', {}, e.count || 1), h('td', {}, when(e.lastTimestamp || e.eventTime))));
+      const eventRows = events.map(eventRow);
       replace(el,
         h('h2', {}, 'Basic information'),
         kv([

@@ -7,6 +7,16 @@
 // Loaded before app.js; uses its helpers when called.
 'use strict';
 
+// One row of a page's events table: type, reason, object, message, count, last seen (the job
+// pages of app.js and workloads.js).
+function eventRow(e) {
+  const o = e.involvedObject || {};
+  return h('tr', {},
+    h('td', {}, badge(e.type || 'Normal')), h('td', {}, e.reason || ''),
+    h('td', {}, `${o.kind}/${o.name}`),
+    h('td', {}, e.message || ''), h('td', {}, e.count || 1), h('td', {}, when(e.lastTimestamp || e.eventTime)));
+}
+
 // The kinds whose console page is richer than the generic one (app.js, t9k.js), by kind.
 const KIND_PAGES = {
   PyTorchJob: (ns, n) => `#/jobs/${ns}/${n}/overview`,
@@ -159,10 +169,7 @@ function workloadOverviewTab(el, signal, ns, name, state) {
       const uids = new Set(treeNodes(state.tree).map((n) => n.uid));
       const events = [...state.events.values()].filter((e) => uids.has((e.involvedObject || {}).uid))
         .sort((a, b) => String(a.lastTimestamp || a.eventTime || '').localeCompare(String(b.lastTimestamp || b.eventTime || '')));
-      const eventRows = events.map((e) => h('tr', {},
-        h('td', {}, badge(e.type || 'Normal')), h('td', {}, e.reason || ''),
-        h('td', {}, `${(e.involvedObject || {}).kind}/${(e.involvedObject || {}).name}`),
-        h('td', {}, e.message || ''), h('td', {}, e.count || 1), h('td', {}, when(e.lastTimestamp || e.eventTime))));
+      const eventRows = events.map(eventRow);
       replace(el,
         h('h2', {}, 'Basic information'),
         kv([
