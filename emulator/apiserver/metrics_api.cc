@@ -201,47 +201,6 @@ std::string FormatNanocores(std::int64_t nanocores) {
   return std::to_string(value) + kSuffixes[i];
 }
 
-std::string FormatGoDuration(Duration d) {
-  std::int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
-  if (ns == 0) return "0s";
-  std::string sign = ns < 0 ? "-" : "";
-  if (ns < 0) ns = -ns;
-  auto seconds_text = [](std::int64_t total_ns) {
-    std::string s = std::to_string(total_ns / 1'000'000'000);
-    std::int64_t frac = total_ns % 1'000'000'000;
-    if (frac != 0) {
-      char buf[16];
-      std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(frac));
-      std::string f = buf;
-      while (f.back() == '0') f.pop_back();
-      s += f;
-    }
-    return s + "s";
-  };
-  if (ns < 1'000'000'000) {  // Go prints ms, µs or ns below a second
-    auto unit = [&](std::int64_t scale, const char* suffix) {
-      std::string s = std::to_string(ns / scale);
-      std::int64_t frac = ns % scale;
-      if (frac != 0) {
-        std::string f = std::to_string(frac + scale).substr(1);
-        while (f.back() == '0') f.pop_back();
-        s += "." + f;
-      }
-      return sign + s + suffix;
-    };
-    if (ns < 1000) return sign + std::to_string(ns) + "ns";
-    if (ns < 1'000'000) return unit(1000, "µs");
-    return unit(1'000'000, "ms");
-  }
-  const std::int64_t minute = 60LL * 1'000'000'000;
-  const std::int64_t hour = 60 * minute;
-  if (ns < minute) return sign + seconds_text(ns);
-  std::string out = sign;
-  if (ns >= hour) out += std::to_string(ns / hour) + "h";
-  out += std::to_string((ns % hour) / minute) + "m";
-  return out + seconds_text(ns % minute);
-}
-
 Mount MakeMetricsMount(const store::Store& store, const api::ResourceUsage& usage,
                        const Clock& clock) {
   auto api = std::make_shared<MetricsApi>(store, usage, clock);

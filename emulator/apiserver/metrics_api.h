@@ -30,7 +30,5 @@ Mount MakeMetricsMount(const store::Store& store, const api::ResourceUsage& usag
 
 // "12345n", "5m", "2" (a resource.Quantity of nanocores, canonical DecimalSI).
 std::string FormatNanocores(std::int64_t nanocores);
-// Go's time.Duration.String(): "0s", "1.5s", "10.123456789s", "1m0.5s", "2h0m0s".
-std::string FormatGoDuration(Duration d);
 
 }  // namespace pjemu::apiserver

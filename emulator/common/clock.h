@@ -54,6 +54,9 @@ std::string FormatMicroTime(Time t);
 std::optional<Time> ParseTime(std::string_view text);
 // Go-style duration text for humans and kubectl's AGE column: "5s", "3m20s", "2d4h".
 std::string FormatAge(Duration d);
+// Go's time.Duration.String(): "0s", "1.5s", "10.123456789s", "1m0.5s", "2h0m0s" (the
+// metrics API's window, the kubelet's pull time).
+std::string FormatGoDuration(Duration d);
 // Parses "300ms", "30s", "5m", "1h30m" (Go's time.ParseDuration subset); nullopt when malformed.
 std::optional<Duration> ParseDuration(std::string_view text);
 

@@ -3,7 +3,6 @@
 // plan an image from the store gives (Kubernetes' and containerd's rules for command and args).
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 
 #include "emulator/api/image_reference.h"
 #include "emulator/api/resources.h"
@@ -17,16 +16,9 @@ using Phase = ContainerState::Phase;
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
-// Go's time.Duration text, truncated to milliseconds as the kubelet's event prints it.
-std::string GoDuration(Duration d) {
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
-  if (ms < 1000) return std::to_string(ms) + "ms";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ms) / 1000.0);
-  std::string s = buf;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s + "s";
+// The pull's time as the kubelet's event prints it: Go's time.Duration text, truncated to ms.
+std::string PullDuration(Duration d) {
+  return FormatGoDuration(std::chrono::duration_cast<std::chrono::milliseconds>(d));
 }
 
 // containerd's WithProcessArgs: a container command replaces the entrypoint and drops the
@@ -46,8 +38,8 @@ std::vector<std::string> ImageArgv(const image::RunConfig& rc, std::vector<std::
 std::string Pick(const std::vector<std::string>& list, const std::string& repo,
                  const std::string& fallback) {
   for (const std::string& s : list) {
-    if (s.rfind(repo, 0) == 0 && s.size() > repo.size() && (s[repo.size()] == ':' ||
-                                                            s[repo.size()] == '@')) {
+    if (s.rfind(repo, 0) == 0 && s.size() > repo.size() &&
+        (s[repo.size()] == ':' || s[repo.size()] == '@')) {
       return s;
     }
   }
@@ -134,9 +126,9 @@ void PodWorker::OnPulled(bool init, std::size_t i, const PullOutcome& outcome) {
     return;
   }
   Event("Normal", "Pulled",
-        "Successfully pulled image " + Quoted(c.image) + " in " + GoDuration(outcome.took) + " (" +
-            GoDuration(outcome.waited) + " including waiting). Image size: " +
-            std::to_string(outcome.image->size) + " bytes.");
+        "Successfully pulled image " + Quoted(c.image) + " in " + PullDuration(outcome.took) +
+            " (" + PullDuration(outcome.waited) +
+            " including waiting). Image size: " + std::to_string(outcome.image->size) + " bytes.");
   c.pulled = *outcome.image;
   c.reason = init || state_.init.empty() ? "ContainerCreating" : "PodInitializing";
   c.message.clear();
