@@ -15,18 +15,14 @@
 #include "emulator/image/archive_source.h"
 #include "emulator/image/digest.h"
 #include "emulator/image/fs_util.h"
+#include "emulator/image/media_types.h"
 
 namespace pjemu::image {
 
 namespace archive_detail {
 
 constexpr std::int64_t kMaxJson = 64 << 20;  // a manifest, index or config
-constexpr const char* kOciIndex = "application/vnd.oci.image.index.v1+json";
-constexpr const char* kDockerList = "application/vnd.docker.distribution.manifest.list.v2+json";
-constexpr const char* kOciManifest = "application/vnd.oci.image.manifest.v1+json";
-constexpr const char* kDockerManifest = "application/vnd.docker.distribution.manifest.v2+json";
-constexpr const char* kSchema1 = "application/vnd.docker.distribution.manifest.v1+prettyjws";
-constexpr const char* kSchema1Plain = "application/vnd.docker.distribution.manifest.v1+json";
+using namespace media_types;  // NOLINT: the media types this reader tells apart
 
 std::string StringField(const Json& object, const char* key) {
   if (!object.is_object()) return "";
@@ -174,7 +170,7 @@ class Loader {
     Json descriptor = top;
     for (int depth = 0; depth < 8; ++depth) {
       std::string media_type = StringField(descriptor, "mediaType");
-      if (media_type == kSchema1 || media_type == kSchema1Plain) {
+      if (IsSchema1(media_type)) {
         return Invalid("schema 1 manifests are no longer supported");
       }
       if (!media_type.empty() && media_type != kOciIndex && media_type != kDockerList &&

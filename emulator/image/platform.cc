@@ -1,6 +1,8 @@
 // Platform matching as containerd's default matcher does it for a Linux node.
 #include "emulator/image/platform.h"
 
+#include "emulator/image/media_types.h"
+
 #include <sys/utsname.h>
 
 namespace pjemu::image {
@@ -20,10 +22,7 @@ std::string NormalVariant(const std::string& architecture, const std::string& va
 }
 
 bool KnownManifestType(const std::string& media_type) {
-  return media_type.empty() || media_type == "application/vnd.oci.image.manifest.v1+json" ||
-         media_type == "application/vnd.docker.distribution.manifest.v2+json" ||
-         media_type == "application/vnd.oci.image.index.v1+json" ||
-         media_type == "application/vnd.docker.distribution.manifest.list.v2+json";
+  return media_types::IsManifestOrIndex(media_type);
 }
 
 }  // namespace platform_detail

@@ -12,19 +12,13 @@
 
 #include "emulator/common/strings.h"
 #include "emulator/image/digest.h"
+#include "emulator/image/media_types.h"
 #include "emulator/image/registry_session.h"
 
 namespace pjemu::image {
 namespace registry_detail {
 
-constexpr char kDockerManifest[] = "application/vnd.docker.distribution.manifest.v2+json";
-constexpr char kDockerList[] = "application/vnd.docker.distribution.manifest.list.v2+json";
-constexpr char kOciManifest[] = "application/vnd.oci.image.manifest.v1+json";
-constexpr char kOciIndex[] = "application/vnd.oci.image.index.v1+json";
-constexpr char kSchema1Signed[] = "application/vnd.docker.distribution.manifest.v1+prettyjws";
-constexpr char kSchema1[] = "application/vnd.docker.distribution.manifest.v1+json";
-constexpr char kOciConfig[] = "application/vnd.oci.image.config.v1+json";
-constexpr char kDockerConfig[] = "application/vnd.docker.container.image.v1+json";
+using namespace media_types;  // NOLINT: the media types the pull tells apart
 // containerd's resolver's Accept list (spec §7.3).
 constexpr char kAcceptHeader[] =
     "Accept: application/vnd.docker.distribution.manifest.v2+json, "
@@ -96,7 +90,6 @@ std::string MediaTypeOf(const std::string& content_type) {
 
 bool IsIndexType(const std::string& t) { return t == kOciIndex || t == kDockerList; }
 bool IsManifestType(const std::string& t) { return t == kOciManifest || t == kDockerManifest; }
-bool IsSchema1(const std::string& t) { return t == kSchema1Signed || t == kSchema1; }
 bool IsKnownManifestType(const std::string& t) {
   return IsIndexType(t) || IsManifestType(t) || IsSchema1(t);
 }
