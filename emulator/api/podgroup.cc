@@ -5,14 +5,12 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pod_status.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::api {
 
 std::string GangPodSchedulerName(const std::string& gang_scheduler_name) {
-  std::string lower = gang_scheduler_name;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower == "volcano" ? kVolcanoSchedulerName : gang_scheduler_name;
+  return AsciiLower(gang_scheduler_name) == "volcano" ? kVolcanoSchedulerName : gang_scheduler_name;
 }
 
 const ResourceType& SchedulerPluginsPodGroups() {

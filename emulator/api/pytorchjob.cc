@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "emulator/api/json_fields.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::api {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 void CamelCaseReplicaKeys(Json& specs) {
   for (const char* canonical : {kMaster, kWorker}) {
     for (auto it = specs.begin(); it != specs.end(); ++it) {
-      if (it.key() != canonical && Lower(it.key()) == Lower(canonical)) {
+      if (it.key() != canonical && AsciiLower(it.key()) == AsciiLower(canonical)) {
         Json value = it.value();
         specs.erase(it.key());
         specs[canonical] = std::move(value);
@@ -92,11 +93,6 @@ void DefaultNprocPerNode(Json& spec) {
 }
 
 }  // namespace
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 Json SetDefaults(Json job) {
   Json& spec = job["spec"];

@@ -74,7 +74,4 @@ bool IsSuspended(const Json& job);
 // Non-null when another controller manages the job (ManagedByExternalController): the value of
 // runPolicy.managedBy unless it is absent or the training operator.
 std::optional<std::string> ManagedByExternalController(const Json& job);
-// ASCII lower case: replica types appear lower-cased in pod names and label values.
-std::string Lower(std::string s);
-
 }  // namespace pjemu::api

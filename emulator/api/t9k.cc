@@ -87,9 +87,7 @@ std::int64_t Replicas(const Json& job, std::size_t spec_index) {
 }
 
 std::string TypeName(const Json& rspec) {
-  std::string s = Str(rspec, "type");
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+  return AsciiLower(Str(rspec, "type"));
 }
 
 std::string RestartPolicy(const Json& rspec) { return Str(rspec, "restartPolicy"); }

@@ -48,11 +48,6 @@ std::vector<std::string> SplitList(std::string_view value) {
 constexpr std::string_view kSpdyExecVersion = "v4.channel.k8s.io";
 constexpr std::string_view kSpdyPortForwardVersion = "portforward.k8s.io";
 
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 }  // namespace
 
 std::optional<NegotiatedProtocol> NegotiateProtocol(std::string_view offered, bool port_forward) {
@@ -191,13 +186,13 @@ std::string ErrorStatusJson(const std::string& message) {
 }
 
 bool IsWebSocketUpgrade(const HttpRequest& request) {
-  return Lower(request.Header("upgrade")) == "websocket" &&
-         Lower(request.Header("connection")).find("upgrade") != std::string::npos;
+  return AsciiLower(request.Header("upgrade")) == "websocket" &&
+         AsciiLower(request.Header("connection")).find("upgrade") != std::string::npos;
 }
 
 bool IsSpdyUpgrade(const HttpRequest& request) {
-  return Lower(request.Header("upgrade")) == "spdy/3.1" &&
-         Lower(request.Header("connection")).find("upgrade") != std::string::npos;
+  return AsciiLower(request.Header("upgrade")) == "spdy/3.1" &&
+         AsciiLower(request.Header("connection")).find("upgrade") != std::string::npos;
 }
 
 std::optional<std::string> NegotiateSpdy(std::string_view offered, bool port_forward) {

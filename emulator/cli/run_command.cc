@@ -24,6 +24,7 @@
 #include "emulator/cli/run_monitor.h"
 #include "emulator/cli/signals.h"
 #include "emulator/cluster/cluster.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::cli {
 namespace {
@@ -142,7 +143,7 @@ std::optional<int> Submit(cluster::Cluster& cluster, const std::vector<manifest:
     monitor.AddJob(**type, *created);
     if (!json) {
       const Json& meta = (*created)["metadata"];
-      term.Line(term.Paint(api::Lower((*type)->kind) + " " + meta.value("namespace", "") + "/" +
+      term.Line(term.Paint(AsciiLower((*type)->kind) + " " + meta.value("namespace", "") + "/" +
                                meta.value("name", ""),
                            Color::kBold) +
                 " submitted");

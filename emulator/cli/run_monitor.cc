@@ -6,6 +6,7 @@
 #include "emulator/api/pytorchjob.h"
 #include "emulator/api/workload.h"
 #include "emulator/cli/job_view.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::cli {
 namespace {
@@ -24,7 +25,7 @@ std::string FirstContainer(const Json& pod) {
 }
 
 std::string LowerKind(const api::ResourceType& type) {
-  return api::Lower(type.kind);
+  return AsciiLower(type.kind);
 }
 
 }  // namespace

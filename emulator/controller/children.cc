@@ -5,6 +5,7 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pod_status.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::controller {
 
@@ -12,11 +13,7 @@ using api::Field, api::OptInt, api::Str;
 
 namespace {
 
-std::string LowerKind(const api::ResourceType& type) {
-  std::string s = type.kind;
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+std::string LowerKind(const api::ResourceType& type) { return AsciiLower(type.kind); }
 
 }  // namespace
 

@@ -4,19 +4,11 @@
 #include <cctype>
 
 #include "emulator/api/json_fields.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::controller {
 
 using api::Field, api::Str;
-
-namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-}  // namespace
 
 Action Action::Event(std::string event_type, std::string reason, std::string message) {
   Action a;
@@ -114,7 +106,7 @@ Status KindReconciler::Create(const Json& object, const Action& a) {
   if (kind_.child_events == ChildEvents::kKubeControllerManager) {
     (void)recorder_.Record(
         object, "Normal", "SuccessfulCreate",
-        "Created " + Lower(a.type->kind) + ": " + Str(Field(*r, "metadata"), "name"));
+        "Created " + AsciiLower(a.type->kind) + ": " + Str(Field(*r, "metadata"), "name"));
   }
   return Status::Ok();
 }
@@ -143,7 +135,7 @@ Status KindReconciler::Delete(const Json& object, const Action& a, bool self) {
   RETURN_IF_ERROR(writer_.Delete(object, *a.type, a.name, /*announce=*/kubeflow));
   if (kind_.child_events == ChildEvents::kKubeControllerManager) {
     (void)recorder_.Record(object, "Normal", "SuccessfulDelete",
-                           "Deleted " + Lower(a.type->kind) + ": " + a.name);
+                           "Deleted " + AsciiLower(a.type->kind) + ": " + a.name);
   }
   return Status::Ok();
 }

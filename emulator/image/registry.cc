@@ -27,11 +27,6 @@ constexpr char kAcceptHeader[] =
 constexpr std::int64_t kMaxConfigBytes = 64 << 20;
 constexpr int kMaxIndexDepth = 4;
 
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 std::string Trim(const std::string& text) {
   const std::size_t b = text.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return "";
@@ -65,7 +60,7 @@ std::string HostOnly(const std::string& domain) {
 }
 
 bool IsLoopback(const std::string& domain) {
-  const std::string host = Lower(HostOnly(domain));
+  const std::string host = AsciiLower(HostOnly(domain));
   if (host == "localhost" || host == "::1") return true;
   if (host.rfind("127.", 0) != 0) return false;
   return host.find_first_not_of("0123456789.") == std::string::npos;
@@ -74,18 +69,18 @@ bool IsLoopback(const std::string& domain) {
 // An entry of a host list names the domain as written ("127.0.0.1:5000"), its host alone
 // ("127.0.0.1"), or (for Docker Hub) the host actually contacted.
 bool Listed(const std::vector<std::string>& list, const api::ImageReference& ref) {
-  const std::string domain = Lower(ref.domain);
-  const std::string host = Lower(HostOnly(ref.domain));
-  const std::string contacted = Lower(ref.RegistryHost());
+  const std::string domain = AsciiLower(ref.domain);
+  const std::string host = AsciiLower(HostOnly(ref.domain));
+  const std::string contacted = AsciiLower(ref.RegistryHost());
   for (const std::string& entry : list) {
-    const std::string e = Lower(Trim(entry));
+    const std::string e = AsciiLower(Trim(entry));
     if (e == domain || e == host || e == contacted) return true;
   }
   return false;
 }
 
 std::string MediaTypeOf(const std::string& content_type) {
-  return Lower(Trim(content_type.substr(0, content_type.find(';'))));
+  return AsciiLower(Trim(content_type.substr(0, content_type.find(';'))));
 }
 
 bool IsIndexType(const std::string& t) { return t == kOciIndex || t == kDockerList; }

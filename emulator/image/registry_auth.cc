@@ -3,14 +3,10 @@
 #include <cctype>
 
 #include "emulator/common/status.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::image::registry_auth {
 namespace registry_auth_detail {
-
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 bool IsTokenChar(char c) {
   return !(std::isspace(static_cast<unsigned char>(c)) || c == ',' || c == '=' || c == '"');

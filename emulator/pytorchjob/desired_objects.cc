@@ -5,10 +5,11 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/pytorchjob/job_spec.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::pytorchjob {
 
-using api::Field, api::HasMaster, api::Lower, api::OptInt, api::ReplicaSpec, api::ReplicaTypes,
+using api::Field, api::HasMaster, api::OptInt, api::ReplicaSpec, api::ReplicaTypes,
     api::Replicas, api::RestartPolicy, api::Str, api::TotalReplicas;
 using api::kDefaultContainerName, api::kJobRoleLabel, api::kLegacyJobNameLabel, api::kMaster,
     api::kReplicaIndexLabel, api::kReplicaTypeLabel, api::kWorker;
@@ -156,7 +157,7 @@ Result<Json> DesiredPod(const Json& job, const std::string& rtype, std::int64_t 
 
   Json labels = Field(tmeta, "labels").is_object() ? tmeta["labels"] : Json::object();
   labels.update(GenLabels(job_name));
-  labels[kReplicaTypeLabel] = Lower(rtype);
+  labels[kReplicaTypeLabel] = AsciiLower(rtype);
   labels[kReplicaIndexLabel] = idx;
   if (IsMasterRole(job, rtype, index)) labels[kJobRoleLabel] = "master";
   labels[kLegacyJobNameLabel] = job_name;
@@ -191,7 +192,7 @@ Result<Json> DesiredService(const Json& job, const std::string& rtype, std::int6
   const std::string job_name = Str(meta, "name");
   const std::string idx = std::to_string(index);
   Json labels = GenLabels(job_name);
-  labels[kReplicaTypeLabel] = Lower(rtype);
+  labels[kReplicaTypeLabel] = AsciiLower(rtype);
   labels[kReplicaIndexLabel] = idx;
 
   const Json& containers =

@@ -3,14 +3,15 @@
 #include <algorithm>
 
 #include "emulator/api/json_fields.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::pytorchjob {
 
-using api::Field, api::Lower, api::OptInt, api::ReplicaSpec, api::Str;
+using api::Field, api::OptInt, api::ReplicaSpec, api::Str;
 
 std::string GenGeneralName(const std::string& job, const std::string& rtype,
                            const std::string& index) {
-  std::string name = job + "-" + Lower(rtype) + "-" + index;
+  std::string name = job + "-" + AsciiLower(rtype) + "-" + index;
   std::replace(name.begin(), name.end(), '/', '-');
   return name;
 }
@@ -24,7 +25,7 @@ Json GenLabels(const std::string& job_name) {
 std::string ReplicaSelector(const std::string& job_name, const std::string& rtype) {
   // FormatLabelSelector sorts the keys; these three already sort in this order.
   return std::string(api::kJobNameLabel) + "=" + job_name + "," + api::kOperatorNameLabel + "=" +
-         api::kControllerName + "," + api::kReplicaTypeLabel + "=" + Lower(rtype);
+         api::kControllerName + "," + api::kReplicaTypeLabel + "=" + AsciiLower(rtype);
 }
 
 Json OwnerReference(const Json& job) {

@@ -9,6 +9,7 @@
 #include "emulator/api/podgroup.h"
 #include "emulator/api/pytorchjob.h"
 #include "emulator/api/resource_quantity.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::pytorchjob {
 namespace {
@@ -16,11 +17,6 @@ namespace {
 using api::Field;
 using api::FieldAt;
 using api::Str;
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 const Json& SchedulingPolicy(const Json& job) {
   return FieldAt(job, {"spec", "runPolicy", "schedulingPolicy"});
@@ -67,7 +63,7 @@ Json ComputedMinResources(const Json& job, int min_member) {
 
 }  // namespace
 
-bool GangOptions::volcano() const { return Lower(scheduler_name) == "volcano"; }
+bool GangOptions::volcano() const { return AsciiLower(scheduler_name) == "volcano"; }
 
 const api::ResourceType& GangOptions::type() const {
   return volcano() ? api::VolcanoPodGroups() : api::SchedulerPluginsPodGroups();
@@ -157,7 +153,7 @@ Json WithGang(Json pod, const Json& job, const GangOptions& gang,
   if (gang.volcano()) {
     meta["annotations"][api::kVolcanoGroupAnnotation] = name;
     meta["annotations"][api::kVolcanoTaskSpecAnnotation] =
-        Lower(Str(Field(meta, "labels"), api::kReplicaTypeLabel));
+        AsciiLower(Str(Field(meta, "labels"), api::kReplicaTypeLabel));
   } else {
     meta["labels"][api::kPodGroupLabel] = name;
   }

@@ -8,11 +8,12 @@
 #include "emulator/pytorchjob/conditions.h"
 #include "emulator/pytorchjob/job_spec.h"
 #include "emulator/pytorchjob/job_status.h"
+#include "emulator/common/strings.h"
 
 namespace pjemu::pytorchjob {
 
 using api::Deleting, api::kDefaultContainerName, api::kReplicaIndexLabel, api::kReplicaTypeLabel;
-using api::Field, api::IsFinished, api::IsSuspended, api::Lower, api::OptInt, api::ReplicaSpec,
+using api::Field, api::IsFinished, api::IsSuspended, api::OptInt, api::ReplicaSpec,
     api::ReplicaTypes, api::RestartPolicy, api::Str;
 using controller::ContainerExitCode, controller::IndexLabel, controller::PodRestarts;
 
@@ -90,7 +91,7 @@ TtlDecision CleanupJob(const Json& job, const Json& status, Time now) {
 
 std::vector<Json> FilterForReplicaType(const std::vector<Json>& objects, const std::string& rtype) {
   std::vector<Json> out;
-  const std::string rt = Lower(rtype);
+  const std::string rt = AsciiLower(rtype);
   for (const Json& o : objects) {
     if (Str(Field(Field(o, "metadata"), "labels"), kReplicaTypeLabel) == rt) out.push_back(o);
   }
