@@ -50,9 +50,9 @@ std::vector<Challenge> ParseChallenges(const std::vector<std::string>& headers) 
           while (i < n && h[i] != ',' && !std::isspace(static_cast<unsigned char>(h[i])))
             value += h[i++];
         }
-        out.back().params[rauthd::Lower(token)] = value;
+        out.back().params[AsciiLower(token)] = value;
       } else {
-        out.push_back(Challenge{rauthd::Lower(token), {}});
+        out.push_back(Challenge{AsciiLower(token), {}});
       }
     }
   }
@@ -70,7 +70,7 @@ std::string ServerMessage(const std::string& body) {
     auto code = e.find("code");
     auto message = e.find("message");
     std::string text = code != e.end() && code->is_string()
-                           ? rauthd::Lower(code->get<std::string>())
+                           ? AsciiLower(code->get<std::string>())
                            : std::string("unknown");
     if (message != e.end() && message->is_string() && !message->get<std::string>().empty()) {
       text += ": " + message->get<std::string>();
