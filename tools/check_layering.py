@@ -25,13 +25,16 @@ ALLOWED = {
     "storage": {"client"},
     "tensorboard": {"client"},
     "namespaces": {"client"},
+    # Kueue's manager: the kinds' QueueIntegrations (controller) through the client.
+    "kueue": {"controller", "client"},
     "kubelet": {"client", "process", "image"},
     # Cluster DNS and ClusterIP Services: watches through the client, runs dnsmasq and nft.
     "network": {"client", "process"},
     "faults": {"client", "process", "kubelet", "image"},
     "persist": {"store"},
     # The one wiring: faults reach it only as decorators handed in through its options.
-    "cluster": {"store", "process", "client", "apiserver", "controller", "kinds", "network",
+    "cluster": {"store", "process", "client", "apiserver", "controller", "kinds", "kueue",
+                "network",
                 "image",
                 "scheduler", "kubelet", "persist", "ui", "storage", "tensorboard", "namespaces",
                 "manifest"},  # the cluster config file (cluster_config.h)

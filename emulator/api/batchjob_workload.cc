@@ -54,6 +54,7 @@ Json Defaulted(Json job) {
 }  // namespace
 
 extern const Workload kWorkload = {JobState, Pods, PrimaryPod, PrimaryContainer, Templates,
-                                   Defaulted};
+                                   Defaulted,
+                                   "batch/job", SpecSuspended, SetSpecSuspended};
 
 }  // namespace pjemu::api::batchjob

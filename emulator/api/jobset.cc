@@ -1,12 +1,12 @@
 #include "emulator/api/jobset.h"
 
 #include <algorithm>
-#include <boost/uuid/detail/sha1.hpp>
 #include <cstdio>
 #include <regex>
 #include <set>
 
 #include "emulator/api/json_fields.h"
+#include "emulator/common/strings.h"
 #include "emulator/api/object_validation.h"
 #include "emulator/api/resources.h"
 
@@ -124,6 +124,34 @@ void SetDefaults(Json& js) {
   }
 }
 
+// replicatedJobs as the update webhook compares them: while the JobSet is or becomes suspended
+// the pod templates' labels, annotations, nodeSelector, tolerations and schedulingGates may
+// change (what Kueue writes when it starts and stops a JobSet), so they are left out.
+Json JobSetSchedulingMasked(const Json& js, bool suspended) {
+  Json rjobs = FieldAt(js, {"spec", "replicatedJobs"});
+  if (!suspended || !rjobs.is_array()) return rjobs;
+  auto drop = [](Json& pod, const char* part, std::initializer_list<const char*> keys) {
+    auto it = pod.find(part);
+    if (it == pod.end() || !it->is_object()) return;
+    for (const char* key : keys) it->erase(key);
+    if (it->empty()) pod.erase(it);
+  };
+  for (Json& rjob : rjobs) {
+    Json* pod = rjob.is_object() ? &rjob : nullptr;
+    for (const char* step : {"template", "spec", "template"}) {
+      if (pod == nullptr || !pod->is_object() || !pod->contains(step)) {
+        pod = nullptr;
+        break;
+      }
+      pod = &(*pod)[step];
+    }
+    if (pod == nullptr || !pod->is_object()) continue;
+    drop(*pod, "metadata", {"labels", "annotations"});
+    drop(*pod, "spec", {"nodeSelector", "tolerations", "schedulingGates"});
+  }
+  return rjobs;
+}
+
 std::vector<FieldError> FieldErrors(const Json& js, const Json* old) {
   Errors errs;
   if (!Field(js, "spec").is_object()) {
@@ -132,11 +160,10 @@ std::vector<FieldError> FieldErrors(const Json& js, const Json* old) {
   }
   CheckReplicatedJobs(js, &errs);
   CheckPolicies(js, &errs);
-  if (old) {
-    const bool suspended = FieldAt(js, {"spec", "suspend"}) == Json(true);
-    if (!suspended && FieldAt(js, {"spec", "replicatedJobs"}) != FieldAt(*old, {"spec", "replicatedJobs"})) {
-      errs.push_back({Type::kInvalid, "spec.replicatedJobs", "", "field is immutable"});
-    }
+  const bool suspended = old && (FieldAt(js, {"spec", "suspend"}) == Json(true) ||
+                                 FieldAt(*old, {"spec", "suspend"}) == Json(true));
+  if (old && JobSetSchedulingMasked(js, suspended) != JobSetSchedulingMasked(*old, suspended)) {
+    errs.push_back({Type::kInvalid, "spec.replicatedJobs", "", "field is immutable"});
   }
   return errs;
 }
@@ -161,14 +188,39 @@ bool DnsHostnames(const Json& js) {
 }
 
 std::string JobKey(const std::string& ns, const std::string& job_name) {
-  boost::uuids::detail::sha1 sha;
-  const std::string in = ns + "/" + job_name;
-  sha.process_bytes(in.data(), in.size());
-  boost::uuids::detail::sha1::digest_type digest;
-  sha.get_digest(digest);
-  char hex[41];
-  for (int i = 0; i < 5; ++i) std::snprintf(hex + 8 * i, 9, "%08x", digest[i]);
-  return std::string(hex, 40);
+  return Sha1Hex(ns + "/" + job_name);
+}
+
+std::vector<kueue::PodSet> PodSets(const Json& js) {
+  std::vector<kueue::PodSet> out;
+  for (const Json& rjob : ArrayOr(FieldAt(js, {"spec", "replicatedJobs"}))) {
+    const Json& job_spec = FieldAt(rjob, {"template", "spec"});
+    const std::int64_t parallelism = OptInt(job_spec, "parallelism").value_or(1);
+    const std::int64_t per_job =
+        std::min(parallelism, OptInt(job_spec, "completions").value_or(parallelism));
+    out.push_back({Str(rjob, "name"), OptInt(rjob, "replicas").value_or(1) * per_job,
+                   Field(job_spec, "template")});
+  }
+  return out;
+}
+
+std::vector<Json*> PodTemplates(Json& js) {
+  std::vector<Json*> out;
+  Json& rjobs = js["spec"]["replicatedJobs"];
+  if (!rjobs.is_array()) return out;
+  for (Json& rjob : rjobs) out.push_back(&rjob["template"]["spec"]["template"]);
+  return out;
+}
+
+bool JobsReady(const Json& js) {
+  std::int64_t want = 0, have = 0;
+  for (const Json& rjob : ArrayOr(FieldAt(js, {"spec", "replicatedJobs"}))) {
+    want += OptInt(rjob, "replicas").value_or(1);
+  }
+  for (const Json& r : ArrayOr(FieldAt(js, {"status", "replicatedJobsStatus"}))) {
+    have += OptInt(r, "ready").value_or(0) + OptInt(r, "succeeded").value_or(0);
+  }
+  return want > 0 && have >= want;
 }
 
 bool IsFinished(const Json& js) {

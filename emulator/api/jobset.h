@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "emulator/api/kueue.h"
 #include "emulator/api/pytorchjob_validation.h"
 #include "emulator/common/status.h"
 
@@ -88,5 +89,13 @@ std::string JobKey(const std::string& ns, const std::string& job_name);
 
 // Completed or Failed is True: the controller does no more.
 bool IsFinished(const Json& jobset);
+
+// Kueue's view of a JobSet (its jobset integration): a pod set per replicated job, of its name,
+// replicas x min(parallelism, completions) pods and its Job template's pod template; and those
+// templates inside the JobSet, in the same order.
+std::vector<kueue::PodSet> PodSets(const Json& jobset);
+std::vector<Json*> PodTemplates(Json& jobset);
+// Every replicated job's Jobs ready or succeeded (replicatedJobsStatus against replicas).
+bool JobsReady(const Json& jobset);
 
 }  // namespace pjemu::api::jobset

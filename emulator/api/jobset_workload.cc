@@ -61,6 +61,7 @@ Json Defaulted(Json js) {
 }  // namespace
 
 extern const Workload kWorkload = {JobSetState, Pods, PrimaryPod, PrimaryContainer, Templates,
-                                   Defaulted};
+                                   Defaulted,
+                                   "jobset.x-k8s.io/jobset", SpecSuspended, SetSpecSuspended};
 
 }  // namespace pjemu::api::jobset

@@ -132,6 +132,8 @@ std::int64_t TotalReplicas(const Json& job) {
 
 std::string RestartPolicy(const Json& spec) { return Str(spec, "restartPolicy"); }
 
+void SetSuspended(Json& job, bool suspend) { job["spec"]["runPolicy"]["suspend"] = suspend; }
+
 bool IsSuspended(const Json& job) {
   const Json& suspend = Field(Field(Field(job, "spec"), "runPolicy"), "suspend");
   return suspend.is_boolean() && suspend.get<bool>();

@@ -71,6 +71,8 @@ std::int64_t TotalReplicas(const Json& job);
 std::string RestartPolicy(const Json& spec);
 // runPolicy.suspend == true.
 bool IsSuspended(const Json& job);
+// Sets runPolicy.suspend (what Kueue writes to hold and release a queued job).
+void SetSuspended(Json& job, bool suspend);
 // Non-null when another controller manages the job (ManagedByExternalController): the value of
 // runPolicy.managedBy unless it is absent or the training operator.
 std::optional<std::string> ManagedByExternalController(const Json& job);

@@ -62,6 +62,8 @@ std::vector<PodTemplateRef> PyTorchJobTemplates(const Json& job) {
 
 extern const Workload kPyTorchJobWorkload = {PyTorchJobState, PyTorchJobPods,
                                              PyTorchJobPrimaryPod, PyTorchJobPrimaryContainer,
-                                             PyTorchJobTemplates, SetDefaults};
+                                             PyTorchJobTemplates, SetDefaults,
+                                             "kubeflow.org/pytorchjob", IsSuspended,
+                                             SetSuspended};
 
 }  // namespace pjemu::api

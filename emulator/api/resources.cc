@@ -5,7 +5,9 @@
 #include "emulator/api/disruption.h"
 #include "emulator/api/field_schema.h"
 #include "emulator/api/jobset.h"
+#include "emulator/api/json_fields.h"
 #include "emulator/api/known_fields.h"
+#include "emulator/api/kueue.h"
 #include "emulator/api/pod_validation.h"
 #include "emulator/api/podgroup.h"
 #include "emulator/api/pytorchjob.h"
@@ -121,6 +123,41 @@ const std::vector<ResourceType>& AllResources() {
         {"RUNNINGS", "integer", ".status.running", 0, ""},
         kAgeColumn,
         {"QUEUE", "string", ".spec.queue", 1, ""}}},
+      // Kueue v0.19 (kueue.x-k8s.io/v1beta2, its CRDs' printer columns and short names).
+      {"kueue.x-k8s.io", "v1beta2", "ResourceFlavor", "resourceflavors", "resourceflavor", false,
+       false, nullptr, {"flavor", "flavors", "rf"}, {nullptr, kueue::ValidateResourceFlavor}},
+      {"kueue.x-k8s.io", "v1beta2", "ClusterQueue", "clusterqueues", "clusterqueue", false, true,
+       nullptr, {"cq"}, {kueue::DefaultClusterQueue, kueue::ValidateClusterQueue}, nullptr,
+       {{"Cohort", "string", ".spec.cohortName", 0, "Cohort that this ClusterQueue belongs to"},
+        {"Strategy", "string", ".spec.queueingStrategy", 1,
+         "The queueing strategy used to prioritize workloads"},
+        {"Pending Workloads", "integer", ".status.pendingWorkloads", 0,
+         "Number of pending workloads"},
+        {"Admitted Workloads", "integer", ".status.admittedWorkloads", 1,
+         "Number of admitted workloads that haven't finished yet"}}},
+      {"kueue.x-k8s.io", "v1beta2", "LocalQueue", "localqueues", "localqueue", true, true, nullptr,
+       {"queue", "queues", "lq"}, {kueue::DefaultLocalQueue, kueue::ValidateLocalQueue}, nullptr,
+       {{"ClusterQueue", "string", ".spec.clusterQueue", 0, "Backing ClusterQueue"},
+        {"Pending Workloads", "integer", ".status.pendingWorkloads", 0,
+         "Number of pending workloads"},
+        {"Admitted Workloads", "integer", ".status.admittedWorkloads", 0,
+         "Number of admitted workloads that haven't finished yet."}}},
+      {"kueue.x-k8s.io", "v1beta2", "Workload", "workloads", "workload", true, true, nullptr,
+       {"kwl", "kueueworkload", "kueueworkloads"}, {kueue::DefaultWorkload, kueue::ValidateWorkload},
+       nullptr,
+       {{"Queue", "string", ".spec.queueName", 0, "Name of the queue this workload was submitted to"},
+        {"Reserved in", "string", ".status.admission.clusterQueue", 0,
+         "Name of the ClusterQueue where the workload is reserving quota"},
+        {"Admitted", "string", ".status.conditions[?(@.type==\"Admitted\")].status", 0,
+         "Admission status"},
+        {"Finished", "string", ".status.conditions[?(@.type==\"Finished\")].status", 0,
+         "Workload finished"},
+        kAgeColumn}},
+      {"kueue.x-k8s.io", "v1beta2", "WorkloadPriorityClass", "workloadpriorityclasses",
+       "workloadpriorityclass", false, false, nullptr, {"wpc"},
+       {nullptr, kueue::ValidateWorkloadPriorityClass}, nullptr,
+       {{"Value", "integer", ".value", 0,
+         "Value of workloadPriorityClass's Priority"}}},
       {"autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
        "horizontalpodautoscaler", true, true, nullptr, {"hpa"}, {}},
       {"policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", true,
@@ -190,6 +227,10 @@ std::vector<const ResourceType*> WorkloadTypes() {
   }
   return out;
 }
+
+bool SpecSuspended(const Json& job) { return FieldAt(job, {"spec", "suspend"}) == Json(true); }
+
+void SetSpecSuspended(Json& job, bool suspend) { job["spec"]["suspend"] = suspend; }
 
 WorkloadState StateOf(const ResourceType& type, const Json& job) {
   return type.workload ? type.workload->state(job) : WorkloadState{};

@@ -55,6 +55,7 @@ Json Defaulted(Json tj) {
 }  // namespace
 
 extern const Workload kWorkload = {TrainJobState, Pods, PrimaryPod, PrimaryContainer, Templates,
-                                   Defaulted};
+                                   Defaulted,
+                                   "trainer.kubeflow.org/trainjob", SpecSuspended, SetSpecSuspended};
 
 }  // namespace pjemu::api::trainjob

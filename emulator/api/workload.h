@@ -50,11 +50,23 @@ struct Workload {
   std::vector<PodTemplateRef> (*pod_templates)(const Json& job);
   // The job as its controller sees it: the in-memory defaults applied (`pjemu validate`).
   Json (*defaulted)(Json job);
+  // Kueue's integration of the kind ("batch/job", "kubeflow.org/pytorchjob"; its events'
+  // source is "<framework>-kueue-controller"), nullptr when Kueue does not integrate it (T9k's
+  // kind); then the two below are nullptr too. Kueue suspends and resumes a queued job through
+  // them (api/kueue.h's webhooks, emulator/kueue).
+  const char* queue_framework = nullptr;
+  bool (*suspended)(const Json& job) = nullptr;
+  void (*set_suspended)(Json& job, bool suspend) = nullptr;
 };
 
 // The volume errors of every pod template of a job (PodSpecVolumeErrors, each prefixed
 // `<name>.template.spec`). Empty for a type that is not a job kind.
 std::vector<FieldError> TemplateVolumeErrors(const ResourceType& type, const Json& job);
+
+// Workload::suspended / set_suspended for the kinds whose switch is spec.suspend (batch/v1 Job,
+// JobSet, TrainJob).
+bool SpecSuspended(const Json& job);
+void SetSpecSuspended(Json& job, bool suspend);
 
 // The workload table of a type, nullptr when it is not a job kind.
 inline const Workload* WorkloadOf(const ResourceType& type) { return type.workload; }

@@ -3,6 +3,7 @@
 #include "emulator/api/batchjob.h"
 #include "emulator/api/json_fields.h"
 #include "emulator/api/resources.h"
+#include "emulator/controller/queue_integration.h"
 #include "emulator/batchjob/sync.h"
 
 namespace pjemu::batchjob {
@@ -29,6 +30,9 @@ Sync SyncJob(const Json& job, const controller::Children& children, Time now) {
 
 }  // namespace
 
+// Kueue's integration of the kind (queue.cc).
+extern const controller::QueueIntegration kQueue;
+
 const controller::KindDescriptor& Descriptor() {
   using controller::ChildType;
   static const controller::KindDescriptor kKind = {
@@ -37,6 +41,10 @@ const controller::KindDescriptor& Descriptor() {
       {{api::Pods, ChildType::Read::kListControlled, SelectorOf, true, bj::kJobNameLabel}},
       SyncJob,
       controller::ChildEvents::kKubeControllerManager,
+      /*install=*/nullptr,
+      /*prepare=*/nullptr,
+      /*decorate=*/nullptr,
+      &kQueue,
   };
   return kKind;
 }

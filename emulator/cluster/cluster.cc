@@ -61,6 +61,7 @@ Status Cluster::Parts::Build() {
   taint_manager = std::make_unique<scheduler::TaintManager>(actors(), loop);
   volumes = std::make_unique<storage::VolumeController>(actors(), loop, MakeVolumeOptions());
   tensorboards = std::make_unique<tensorboard::TensorBoardController>(actors(), loop);
+  kueue = std::make_unique<kueue::KueueController>(actors(), loop, kinds::All());
   for (std::size_t i = 0; i < nodes.size(); ++i) NewKubelet(i);
   RouteNodes();
   return Status::Ok();
@@ -183,6 +184,7 @@ void Cluster::Parts::StopActors() {
     cluster_services.reset();
   }
   for (auto& c : controllers) c->Stop();
+  kueue->Stop();
   scheduler->Stop();
   if (namespace_controller) namespace_controller->Stop();
   volumes->Stop();
@@ -293,6 +295,7 @@ Status Cluster::StartActors() {
     RETURN_IF_ERROR(p->scheduler->Start());
     RETURN_IF_ERROR(p->taint_manager->Start());
     for (auto& c : p->controllers) RETURN_IF_ERROR(c->Start());
+    RETURN_IF_ERROR(p->kueue->Start());
     return Status::Ok();
   }));
   if (options_.loop == LoopKind::kCaller) p->loop.RunUntilIdle();

@@ -24,6 +24,7 @@
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/kubelet.h"
 #include "emulator/kinds/kinds.h"
+#include "emulator/kueue/kueue_controller.h"
 #include "emulator/kubelet/node_object.h"
 #include "emulator/cluster/node_router.h"
 #include "emulator/scheduler/taint_manager.h"
@@ -70,6 +71,7 @@ class Cluster::Parts {
   std::unique_ptr<process::IoSampler> io_sampler;     // its network and storage I/O charts
   std::unique_ptr<process::SampledUsage> usage;       // metrics.k8s.io's figures, from it
   std::vector<std::unique_ptr<controller::Controller>> controllers;  // one per job kind
+  std::unique_ptr<kueue::KueueController> kueue;  // queues the kinds Kueue integrates
   std::unique_ptr<scheduler::Scheduler> scheduler;
   std::unique_ptr<storage::VolumeController> volumes;  // local-path provisioner, PV binder
   std::unique_ptr<tensorboard::TensorBoardController> tensorboards;  // their log dirs, status

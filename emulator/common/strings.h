@@ -1,7 +1,10 @@
 // String helpers the components share. Thread safety: pure functions.
 #pragma once
 
+#include <boost/uuid/detail/sha1.hpp>
 #include <fmt/format.h>
+
+#include <cstdio>
 
 #include <cstdint>
 #include <string>
@@ -30,6 +33,18 @@ inline std::uint32_t Fnv1a32(std::string_view text) {
     h *= 16777619u;
   }
   return h;
+}
+
+// SHA-1 of text as 40 lowercase hex digits (names derived from content: a JobSet's job key, a
+// Kueue Workload's name; not for security).
+inline std::string Sha1Hex(std::string_view text) {
+  boost::uuids::detail::sha1 sha;
+  sha.process_bytes(text.data(), text.size());
+  boost::uuids::detail::sha1::digest_type digest;
+  sha.get_digest(digest);
+  char hex[41];
+  for (int i = 0; i < 5; ++i) std::snprintf(hex + 8 * i, 9, "%08x", static_cast<unsigned>(digest[i]));
+  return std::string(hex, 40);
 }
 
 }  // namespace pjemu

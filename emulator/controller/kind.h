@@ -26,7 +26,8 @@
 
 namespace pjemu::controller {
 
-class EventRecorder;  // event_recorder.h
+class EventRecorder;       // event_recorder.h
+struct QueueIntegration;  // queue_integration.h
 
 // One step of a pass (T9k's generic shape): an event about the object, or a write of a child.
 struct Action {
@@ -135,6 +136,8 @@ struct KindDescriptor {
   // Sync made it.
   Json (*decorate)(Json child, const api::ResourceType& type, const Json& object,
                    const KindOptions& options, EventRecorder& recorder) = nullptr;
+  // Kueue's integration of the kind (emulator/kueue runs it); nullptr when Kueue has none.
+  const QueueIntegration* queue = nullptr;
 };
 
 }  // namespace pjemu::controller

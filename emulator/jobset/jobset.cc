@@ -3,6 +3,7 @@
 #include "emulator/api/jobset.h"
 #include "emulator/api/json_fields.h"
 #include "emulator/api/resources.h"
+#include "emulator/controller/queue_integration.h"
 #include "emulator/jobset/sync.h"
 
 namespace pjemu::jobset {
@@ -21,6 +22,9 @@ Sync SyncJobSet(const Json& js, const controller::Children& children, Time now) 
 
 }  // namespace
 
+// Kueue's integration of the kind (queue.cc).
+extern const controller::QueueIntegration kQueue;
+
 const controller::KindDescriptor& Descriptor() {
   using Read = controller::ChildType::Read;
   static const controller::KindDescriptor kKind = {
@@ -29,6 +33,11 @@ const controller::KindDescriptor& Descriptor() {
       {{api::Jobs, Read::kListControlled, OwnJobs, true, ajs::kJobSetNameKey},
        {api::Services, Read::kByName, ajs::Subdomain, false, ""}},
       SyncJobSet,
+      controller::ChildEvents::kNone,
+      /*install=*/nullptr,
+      /*prepare=*/nullptr,
+      /*decorate=*/nullptr,
+      &kQueue,
   };
   return kKind;
 }

@@ -4,6 +4,7 @@
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pytorchjob.h"
 #include "emulator/api/resources.h"
+#include "emulator/controller/queue_integration.h"
 #include "emulator/pytorchjob/desired_objects.h"
 #include "emulator/pytorchjob/job_status.h"
 #include "emulator/pytorchjob/pod_group.h"
@@ -84,6 +85,9 @@ controller::Sync SyncPyTorchJob(const Json& stored, const controller::Children& 
   return sync;
 }
 
+// Kueue's integration of the kind (queue.cc).
+extern const controller::QueueIntegration kQueue;
+
 const controller::KindDescriptor& Descriptor() {
   using Read = controller::ChildType::Read;
   static const controller::KindDescriptor kKind = {
@@ -97,6 +101,7 @@ const controller::KindDescriptor& Descriptor() {
       /*install=*/nullptr,
       PrepareGang,
       DecorateGang,
+      &kQueue,
   };
   return kKind;
 }

@@ -1,6 +1,7 @@
 #include "emulator/store/store.h"
 
 #include "emulator/api/json_fields.h"
+#include "emulator/api/kueue.h"
 #include "emulator/api/managed_fields.h"
 #include "emulator/store/object_meta.h"
 #include "emulator/store/service_ip.h"
@@ -256,10 +257,14 @@ Status Store::Impl::ClusterIpLocked(TypeRef type, Json& object, const Json* old)
 
 Status Store::Impl::Admit(TypeRef type, Json& object, const Json* old,
                           const api::WriteOptions& options) {
+  // The type's own defaulting, then the mutating webhooks, the type's validation and the
+  // validating webhooks, as the API server orders its admission chain. The webhooks are
+  // Kueue's for the job kinds it integrates (api/kueue.h).
   const api::Admission& admission = type->admission;
   if (admission.defaulter) admission.defaulter(object);
-  if (admission.validator) return admission.validator(object, old, options.warnings);
-  return Status::Ok();
+  api::kueue::MutateQueuedJob(*type, object, old);
+  if (admission.validator) RETURN_IF_ERROR(admission.validator(object, old, options.warnings));
+  return api::kueue::ValidateQueuedJob(*type, object, old);
 }
 
 Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json object,

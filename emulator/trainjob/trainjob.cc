@@ -2,6 +2,7 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/resources.h"
+#include "emulator/controller/queue_integration.h"
 #include "emulator/api/trainjob.h"
 #include "emulator/trainjob/sync.h"
 
@@ -33,6 +34,9 @@ Sync SyncTrainJob(const Json& tj, const controller::Children& children, Time now
 
 }  // namespace
 
+// Kueue's integration of the kind (queue.cc).
+extern const controller::QueueIntegration kQueue;
+
 const controller::KindDescriptor& Descriptor() {
   using Read = controller::ChildType::Read;
   static const controller::KindDescriptor kKind = {
@@ -44,6 +48,9 @@ const controller::KindDescriptor& Descriptor() {
       SyncTrainJob,
       controller::ChildEvents::kNone,
       InstallDefaultRuntimes,
+      /*prepare=*/nullptr,
+      /*decorate=*/nullptr,
+      &kQueue,
   };
   return kKind;
 }

@@ -229,7 +229,14 @@ TEST_CASE("JS9 the webhook defaults and refuses what JobSet's does (403)", "[job
   changed["spec"]["replicatedJobs"][0]["replicas"] = 2;
   CHECK_THAT(ajs::Validate(changed, &js, nullptr).message(),
              Catch::Contains("spec.replicatedJobs: Invalid value"));
+  changed["spec"]["suspend"] = true;  // suspended, replicas stay fixed...
+  CHECK_THAT(ajs::Validate(changed, &js, nullptr).message(),
+             Catch::Contains("spec.replicatedJobs: Invalid value"));
+  changed = js;  // ...but the scheduling of its pods may change (what Kueue writes)
   changed["spec"]["suspend"] = true;
+  Json& pod = changed["spec"]["replicatedJobs"][0]["template"]["spec"]["template"];
+  pod["spec"]["nodeSelector"] = {{"pool", "gpu"}};
+  pod["metadata"]["labels"]["kueue.x-k8s.io/podset"] = "w";
   CHECK(ajs::Validate(changed, &js, nullptr).ok());
   CHECK(ajs::Subdomain(js) == "tj");
 }

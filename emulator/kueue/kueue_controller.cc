@@ -1,0 +1,264 @@
+#include "emulator/kueue/kueue_controller.h"
+
+#include "emulator/api/json_fields.h"
+#include "emulator/api/kueue.h"
+#include "emulator/api/workload.h"
+#include "emulator/controller/queue_integration.h"
+#include "emulator/kueue/queue_status.h"
+
+namespace pjemu::kueue {
+namespace {
+
+namespace ak = api::kueue;
+using api::Field, api::FieldAt, api::Str;
+
+void Apply(std::map<std::string, Json>& cache, const api::WatchEvent& event) {
+  if (event.type == api::WatchEvent::Type::kDeleted) {
+    cache.erase(KeyOf(event.object()));
+  } else {
+    cache[KeyOf(event.object())] = event.object();
+  }
+}
+
+client::InformerOptions Named(const std::string& name, const std::string& selector = "") {
+  client::InformerOptions options;
+  options.name = name;
+  options.label_selector = selector;
+  return options;
+}
+
+// Kubernetes' own namespaces, whose objects Kueue leaves alone; every other namespace is read
+// for the ClusterQueues' namespaceSelectors.
+const api::ResourceType& NamespaceType() { return api::Namespaces(); }
+
+}  // namespace
+
+KueueController::KueueController(client::Client& client, EventLoop& loop,
+                                 const std::vector<const controller::KindDescriptor*>& kinds,
+                                 KueueControllerOptions options)
+    : client_(client), loop_(loop), options_(options) {
+  for (const controller::KindDescriptor* k : kinds) {
+    if (k->queue == nullptr) continue;
+    const api::ResourceType& type = k->type();
+    if (type.workload == nullptr || type.workload->queue_framework == nullptr) continue;
+    Kind kind;
+    kind.type = &type;
+    kind.queue = k->queue;
+    kind.recorder = std::make_unique<controller::EventRecorder>(
+        client_, loop_.clock(), std::string(type.workload->queue_framework) + "-kueue-controller");
+    kinds_.push_back(std::move(kind));
+  }
+  admission_events_ =
+      std::make_unique<controller::EventRecorder>(client_, loop_.clock(), "kueue-admission");
+}
+
+KueueController::~KueueController() { Stop(); }
+
+Status KueueController::Start() {
+  if (alive_) return Status::Ok();
+  alive_ = std::make_shared<bool>(true);
+  auto keep = [this](Cache& cache) {
+    return [this, &cache](const api::WatchEvent& e) {
+      Apply(cache, e);
+      Trigger();
+    };
+  };
+  const std::pair<const api::ResourceType*, Cache*> watched[] = {
+      {&ak::ResourceFlavors(), &flavors_},
+      {&ak::ClusterQueues(), &cluster_queues_},
+      {&ak::LocalQueues(), &local_queues_},
+      {&ak::WorkloadPriorityClasses(), &priority_classes_},
+      {&NamespaceType(), &namespaces_},
+      {&ak::Workloads(), &workloads_}};
+  for (const auto& [type, cache] : watched) {
+    informers_.push_back(std::make_unique<client::Informer>(
+        client_, loop_, *type, Named("kueue " + type->plural), keep(*cache)));
+  }
+  for (Kind& kind : kinds_) {
+    kind.informer = std::make_unique<client::Informer>(
+        client_, loop_, *kind.type, Named("kueue " + kind.type->plural, ak::kQueueNameLabel),
+        keep(kind.jobs));
+  }
+  for (auto& informer : informers_) {
+    if (Status s = informer->Start(); !s.ok()) {
+      Stop();
+      return s.WithContext("kueue");
+    }
+  }
+  for (Kind& kind : kinds_) {
+    if (Status s = kind.informer->Start(); !s.ok()) {
+      Stop();
+      return s.WithContext("kueue");
+    }
+  }
+  Trigger();
+  return Status::Ok();
+}
+
+void KueueController::Stop() {
+  if (!alive_) return;
+  alive_.reset();
+  for (auto& informer : informers_) informer->Stop();
+  for (Kind& kind : kinds_) {
+    if (kind.informer) kind.informer->Stop();
+  }
+  if (timer_) loop_.Cancel(timer_), timer_ = 0;
+}
+
+void KueueController::Trigger() {
+  if (pass_pending_ || in_pass_ || !alive_) return;
+  pass_pending_ = true;
+  std::weak_ptr<bool> alive = alive_;
+  loop_.Post([this, alive] {
+    if (alive.expired()) return;
+    pass_pending_ = false;
+    SyncAll();
+  });
+}
+
+void KueueController::Arm(Duration after) {
+  if (timer_) loop_.Cancel(timer_);
+  std::weak_ptr<bool> alive = alive_;
+  timer_ = loop_.PostAfter(after, [this, alive] {
+    if (alive.expired()) return;
+    timer_ = 0;
+    SyncAll();
+  });
+}
+
+void KueueController::SyncAll() {
+  if (!alive_) return;
+  in_pass_ = true;  // the caches take in this pass's own writes without asking for another
+  for (auto& informer : informers_) informer->Drain();
+  for (Kind& kind : kinds_) kind.informer->Drain();
+  in_pass_ = false;
+  bool ok = true;
+  for (Kind& kind : kinds_) {
+    const Cache jobs = kind.jobs;  // a write's event may change the cache
+    for (const auto& [key, job] : jobs) ok = SyncJob(kind, job) && ok;
+  }
+  ok = ApplyPlan(Schedule(MakeSnapshot(), loop_.Now())) && ok;
+  ok = SyncQueueStatuses() && ok;
+  if (!ok && alive_) Arm(options_.retry_interval);
+}
+
+Snapshot KueueController::MakeSnapshot() const {
+  Snapshot s;
+  s.flavors = flavors_;
+  s.cluster_queues = cluster_queues_;
+  s.local_queues = local_queues_;
+  s.namespaces = namespaces_;
+  for (const auto& [key, wl] : workloads_) s.workloads.push_back(wl);
+  return s;
+}
+
+bool KueueController::WriteWorkloadStatus(Json workload) {
+  const std::string ns = Str(Field(workload, "metadata"), "namespace");
+  auto written = client_.Update(ak::Workloads(), ns, std::move(workload), api::Subresource::kStatus);
+  if (written.ok()) {
+    workloads_[KeyOf(*written)] = *written;
+    return true;
+  }
+  return written.status().code() == Code::kConflict || written.status().code() == Code::kNotFound;
+}
+
+bool KueueController::WriteJob(Kind& kind, Json job) {
+  const std::string ns = Str(Field(job, "metadata"), "namespace");
+  auto written = client_.Update(*kind.type, ns, std::move(job));
+  if (written.ok()) {
+    kind.jobs[KeyOf(*written)] = *written;
+    return true;
+  }
+  return written.status().code() == Code::kConflict || written.status().code() == Code::kNotFound;
+}
+
+bool KueueController::ApplyPlan(const Plan& plan) {
+  bool ok = true;
+  const Time now = loop_.Now();
+  for (const Admit& a : plan.admit) {
+    auto it = workloads_.find(a.key);
+    if (it == workloads_.end()) continue;
+    Json wl = it->second;
+    const std::string cq = Str(a.admission, "clusterQueue");
+    wl["status"]["admission"] = a.admission;
+    ak::SetCondition(wl, ak::kQuotaReserved, true, "QuotaReserved",
+                     "Quota reserved in ClusterQueue " + cq, now);
+    ak::SetCondition(wl, ak::kAdmitted, true, "Admitted", "The workload is admitted", now);
+    for (const char* type : {ak::kEvicted, ak::kPreempted}) {
+      if (const Json* c = ak::Condition(wl, type); c && Str(*c, "status") == "True") {
+        ak::SetCondition(wl, type, false, "QuotaReserved", "Previously: " + Str(*c, "message"), now);
+      }
+    }
+    const Json before = it->second;
+    if (!WriteWorkloadStatus(wl)) ok = false;
+    if (workloads_[a.key] == before) continue;  // not written (a conflict): the next pass
+    (void)admission_events_->Record(workloads_[a.key], "Normal", "QuotaReserved", a.message);
+    (void)admission_events_->Record(
+        workloads_[a.key], "Normal", "Admitted",
+        "Admitted by ClusterQueue " + cq + ", wait time since reservation was 0s");
+  }
+  for (const Evict& e : plan.evict) {
+    auto it = workloads_.find(e.key);
+    if (it == workloads_.end()) continue;
+    Json wl = it->second;
+    ak::SetCondition(wl, ak::kEvicted, true, "Preempted", e.message, now);
+    ak::SetCondition(wl, ak::kPreempted, true, e.reason, e.message, now);
+    const Json before = it->second;
+    if (!WriteWorkloadStatus(wl)) ok = false;
+    if (workloads_[e.key] == before) continue;
+    (void)admission_events_->Record(workloads_[e.key], "Normal", "Preempted", e.message);
+    auto preemptor = workloads_.find(e.preemptor);
+    if (preemptor != workloads_.end()) {
+      (void)admission_events_->Record(
+          preemptor->second, "Normal", "PreemptedWorkload",
+          "Preempted workload " + e.key + " (UID: " + Str(FieldAt(wl, {"metadata"}), "uid") +
+              ") in ClusterQueue " + Str(FieldAt(wl, {"status", "admission"}), "clusterQueue"));
+    }
+  }
+  for (const Pending& p : plan.pending) {
+    auto it = workloads_.find(p.key);
+    if (it == workloads_.end()) continue;
+    Json wl = it->second;
+    if (!ak::SetCondition(wl, ak::kQuotaReserved, false, p.reason, p.message, now)) continue;
+    if (!WriteWorkloadStatus(wl)) ok = false;
+    if (p.reason == "Pending") {
+      (void)admission_events_->Record(workloads_[p.key], "Warning", "Pending", p.message);
+    }
+  }
+  return ok;
+}
+
+bool KueueController::SyncQueueStatuses() {
+  bool ok = true;
+  const Time now = loop_.Now();
+  std::vector<Json> workloads;
+  for (const auto& [key, wl] : workloads_) workloads.push_back(wl);
+  for (const auto& [name, cq] : cluster_queues_) {
+    Json want = ClusterQueueStatus(cq, workloads, local_queues_, flavors_, now);
+    if (want == Field(cq, "status")) continue;
+    Json updated = cq;
+    updated["status"] = std::move(want);
+    auto written = client_.Update(ak::ClusterQueues(), "", std::move(updated), api::Subresource::kStatus);
+    if (written.ok()) {
+      cluster_queues_[name] = *written;
+    } else if (written.status().code() != Code::kConflict && written.status().code() != Code::kNotFound) {
+      ok = false;
+    }
+  }
+  for (const auto& [key, lq] : local_queues_) {
+    Json want = LocalQueueStatus(lq, workloads, cluster_queues_, flavors_, now);
+    if (want == Field(lq, "status")) continue;
+    Json updated = lq;
+    updated["status"] = std::move(want);
+    auto written = client_.Update(ak::LocalQueues(), Str(Field(lq, "metadata"), "namespace"),
+                                  std::move(updated), api::Subresource::kStatus);
+    if (written.ok()) {
+      local_queues_[key] = *written;
+    } else if (written.status().code() != Code::kConflict && written.status().code() != Code::kNotFound) {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace pjemu::kueue
