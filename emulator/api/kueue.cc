@@ -157,6 +157,21 @@ bool SetCondition(Json& workload, const std::string& type, bool status, const st
   return true;
 }
 
+bool QueueOrderBefore(const Json& a, const Json& b) {
+  const std::int64_t pa = OptInt(Field(a, "spec"), "priority").value_or(0);
+  const std::int64_t pb = OptInt(Field(b, "spec"), "priority").value_or(0);
+  if (pa != pb) return pa > pb;
+  const std::string ta = Str(Field(a, "metadata"), "creationTimestamp");
+  const std::string tb = Str(Field(b, "metadata"), "creationTimestamp");
+  if (ta != tb) return ta < tb;
+  return Str(Field(a, "metadata"), "uid") < Str(Field(b, "metadata"), "uid");
+}
+
+bool IsPending(const Json& wl) {
+  return !FieldAt(wl, {"status", "admission"}).is_object() && !IsTrue(wl, kFinished) &&
+         FieldAt(wl, {"spec", "active"}) != Json(false);
+}
+
 Json QuantityJson(const std::string& resource, std::int64_t amount) {
   if (resource == "cpu") return Quantity::FromMilli(amount, QuantityFormat::kDecimalSI).String();
   if (resource == "memory" || resource == "ephemeral-storage") {

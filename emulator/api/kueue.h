@@ -106,6 +106,12 @@ bool IsTrue(const Json& workload, const std::string& type);
 bool SetCondition(Json& workload, const std::string& type, bool status, const std::string& reason,
                   const std::string& message, Time now);
 
+// Kueue's queue order inside a ClusterQueue: higher spec.priority, then the older
+// creationTimestamp, then uid.
+bool QueueOrderBefore(const Json& a, const Json& b);
+// A Workload waiting for quota: no status.admission, active, not Finished.
+bool IsPending(const Json& workload);
+
 // Resource amounts as Kueue prints them in status (Quantity strings: "2", "500m", "1Gi").
 Json QuantityJson(const std::string& resource, std::int64_t amount);
 // A pod set's per-pod requests (the scheduler's units: millicores, bytes, devices).

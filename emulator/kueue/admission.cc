@@ -99,21 +99,12 @@ std::string CreationTime(const Json& wl) {
   return Str(Field(wl, "metadata"), "creationTimestamp");
 }
 
-// Queue order: higher priority, then older, then uid.
-bool Before(const Json* a, const Json* b) {
-  if (Priority(*a) != Priority(*b)) return Priority(*a) > Priority(*b);
-  if (CreationTime(*a) != CreationTime(*b)) return CreationTime(*a) < CreationTime(*b);
-  return Str(Field(*a, "metadata"), "uid") < Str(Field(*b, "metadata"), "uid");
-}
+bool Before(const Json* a, const Json* b) { return ak::QueueOrderBefore(*a, *b); }
 
 bool Reserving(const Json& wl) {
   return FieldAt(wl, {"status", "admission"}).is_object() && !ak::IsTrue(wl, ak::kFinished);
 }
 
-bool PendingWorkload(const Json& wl) {
-  return !FieldAt(wl, {"status", "admission"}).is_object() && !ak::IsTrue(wl, ak::kFinished) &&
-         FieldAt(wl, {"spec", "active"}) != Json(false);
-}
 
 // What every queue uses now: queue -> flavor -> resource -> amount.
 using QueueUsage = std::map<std::string, Usage>;
@@ -499,7 +490,7 @@ Plan Schedule(const Snapshot& s, Time now) {
       reserving.push_back(&wl);
       continue;
     }
-    if (!PendingWorkload(wl)) continue;
+    if (!ak::IsPending(wl)) continue;
     if (auto blocked = Blocker(s, wl)) {
       plan.pending.push_back(std::move(*blocked));
       continue;

@@ -22,7 +22,7 @@ void Count(Counts& c, const Json& wl) {
   if (Finished(wl)) return;
   const Json& admission = FieldAt(wl, {"status", "admission"});
   if (!admission.is_object()) {
-    if (FieldAt(wl, {"spec", "active"}) != Json(false)) ++c.pending;
+    if (ak::IsPending(wl)) ++c.pending;
     return;
   }
   ++c.reserving;

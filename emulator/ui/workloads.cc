@@ -5,13 +5,14 @@
 #include <vector>
 
 #include "emulator/api/json_fields.h"
+#include "emulator/api/kueue.h"
 #include "emulator/api/pod_status.h"
 #include "emulator/api/workload.h"
 
 namespace pjemu::ui {
 namespace {
 
-using api::Field, api::Str;
+using api::Field, api::FieldAt, api::Str;
 
 // The uid named by the object's controller ownerReference, "" when none.
 std::string ControllerUid(const Json& object) {
@@ -65,7 +66,69 @@ Json Node(const Json& object, const std::map<std::string, std::vector<Json>>& ow
   return node;
 }
 
+// Every stored object of `type` ("" every namespace); none when the store cannot list it.
+std::vector<Json> ListAll(const store::Store& store, const api::ResourceType& type,
+                          const std::string& ns) {
+  Result<Json> list = store.List(type, ns);
+  return list.ok() ? api::ArrayOr(Field(*list, "items")).get<std::vector<Json>>() : std::vector<Json>{};
+}
+
+// The ClusterQueue of a Workload: its admission's, else its LocalQueue's ("" when none).
+std::string ClusterQueueOf(const Json& wl, const std::vector<Json>& local_queues) {
+  const std::string reserved = Str(FieldAt(wl, {"status", "admission"}), "clusterQueue");
+  if (!reserved.empty()) return reserved;
+  for (const Json& lq : local_queues) {
+    if (Str(Field(lq, "metadata"), "namespace") == Str(Field(wl, "metadata"), "namespace") &&
+        Str(Field(lq, "metadata"), "name") == Str(Field(wl, "spec"), "queueName")) {
+      return Str(Field(lq, "spec"), "clusterQueue");
+    }
+  }
+  return "";
+}
+
 }  // namespace
+
+Json QueueInfo(const store::Store& store, const Json& job) {
+  namespace ak = api::kueue;
+  const Json& meta = Field(job, "metadata");
+  const std::string queue = Str(Field(meta, "labels"), ak::kQueueNameLabel);
+  if (queue.empty()) return Json();
+  Json info = {{"localQueue", queue}, {"state", "NoWorkload"}};
+  const std::vector<Json> local_queues = ListAll(store, ak::LocalQueues(), "");
+  const std::vector<Json> workloads = ListAll(store, ak::Workloads(), "");
+  const Json* own = nullptr;
+  for (const Json& wl : workloads) {
+    if (Str(FieldAt(wl, {"metadata", "labels"}), ak::kJobUidLabel) == Str(meta, "uid")) own = &wl;
+  }
+  if (own == nullptr) return info;
+  const std::string cq = ClusterQueueOf(*own, local_queues);
+  info["workload"] = Str(Field(*own, "metadata"), "name");
+  info["clusterQueue"] = cq;
+  info["conditions"] = api::ArrayOr(FieldAt(*own, {"status", "conditions"}));
+  info["admission"] = FieldAt(*own, {"status", "admission"});
+  const Json* reserved = ak::Condition(*own, ak::kQuotaReserved);
+  info["message"] = reserved ? Str(*reserved, "message") : "";
+  if (ak::IsTrue(*own, ak::kFinished)) {
+    info["state"] = "Finished";
+  } else if (ak::IsTrue(*own, ak::kEvicted)) {
+    info["state"] = "Evicted";
+  } else if (ak::IsTrue(*own, ak::kAdmitted)) {
+    info["state"] = "Admitted";
+  } else if (ak::IsPending(*own)) {
+    // Its place among the ClusterQueue's pending Workloads, in Kueue's order.
+    std::vector<const Json*> pending;
+    for (const Json& wl : workloads) {
+      if (ak::IsPending(wl) && ClusterQueueOf(wl, local_queues) == cq) pending.push_back(&wl);
+    }
+    std::sort(pending.begin(), pending.end(),
+              [](const Json* a, const Json* b) { return ak::QueueOrderBefore(*a, *b); });
+    const auto at = std::find(pending.begin(), pending.end(), own) - pending.begin();
+    info["state"] = "Pending";
+    info["position"] = at + 1;
+    info["pending"] = pending.size();
+  }
+  return info;
+}
 
 Json WorkloadTable(const store::Store& store) {
   Json kinds = Json::array();
@@ -93,6 +156,7 @@ Json WorkloadTable(const store::Store& store) {
                        {"finished", state.finished},
                        {"succeeded", state.succeeded},
                        {"podSelector", type->workload->pod_selector(job)},
+                       {"queue", Str(FieldAt(job, {"metadata", "labels"}), api::kueue::kQueueNameLabel)},
                        {"object", job}});
     }
   }
@@ -104,7 +168,9 @@ Result<Json> OwnerTree(const store::Store& store, const api::ResourceType& type,
   ASSIGN_OR_RETURN(Json root, store.Get(type, ns, name));
   root["apiVersion"] = type.ApiVersion();
   root["kind"] = type.kind;
-  return Node(root, ByController(store, ns), max_depth);
+  Json tree = Node(root, ByController(store, ns), max_depth);
+  if (Json queue = QueueInfo(store, root); !queue.is_null()) tree["queue"] = std::move(queue);
+  return tree;
 }
 
 }  // namespace pjemu::ui

@@ -78,6 +78,49 @@ spec:
           command: [sh, -c, '${SCRIPT}']
 `,
   },
+  // Kueue: a ClusterQueue of one CPU and two Jobs of one CPU each through its LocalQueue; the
+  // second waits (its page: Pending, 1 of 1 in the queue), then is admitted and completes.
+  queued: {
+    kind: 'Job', plural: 'jobs', name: 'queued-b', done: /Complete/,
+    tree: ['Job', 'Pod'],
+    queue: true,
+    yaml: `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: team}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+    - coveredResources: [cpu]
+      flavors: [{name: default-flavor, resources: [{name: cpu, nominalQuota: 1}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: team-queue, namespace: default}
+spec: {clusterQueue: team}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: queued-a, namespace: default, labels: {kueue.x-k8s.io/queue-name: team-queue}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: main, image: busybox, command: [sleep, '8'], resources: {requests: {cpu: 1}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: queued-b, namespace: default, labels: {kueue.x-k8s.io/queue-name: team-queue}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: main, image: busybox, command: [sh, -c, '${SCRIPT}'], resources: {requests: {cpu: 1}}}]
+`,
+  },
 };
 
 const k = KINDS[t.args.kind];
@@ -100,6 +143,17 @@ await run(t, async () => {
   await page.locator('#token-dialog[open]').waitFor({ timeout: 15000 });
   await page.fill('#token-input', t.token);
   await page.click('#token-save');
+
+  if (k.queue) {
+    step('a queued job\'s page: Pending, its place in the ClusterQueue, then admitted');
+    await page.goto(`${base}/ui/#/workloads/${k.plural}/default/${k.name}/overview`);
+    await expectText(t, page.locator('#queue-state'), /Pending/, 'queue state', 20000);
+    await expectText(t, page.locator('#queue-position'), /1 of 1 pending in ClusterQueue team/, 'queue position');
+    await shot(t, page, `${t.args.kind}-00-pending`);
+    await expectText(t, page.locator('#queue-state'), /Admitted|Finished/, 'admitted', 60000);
+    await expectText(t, page.locator('#queue-conditions-table tbody'), /QuotaReserved/, 'workload conditions');
+    await page.goto(`${base}/ui/`);
+  }
 
   step('the job list: its row, with the kind and the kind\'s own state');
   const row = page.locator(`#job-table tbody tr[data-kind="${k.kind}"][data-job="default/${k.name}"]`);

@@ -180,10 +180,34 @@ function workloadOverviewTab(el, signal, ns, name, state) {
         ]),
         h('h2', {}, 'Conditions'),
         table(['Type', 'Status', 'Reason', 'Message', 'Last transition'], conds, { id: 'conditions-table' }),
+        ...queueSection(state.tree.queue),
         h('h2', {}, 'Events'),
         table(['Type', 'Reason', 'Object', 'Message', 'Count', 'Last seen'], eventRows, { id: 'events-table' }));
     },
   };
+}
+
+// A queued job's place in Kueue (the tree's `queue`): its queues, its Workload's admission or
+// its position among the ClusterQueue's pending Workloads, and the Workload's conditions.
+function queueSection(q) {
+  if (!q) return [];
+  const admission = q.admission || {};
+  const flavors = (admission.podSetAssignments || []).map((ps) =>
+    `${ps.name}: ${Object.entries(ps.flavors || {}).map(([r, f]) => `${r} on ${f}`).join(', ')}`).join('; ');
+  const place = q.state === 'Pending' ? `${q.position} of ${q.pending} pending in ClusterQueue ${q.clusterQueue}` : '';
+  const conds = (q.conditions || []).map((c) => h('tr', {},
+    h('td', {}, c.type), h('td', {}, badge(c.status)), h('td', {}, c.reason || ''),
+    h('td', {}, c.message || ''), h('td', {}, when(c.lastTransitionTime))));
+  return [
+    h('h2', {}, 'Queue'),
+    kv([
+      ['LocalQueue', q.localQueue], ['ClusterQueue', q.clusterQueue || ''], ['Workload', q.workload || ''],
+      ['Admission', h('span', { id: 'queue-state' }, badge(q.state, q.state === 'Evicted' ? 'bad' : ''))],
+      ['Position', h('span', { id: 'queue-position' }, place)], ['Flavors', flavors],
+      ['Message', q.message || ''],
+    ]),
+    table(['Type', 'Status', 'Reason', 'Message', 'Last transition'], conds, { id: 'queue-conditions-table' }),
+  ];
 }
 
 // The objects the job owns, level by level through controller ownerReferences.
