@@ -68,6 +68,63 @@ ResourceList ContainerRequests(const Json& container) {
   return *requests;
 }
 
+void QuantityList::Add(const Json& list, std::int64_t times) {
+  if (!list.is_object()) return;
+  for (const auto& [name, value] : list.items()) {
+    Result<Quantity> q = Quantity::FromJson(value);
+    if (!q.ok()) continue;
+    auto [it, added] = amounts_.try_emplace(name, Amount{0, q->format()});
+    it->second.milli += q->MilliValue() * times;
+  }
+}
+
+void QuantityList::Add(const QuantityList& other, std::int64_t times) {
+  for (const auto& [name, amount] : other.amounts_) {
+    auto [it, added] = amounts_.try_emplace(name, Amount{0, amount.format});
+    it->second.milli += amount.milli * times;
+  }
+}
+
+void QuantityList::Max(const QuantityList& other) {
+  for (const auto& [name, amount] : other.amounts_) {
+    auto it = amounts_.find(name);
+    if (it == amounts_.end() || amount.milli > it->second.milli) amounts_[name] = amount;
+  }
+}
+
+Json QuantityList::ToJson() const {
+  Json out = Json::object();
+  for (const auto& [name, amount] : amounts_) {
+    out[name] = Quantity::FromMilli(amount.milli, amount.format).String();
+  }
+  return out;
+}
+
+QuantityList PodSpecRequests(const Json& pod_spec) {
+  auto requests = [](const Json& c) {
+    QuantityList r;
+    r.Add(FieldAt(c, {"resources", "requests"}));
+    return r;
+  };
+  QuantityList pod;
+  for (const Json& c : ArrayOr(Field(pod_spec, "containers"))) pod.Add(requests(c));
+  QuantityList sidecars, inits;
+  for (const Json& c : ArrayOr(Field(pod_spec, "initContainers"))) {
+    QuantityList at_start = requests(c);
+    if (Str(c, "restartPolicy") == "Always") {
+      pod.Add(at_start);
+      sidecars.Add(at_start);
+      at_start = sidecars;
+    } else {
+      at_start.Add(sidecars);
+    }
+    inits.Max(at_start);
+  }
+  pod.Max(inits);
+  pod.Add(Field(pod_spec, "overhead"));
+  return pod;
+}
+
 std::string PodQosClass(const Json& pod) {
   const Json& spec = ObjectOr(Field(pod, "spec"));  // read in place: every status write asks
   bool any = false, guaranteed = true;

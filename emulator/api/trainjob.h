@@ -83,6 +83,26 @@ const FieldSchema& RuntimeSpecSchema();
 // `node`, kDefaultRuntimeImage, no command.
 Json DefaultClusterTrainingRuntime();
 
+// podGroupPolicy on a (Cluster)TrainingRuntime (v2.3.0's CRDs): one of `coscheduling
+// {scheduleTimeoutSeconds}` (scheduler-plugins' PodGroup, emulator/trainjob/coscheduling.h) or
+// `volcano {networkTopology {mode, highestTierAllowed}}` (not emulated). The CRDs carry no rule
+// that only one is set and no webhook checks the policy: its schema is all there is.
+inline constexpr int kDefaultScheduleTimeoutSeconds = 60;
+// The runtime CRDs' defaults: podGroupPolicy.coscheduling.scheduleTimeoutSeconds 60;
+// volcano.networkTopology mode `hard`, highestTierAllowed 1.
+void SetRuntimeDefaults(Json& runtime);
+// The runtime CRDs' schema for podGroupPolicy (422 `TrainingRuntime.trainer.kubeflow.org "x" is
+// invalid: <field>: ...`, or ClusterTrainingRuntime's): podGroupPolicy, coscheduling, volcano
+// and networkTopology objects, scheduleTimeoutSeconds and highestTierAllowed integers
+// (`<field> in body must be of type integer: "string"`), mode `hard` or `soft`.
+// Not yet in the resource table's rows for the runtimes (api/resources.cc): call it from there.
+Status ValidateRuntime(const Json& runtime, const Json* old, std::vector<std::string>* warnings);
+std::vector<FieldError> RuntimeSchemaErrors(const Json& runtime);
+// The runtime's podGroupPolicy.coscheduling, or nullptr when it has none.
+const Json* Coscheduling(const Json& runtime);
+// Its scheduleTimeoutSeconds: the runtime's integer, else the CRD's default.
+int ScheduleTimeoutSeconds(const Json& coscheduling);
+
 // The runtime a TrainJob names: (kind, name), kind defaulting to ClusterTrainingRuntime.
 std::pair<std::string, std::string> RuntimeRef(const Json& trainjob);
 

@@ -8,7 +8,6 @@
 #include "emulator/api/pod_resources.h"
 #include "emulator/api/podgroup.h"
 #include "emulator/api/pytorchjob.h"
-#include "emulator/api/resource_quantity.h"
 #include "emulator/common/strings.h"
 
 namespace pjemu::pytorchjob {
@@ -37,28 +36,19 @@ int MinMember(const Json& job) {
 
 // The requests (limits where a container has none) of the first min_member pods.
 Json ComputedMinResources(const Json& job, int min_member) {
-  api::ResourceList sum;
+  api::QuantityList sum;
   int taken = 0;
   for (const std::string& rtype : api::ReplicaTypes(job)) {
     const Json& containers =
         api::ArrayOr(FieldAt(api::ReplicaSpec(job, rtype), {"template", "spec", "containers"}));
     for (int i = 0; i < Replicas(job, rtype) && taken < min_member; ++i, ++taken) {
       for (const Json& c : containers) {
-        const bool has_requests = FieldAt(c, {"resources", "requests"}).is_object();
-        for (const auto& [k, v] :
-             has_requests ? api::ContainerRequests(c) : api::ContainerLimits(c))
-          sum[k] += v;
+        const Json& requests = FieldAt(c, {"resources", "requests"});
+        sum.Add(requests.is_object() ? requests : FieldAt(c, {"resources", "limits"}));
       }
     }
   }
-  Json out = Json::object();
-  for (const auto& [k, v] : sum) {
-    out[k] = k == "cpu" ? api::Quantity::FromMilli(v, api::QuantityFormat::kDecimalSI).String()
-             : k == "memory"
-                 ? api::Quantity::FromValue(v, api::QuantityFormat::kBinarySI).String()
-                 : api::Quantity::FromValue(v, api::QuantityFormat::kDecimalSI).String();
-  }
-  return out;
+  return sum.ToJson();
 }
 
 }  // namespace

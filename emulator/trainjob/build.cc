@@ -9,6 +9,7 @@
 #include "emulator/api/structured_merge.h"
 #include "emulator/api/trainjob.h"
 #include "emulator/controller/children.h"
+#include "emulator/trainjob/coscheduling.h"
 
 namespace pjemu::trainjob {
 
@@ -155,6 +156,7 @@ Json DesiredJobSet(const Json& tj, const Json& runtime_as_stored) {
   if (js["spec"]["replicatedJobs"].is_array()) {
     for (Json& rjob : js["spec"]["replicatedJobs"]) EnforceTrainer(rjob, tj, runtime);
   }
+  if (Coscheduled(runtime)) LabelPodTemplates(js, Str(meta, "name"));
   js["spec"]["suspend"] = FieldAt(tj, {"spec", "suspend"}) == Json(true);
   return js;
 }

@@ -10,7 +10,9 @@
 //      (ancestor label `trainer`) gets parallelism = completions = numNodes, its container
 //      `node` the trainer's image, command, args, env, resourcesPerNode, then PET_NNODES,
 //      PET_NPROC_PER_NODE, PET_NODE_RANK (the completion index), PET_MASTER_ADDR
-//      (`<tj>-node-0-0.<tj>`), PET_MASTER_PORT and container port 29500.
+//      (`<tj>-node-0-0.<tj>`), PET_MASTER_PORT and container port 29500;
+//   3. coscheduling plugin (when the runtime's podGroupPolicy has `coscheduling`): the
+//      pod-group label on every replicatedJob's pod template (coscheduling.h).
 // Thread safety: pure functions; safe from any thread.
 #pragma once
 

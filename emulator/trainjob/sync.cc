@@ -2,8 +2,10 @@
 
 #include "emulator/api/jobset.h"
 #include "emulator/api/json_fields.h"
+#include "emulator/api/podgroup.h"
 #include "emulator/api/trainjob.h"
 #include "emulator/trainjob/build.h"
+#include "emulator/trainjob/coscheduling.h"
 
 namespace pjemu::trainjob {
 
@@ -71,6 +73,32 @@ void CopyJobSetStatus(Pass& p, const Json& js) {
   }
 }
 
+// The coscheduling plugin's Build, applied: its PodGroup when there is none, or while suspended.
+void ApplyPodGroup(Pass& p, const Json& runtime, const Json* current) {
+  if (!Coscheduled(runtime)) return;
+  const Json desired = DesiredPodGroup(p.tj, runtime, DesiredJobSet(p.tj, runtime));
+  std::optional<Json> apply = PodGroupToApply(p.tj, current, desired);
+  if (!apply) return;
+  const api::ResourceType& type = api::SchedulerPluginsPodGroups();
+  p.actions.push_back(current ? Action::Update(type, std::move(*apply))
+                              : Action::Create(type, std::move(*apply)));
+}
+
+// The jobset plugin: the JobSet created once, then its suspend following the TrainJob's and
+// its status copied.
+void FollowJobSet(Pass& p, const Json& runtime, const Json* js) {
+  if (!js) {
+    p.actions.push_back(Action::Create(api::JobSets(), DesiredJobSet(p.tj, runtime)));
+    return;
+  }
+  if ((FieldAt(*js, {"spec", "suspend"}) == Json(true)) != Suspended(p.tj)) {
+    Json update = *js;
+    update["spec"]["suspend"] = Suspended(p.tj);
+    p.actions.push_back(Action::Update(api::JobSets(), std::move(update)));
+  }
+  CopyJobSetStatus(p, *js);
+}
+
 }  // namespace
 
 std::optional<Time> DeadlineOf(const Json& tj) {
@@ -86,7 +114,8 @@ std::optional<Time> DeadlineOf(const Json& tj) {
   return *start + std::chrono::seconds(*seconds);
 }
 
-Sync ComputeSync(const Json& tj, const Json* runtime, const Json* js, Time now) {
+Sync ComputeSync(const Json& tj, const Json* runtime, const Json* js, const Json* pod_group,
+                 Time now) {
   Pass p{tj, now, api::ObjectOr(Field(tj, "status")), {}};
   Sync out;
   if (atj::IsFinished(tj)) return out;
@@ -101,15 +130,9 @@ Sync ComputeSync(const Json& tj, const Json* runtime, const Json* js, Time now) 
     const auto [kind, name] = atj::RuntimeRef(tj);
     p.actions.push_back(
         Action::Event("Warning", "TrainingRuntimeNotFound", kind + " " + name + " not found"));
-  } else if (!js) {
-    p.actions.push_back(Action::Create(api::JobSets(), DesiredJobSet(tj, *runtime)));
   } else {
-    if ((FieldAt(*js, {"spec", "suspend"}) == Json(true)) != Suspended(tj)) {
-      Json update = *js;
-      update["spec"]["suspend"] = Suspended(tj);
-      p.actions.push_back(Action::Update(api::JobSets(), std::move(update)));
-    }
-    CopyJobSetStatus(p, *js);
+    ApplyPodGroup(p, *runtime, pod_group);
+    FollowJobSet(p, *runtime, js);
   }
   if (deadline && now < *deadline) out.requeue_after = *deadline - now;
   out.status_changed = p.status != Field(tj, "status");

@@ -1,6 +1,7 @@
 #include "emulator/trainjob/trainjob.h"
 
 #include "emulator/api/json_fields.h"
+#include "emulator/api/podgroup.h"
 #include "emulator/api/resources.h"
 #include "emulator/controller/queue_integration.h"
 #include "emulator/api/trainjob.h"
@@ -29,7 +30,8 @@ std::string OwnName(const Json& tj) { return api::Str(api::Field(tj, "metadata")
 Sync SyncTrainJob(const Json& tj, const controller::Children& children, Time now) {
   const Json* runtime = children.One(api::TrainingRuntimes());
   if (runtime == nullptr) runtime = children.One(api::ClusterTrainingRuntimes());
-  return ComputeSync(tj, runtime, children.One(api::JobSets()), now);
+  return ComputeSync(tj, runtime, children.One(api::JobSets()),
+                     children.One(api::SchedulerPluginsPodGroups()), now);
 }
 
 }  // namespace
@@ -44,7 +46,10 @@ const controller::KindDescriptor& Descriptor() {
       atj::kControllerName,
       {{api::TrainingRuntimes, Read::kByName, NamespacedRuntime, false, ""},
        {api::ClusterTrainingRuntimes, Read::kByName, ClusterRuntime, false, ""},
-       {api::JobSets, Read::kByNameControlled, OwnName, true, ""}},
+       {api::JobSets, Read::kByNameControlled, OwnName, true, ""},
+       // The coscheduling plugin reads the PodGroup of the TrainJob's name, whoever owns it,
+       // and watches those the TrainJob controls.
+       {api::SchedulerPluginsPodGroups, Read::kByName, OwnName, true, ""}},
       SyncTrainJob,
       controller::ChildEvents::kNone,
       InstallDefaultRuntimes,

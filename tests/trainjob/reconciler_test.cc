@@ -9,6 +9,7 @@
 #include "emulator/api/batchjob.h"
 #include "emulator/api/jobset.h"
 #include "emulator/api/json_fields.h"
+#include "emulator/api/podgroup.h"
 #include "emulator/api/resources.h"
 #include "emulator/api/trainjob.h"
 #include "emulator/api/workload.h"
@@ -142,6 +143,37 @@ TEST_CASE("TJ9 a failed node Job under maxRestarts 1 restarts the JobSet once", 
   for (const Json& pod : again) c.Finish(pod, "Succeeded", 0);
   CHECK(api::StateOf(c.Get(api::TrainJobs(), "tj")).state == "Complete");
   CHECK(c.Get(api::JobSets(), "tj")["status"]["restarts"] == 1);
+}
+
+TEST_CASE("TJ15 a coscheduled runtime: the TrainJob's PodGroup before its pods, which join it", "[trainjob][gang]") {
+  Cluster c;
+  Json runtime = api::trainjob::DefaultClusterTrainingRuntime();
+  runtime["kind"] = "TrainingRuntime";
+  runtime["metadata"] = {{"name", "torch-gang"}, {"namespace", "default"}};
+  runtime["spec"]["podGroupPolicy"] = {{"coscheduling", {{"scheduleTimeoutSeconds", 120}}}};
+  runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+         ["schedulerName"] = api::kSchedulerPluginsSchedulerName;
+  REQUIRE(c.client->Create(api::TrainingRuntimes(), "default", runtime).ok());
+  Json tj = GuideTrainJob("TrainingRuntime", "torch-gang");
+  tj["spec"]["trainer"]["resourcesPerNode"] = {{"requests", {{"nvidia.com/gpu", 1}}}};
+  REQUIRE(c.client->Create(api::TrainJobs(), "default", tj).ok());
+  c.loop.RunUntilIdle();
+  Json pg = c.Get(api::SchedulerPluginsPodGroups(), "tj");
+  CHECK(pg["metadata"]["ownerReferences"][0]["kind"] == "TrainJob");
+  CHECK(pg["metadata"]["ownerReferences"][0]["uid"] == c.Get(api::TrainJobs(), "tj")["metadata"]["uid"]);
+  CHECK(pg["spec"]["minMember"] == 2);
+  CHECK(pg["spec"]["minResources"] == Json({{"nvidia.com/gpu", "2"}}));
+  CHECK(pg["spec"]["scheduleTimeoutSeconds"] == 120);
+  std::vector<Json> pods = c.Pods("scheduling.x-k8s.io/pod-group=tj");
+  REQUIRE(pods.size() == 2);
+  for (const Json& pod : pods) {
+    CHECK(pod["spec"]["schedulerName"] == "scheduler-plugins-scheduler");
+    CHECK(api::PodGroupOf(pod)->name == "tj");
+  }
+  const std::string rv = pg["metadata"]["resourceVersion"];
+  for (const Json& pod : pods) c.Finish(pod, "Succeeded", 0);
+  CHECK(api::StateOf(c.Get(api::TrainJobs(), "tj")).state == "Complete");
+  CHECK(c.Get(api::SchedulerPluginsPodGroups(), "tj")["metadata"]["resourceVersion"] == rv);
 }
 
 }  // namespace

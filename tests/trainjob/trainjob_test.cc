@@ -181,7 +181,7 @@ TEST_CASE("TJ10 runtimePatches merge over the runtime in order, the TrainJob's f
 TEST_CASE("TJ4 the JobSet is created once, and its Completed/Failed and status copied", "[trainjob]") {
   const Json runtime = atj::DefaultClusterTrainingRuntime();
   Json tj = Guide();
-  Sync first = ComputeSync(tj, &runtime, nullptr, kT0);
+  Sync first = ComputeSync(tj, &runtime, nullptr, nullptr, kT0);
   REQUIRE(first.actions.size() == 1);
   CHECK(first.actions[0].Is(Kind::kCreate, api::JobSets()));
   Json js = first.actions[0].object;
@@ -189,7 +189,7 @@ TEST_CASE("TJ4 the JobSet is created once, and its Completed/Failed and status c
     "replicatedJobsStatus": [{"name": "node", "ready": 0, "succeeded": 1, "failed": 0, "active": 0, "suspended": 0}],
     "conditions": [{"type": "Completed", "status": "True", "reason": "AllJobsCompleted",
                     "message": "jobset completed successfully"}]})");
-  Sync done = ComputeSync(tj, &runtime, &js, kT0);
+  Sync done = ComputeSync(tj, &runtime, &js, nullptr, kT0);
   CHECK(done.actions.empty());
   REQUIRE(Conditions(done).size() == 1);
   CHECK(Conditions(done)[0]["type"] == "Complete");
@@ -198,25 +198,25 @@ TEST_CASE("TJ4 the JobSet is created once, and its Completed/Failed and status c
   CHECK(done.status["jobsStatus"][0] == js["status"]["replicatedJobsStatus"][0]);
   js["status"]["conditions"][0] = {{"type", "Failed"}, {"status", "True"},
                                    {"reason", "ReachedMaxRestarts"}, {"message", "m"}};
-  Sync failed = ComputeSync(tj, &runtime, &js, kT0);
+  Sync failed = ComputeSync(tj, &runtime, &js, nullptr, kT0);
   CHECK(Conditions(failed)[0]["type"] == "Failed");
   CHECK(Conditions(failed)[0]["reason"] == "ReachedMaxRestarts");
   tj["status"] = done.status;
-  CHECK_FALSE(ComputeSync(tj, &runtime, &js, kT0).status_changed);  // finished: nothing more
+  CHECK_FALSE(ComputeSync(tj, &runtime, &js, nullptr, kT0).status_changed);  // finished: nothing more
 }
 
 TEST_CASE("TJ5 suspend and resume: the JobSet follows, Suspended then Resumed", "[trainjob]") {
   const Json runtime = atj::DefaultClusterTrainingRuntime();
   Json tj = Guide();
   tj["spec"]["suspend"] = true;
-  Sync s = ComputeSync(tj, &runtime, nullptr, kT0);
+  Sync s = ComputeSync(tj, &runtime, nullptr, nullptr, kT0);
   CHECK(s.actions[0].object["spec"]["suspend"] == true);
   CHECK(Conditions(s)[0]["reason"] == "Suspended");
   CHECK(Conditions(s)[0]["message"] == "TrainJob is suspended");
   Json js = s.actions[0].object;
   tj["status"] = s.status;
   tj["spec"]["suspend"] = false;
-  Sync resumed = ComputeSync(tj, &runtime, &js, kT0 + std::chrono::minutes(1));
+  Sync resumed = ComputeSync(tj, &runtime, &js, nullptr, kT0 + std::chrono::minutes(1));
   REQUIRE(resumed.actions.size() == 1);
   CHECK(resumed.actions[0].Is(Kind::kUpdate, api::JobSets()));
   CHECK(resumed.actions[0].object["spec"]["suspend"] == false);
@@ -230,10 +230,10 @@ TEST_CASE("TJ6 activeDeadlineSeconds: Failed DeadlineExceeded and the JobSet del
   Json tj = Guide();
   tj["spec"]["activeDeadlineSeconds"] = 60;
   Json js = DesiredJobSet(tj, runtime);
-  Sync early = ComputeSync(tj, &runtime, &js, kT0 + std::chrono::seconds(20));
+  Sync early = ComputeSync(tj, &runtime, &js, nullptr, kT0 + std::chrono::seconds(20));
   REQUIRE(early.requeue_after);
   CHECK(*early.requeue_after == std::chrono::seconds(40));
-  Sync late = ComputeSync(tj, &runtime, &js, kT0 + std::chrono::seconds(60));
+  Sync late = ComputeSync(tj, &runtime, &js, nullptr, kT0 + std::chrono::seconds(60));
   REQUIRE(late.actions.size() == 1);
   CHECK(late.actions[0].Is(Kind::kDelete, api::JobSets()));
   CHECK(Conditions(late)[0]["type"] == "Failed");
@@ -247,7 +247,7 @@ TEST_CASE("TJ6 activeDeadlineSeconds: Failed DeadlineExceeded and the JobSet del
 }
 
 TEST_CASE("TJ7 a missing runtime: a Warning event, no JobSet", "[trainjob]") {
-  Sync s = ComputeSync(Guide(), nullptr, nullptr, kT0);
+  Sync s = ComputeSync(Guide(), nullptr, nullptr, nullptr, kT0);
   REQUIRE(s.actions.size() == 1);
   CHECK(s.actions[0].kind == Kind::kEvent);
   CHECK(s.actions[0].message == "ClusterTrainingRuntime torch-distributed not found");
