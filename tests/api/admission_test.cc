@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "emulator/api/kueue.h"
 #include "emulator/api/podgroup.h"
 #include "emulator/api/pytorchjob.h"
 #include "emulator/api/pytorchjob_validation.h"
@@ -55,7 +56,14 @@ TEST_CASE("no other served type has an admission", "[api]") {
                                                      &TrainJobs(),
                                                      &JobSets(),
                                                      &SchedulerPluginsPodGroups(),
-                                                     &VolcanoPodGroups()};
+                                                     &VolcanoPodGroups(),
+                                                     &TrainingRuntimes(),
+                                                     &ClusterTrainingRuntimes(),
+                                                     &kueue::ResourceFlavors(),
+                                                     &kueue::ClusterQueues(),
+                                                     &kueue::LocalQueues(),
+                                                     &kueue::Workloads(),
+                                                     &kueue::WorkloadPriorityClasses()};
   for (const ResourceType& type : AllResources()) {
     if (std::find(admitted.begin(), admitted.end(), &type) != admitted.end()) {
       CHECK(type.admission.validator != nullptr);

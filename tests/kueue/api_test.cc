@@ -72,7 +72,7 @@ TEST_CASE("ClusterQueue: Kueue's defaults, and refusals naming the field", "[kue
   CHECK(s.message().find("spec.queueingStrategy: Unsupported value: \"LIFO\"") != std::string::npos);
 }
 
-TEST_CASE("LocalQueue: clusterQueue required and immutable; Workload and flavor limits",
+TEST_CASE("LocalQueue: clusterQueue required and immutable, Workload and flavor limits",
           "[kueue][api]") {
   Json lq = {{"apiVersion", kApiVersion}, {"kind", "LocalQueue"},
              {"metadata", {{"name", "lq"}, {"namespace", "default"}}}, {"spec", Json::object()}};
@@ -107,7 +107,7 @@ Json QueuedJob(const std::string& queue) {
                                             {"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}}}}}};
 }
 
-TEST_CASE("job webhooks: a queued job is created suspended; its queue is fixed while it runs",
+TEST_CASE("job webhooks: a queued job is created suspended, its queue fixed while it runs",
           "[kueue][api]") {
   FakeClock clock;
   store::Store store(clock);
