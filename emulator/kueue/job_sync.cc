@@ -84,6 +84,10 @@ bool KueueController::SyncJob(Kind& kind, const Json& job) {
   }
   const Json workload = *wl;  // writes below replace the cache's copy
   if (finished) return FinishWorkload(kind, job, workload);
+  const std::string queue = Str(FieldAt(job, {"metadata", "labels"}), ak::kQueueNameLabel);
+  if (ak::IsPending(workload) && Str(Field(workload, "spec"), "queueName") != queue) {
+    return MoveWorkload(workload, queue);  // the queue label changed while the job waited
+  }
   if (ak::IsTrue(workload, ak::kFinished)) return true;
   if (ak::IsTrue(workload, ak::kEvicted)) {
     const std::string message = Str(*ak::Condition(workload, ak::kEvicted), "message");
@@ -97,6 +101,15 @@ bool KueueController::SyncJob(Kind& kind, const Json& job) {
     return StopJob(kind, job, "Not admitted by cluster queue");
   }
   return SyncWorkloadStatus(kind, job, workload);
+}
+
+bool KueueController::MoveWorkload(const Json& workload, const std::string& queue) {
+  Json moved = workload;
+  moved["spec"]["queueName"] = queue;
+  auto written = client_.Update(ak::Workloads(), Ns(workload), std::move(moved));
+  if (written.ok()) workloads_[KeyOf(*written)] = *written;
+  return written.ok() || written.status().code() == Code::kConflict ||
+         written.status().code() == Code::kNotFound;
 }
 
 bool KueueController::CreateWorkload(Kind& kind, const Json& job) {

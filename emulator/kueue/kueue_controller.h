@@ -70,6 +70,7 @@ class KueueController {
   // Step 1 for one job; false on an error worth a retry.
   bool SyncJob(Kind& kind, const Json& job);
   bool CreateWorkload(Kind& kind, const Json& job);
+  bool MoveWorkload(const Json& workload, const std::string& queue);
   bool StartJob(Kind& kind, const Json& job, const Json& workload);
   bool StopJob(Kind& kind, const Json& job, const std::string& message);
   bool RestoreJob(Kind& kind, const Json& job, const Json& workload);

@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "emulator/api/job_conditions.h"
+#include "emulator/api/json_fields.h"
+#include "emulator/api/kueue.h"
 #include "emulator/api/workload.h"
 #include "emulator/client/workloads.h"
 #include "emulator/common/strings.h"
@@ -200,6 +202,30 @@ std::string CheckCondition(const Expectation& e, const Judging& j) {
   if (!Matches(e.reason, st.reason) || !Matches(e.message, st.message)) {
     return "expected condition " + e.condition + " with reason /" + e.reason + "/ and message /" +
            e.message + "/, got (" + detail + ")" + Context(j.observed, j.key);
+  }
+  return "";
+}
+
+std::string CheckWorkloadCondition(const Expectation& e, const Judging& j) {
+  namespace ak = api::kueue;
+  const std::string what = "expected the Workload's condition " + e.condition;
+  auto job = client::GetJob(j.client, j.ns, j.name);
+  if (!job.ok()) return what + ", " + job.status().ToString();
+  const std::string uid = api::Str(api::Field(job->second, "metadata"), "uid");
+  api::ListOptions by_job;
+  by_job.label_selector = std::string(ak::kJobUidLabel) + "=" + uid;
+  auto list = j.client.List(ak::Workloads(), j.ns, by_job);
+  if (!list.ok()) return what + ", " + list.status().ToString();
+  const Json& items = api::ArrayOr(api::Field(*list, "items"));
+  if (items.empty()) return what + ", but job " + j.key + " has no Workload" + Context(j.observed, j.key);
+  const Json* c = ak::Condition(items[0], e.condition);
+  const std::string got = c == nullptr ? "absent"
+                                       : api::Str(*c, "status") + " (" + api::Str(*c, "reason") +
+                                             ": " + api::Str(*c, "message") + ")";
+  if (c == nullptr || api::Str(*c, "status") != "True" || !Matches(e.reason, api::Str(*c, "reason")) ||
+      !Matches(e.message, api::Str(*c, "message"))) {
+    return what + " True with reason /" + e.reason + "/ and message /" + e.message + "/, got " + got +
+           Context(j.observed, j.key);
   }
   return "";
 }

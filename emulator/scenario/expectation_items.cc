@@ -119,6 +119,11 @@ Status ReadConditionExpect(Reader& r, const YAML::Node& n, Expectation* e) {
   return Status::Ok();
 }
 
+Status ReadWorkloadConditionExpect(Reader& r, const YAML::Node& n, Expectation* e) {
+  ASSIGN_OR_RETURN(e->condition, r.String(n["workload_condition"], "expect[].workload_condition"));
+  return Status::Ok();
+}
+
 Status ReadConditionsSeenExpect(Reader& r, const YAML::Node& n, Expectation* e) {
   return ReadStrings(r, n["conditions_seen"], "expect[].conditions_seen", &e->seen);
 }

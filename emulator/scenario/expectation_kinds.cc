@@ -45,6 +45,13 @@ const std::vector<ExpectKind>& ExpectKinds() {
       {K::kRejected, {"rejected"}, {}, "rejected", 6, ReadRejectedExpect, CheckRejected},
       {K::kJobGone, {"job_gone"}, {}, "job_gone", 7, ReadJobGoneExpect, CheckJobGone},
       {K::kPodCount, {"pods"}, {}, "pods", 8, ReadPodCountExpect, CheckPodCount},
+      {K::kWorkloadCondition,
+       {"workload_condition"},
+       {},
+       "workload_condition",
+       11,
+       ReadWorkloadConditionExpect,
+       CheckWorkloadCondition},
   };
   return kKinds;
 }

@@ -56,6 +56,7 @@ Status ReadSharedExpectFields(Reader& r, const YAML::Node& n, Expectation* e);
 // The readers (expectation_items.cc).
 Status ReadConditionExpect(Reader& r, const YAML::Node& n, Expectation* e);
 Status ReadConditionsSeenExpect(Reader& r, const YAML::Node& n, Expectation* e);
+Status ReadWorkloadConditionExpect(Reader& r, const YAML::Node& n, Expectation* e);
 Status ReadMetricsExpect(Reader& r, const YAML::Node& n, Expectation* e);
 Status ReadNoProcessLeftExpect(Reader& r, const YAML::Node& n, Expectation* e);
 Status ReadEnvExpect(Reader& r, const YAML::Node& n, Expectation* e);
@@ -70,6 +71,9 @@ Status ReadPodCountExpect(Reader& r, const YAML::Node& n, Expectation* e);
 // the cluster has stopped.
 std::string CheckCondition(const Expectation& e, const Judging& j);
 std::string CheckConditionsSeen(const Expectation& e, const Judging& j);
+// The job's Kueue Workload (its kueue.x-k8s.io/job-uid label) has condition `condition` True,
+// with reason and message matching.
+std::string CheckWorkloadCondition(const Expectation& e, const Judging& j);
 std::string CheckMetrics(const Expectation& e, const Judging& j);
 std::string CheckNoProcessLeft(const Expectation& e, const Judging& j);
 std::string CheckEnv(const Expectation& e, const Judging& j);

@@ -60,12 +60,14 @@ struct Expectation {
     kJobGone,
     kPodCount,
     kMetrics,
-    kNoProcessLeft
+    kNoProcessLeft,
+    kWorkloadCondition
   };
   Kind kind = Kind::kCondition;
   int line = 0;
   std::string job;                           // kCondition, kConditionsSeen, kJobGone
-  std::string condition;                     // kCondition: the final condition type
+  std::string condition;                     // kCondition: the final condition type;
+                                             // kWorkloadCondition: a True condition's type
   std::string reason, message;               // regexes ("" = any); kRejected uses message
   std::vector<std::string> seen;             // kConditionsSeen: in order (a subsequence)
   std::string pod;                           // kPod, kEnv
