@@ -55,12 +55,12 @@ KueueController::KueueController(client::Client& client, EventLoop& loop,
 KueueController::~KueueController() { Stop(); }
 
 Status KueueController::Start() {
-  if (alive_) return Status::Ok();
-  alive_ = std::make_shared<bool>(true);
+  if (passes_.started()) return Status::Ok();
+  passes_.Start();
   auto keep = [this](Cache& cache) {
     return [this, &cache](const api::WatchEvent& e) {
       Apply(cache, e);
-      Trigger();
+      passes_.Trigger();
     };
   };
   const std::pair<const api::ResourceType*, Cache*> watched[] = {
@@ -91,47 +91,25 @@ Status KueueController::Start() {
       return s.WithContext("kueue");
     }
   }
-  Trigger();
+  passes_.Trigger();
   return Status::Ok();
 }
 
 void KueueController::Stop() {
-  if (!alive_) return;
-  alive_.reset();
+  if (!passes_.started()) return;
+  passes_.Stop();
   for (auto& informer : informers_) informer->Stop();
   for (Kind& kind : kinds_) {
     if (kind.informer) kind.informer->Stop();
   }
-  if (timer_) loop_.Cancel(timer_), timer_ = 0;
-}
-
-void KueueController::Trigger() {
-  if (pass_pending_ || in_pass_ || !alive_) return;
-  pass_pending_ = true;
-  std::weak_ptr<bool> alive = alive_;
-  loop_.Post([this, alive] {
-    if (alive.expired()) return;
-    pass_pending_ = false;
-    SyncAll();
-  });
-}
-
-void KueueController::Arm(Duration after) {
-  if (timer_) loop_.Cancel(timer_);
-  std::weak_ptr<bool> alive = alive_;
-  timer_ = loop_.PostAfter(after, [this, alive] {
-    if (alive.expired()) return;
-    timer_ = 0;
-    SyncAll();
-  });
 }
 
 void KueueController::SyncAll() {
-  if (!alive_) return;
-  in_pass_ = true;  // the caches take in this pass's own writes without asking for another
-  for (auto& informer : informers_) informer->Drain();
-  for (Kind& kind : kinds_) kind.informer->Drain();
-  in_pass_ = false;
+  if (!passes_.started()) return;
+  passes_.Draining([this] {  // the caches take in this pass's own writes, without a new pass
+    for (auto& informer : informers_) informer->Drain();
+    for (Kind& kind : kinds_) kind.informer->Drain();
+  });
   bool ok = true;
   for (Kind& kind : kinds_) {
     const Cache jobs = kind.jobs;  // a write's event may change the cache
@@ -139,7 +117,7 @@ void KueueController::SyncAll() {
   }
   ok = ApplyPlan(Schedule(MakeSnapshot(), loop_.Now())) && ok;
   ok = SyncQueueStatuses() && ok;
-  if (!ok && alive_) Arm(options_.retry_interval);
+  if (!ok) passes_.Arm(options_.retry_interval);
 }
 
 Snapshot KueueController::MakeSnapshot() const {

@@ -28,6 +28,7 @@
 
 #include "emulator/client/client.h"
 #include "emulator/client/informer.h"
+#include "emulator/common/coalesced_pass.h"
 #include "emulator/common/event_loop.h"
 #include "emulator/controller/event_recorder.h"
 #include "emulator/controller/kind.h"
@@ -65,8 +66,6 @@ class KueueController {
     std::unique_ptr<client::Informer> informer;
   };
 
-  void Trigger();
-  void Arm(Duration after);
   // Step 1 for one job; false on an error worth a retry.
   bool SyncJob(Kind& kind, const Json& job);
   bool CreateWorkload(Kind& kind, const Json& job);
@@ -95,10 +94,7 @@ class KueueController {
   Cache workloads_, cluster_queues_, local_queues_, flavors_, priority_classes_, namespaces_;
   std::vector<std::unique_ptr<client::Informer>> informers_;  // the Kueue objects, namespaces
   std::unique_ptr<controller::EventRecorder> admission_events_;  // "kueue-admission"
-  std::shared_ptr<bool> alive_;
-  bool pass_pending_ = false;
-  bool in_pass_ = false;
-  EventLoop::TimerId timer_ = 0;
+  CoalescedPass passes_{loop_, [this] { SyncAll(); }};
 };
 
 }  // namespace pjemu::kueue

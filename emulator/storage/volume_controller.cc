@@ -67,18 +67,18 @@ VolumeController::VolumeController(client::Client& client, EventLoop& loop,
                       [this](const api::WatchEvent& e) {
                         if (e.type == api::WatchEvent::Type::kDeleted) said_.erase(Uid(e.object()));
                         Apply(claims_, e);
-                        Trigger();
+                        passes_.Trigger();
                       }),
       volume_informer_(client, loop, api::PersistentVolumes(), Named("storage volumes"),
                        [this](const api::WatchEvent& e) {
                          if (e.type == api::WatchEvent::Type::kDeleted) said_.erase(Uid(e.object()));
                          Apply(volumes_, e);
-                         Trigger();
+                         passes_.Trigger();
                        }),
       class_informer_(client, loop, api::StorageClasses(), Named("storage classes"),
                       [this](const api::WatchEvent& e) {
                         Apply(classes_, e);
-                        Trigger();
+                        passes_.Trigger();
                       }),
       pod_informer_(client, loop, api::Pods(), Named("storage pods"),
                     [this](const api::WatchEvent& e) { OnPod(e); }) {}
@@ -86,10 +86,10 @@ VolumeController::VolumeController(client::Client& client, EventLoop& loop,
 VolumeController::~VolumeController() { Stop(); }
 
 Status VolumeController::Start() {
-  if (alive_) return Status::Ok();
+  if (passes_.started()) return Status::Ok();
   if (!std::filesystem::path(options_.storage_root).is_absolute())
     return Status(Code::kInvalid, "storage root \"" + options_.storage_root + "\" is not absolute");
-  alive_ = std::make_shared<bool>(true);
+  passes_.Start();
   for (client::Informer* informer :
        {&class_informer_, &claim_informer_, &volume_informer_, &pod_informer_}) {
     if (Status s = informer->Start(); !s.ok()) {
@@ -102,18 +102,17 @@ Status VolumeController::Start() {
     Stop();
     return s.WithContext("storage: default StorageClass");
   }
-  Trigger();
+  passes_.Trigger();
   return Status::Ok();
 }
 
 void VolumeController::Stop() {
-  if (!alive_) return;
-  alive_.reset();
+  if (!passes_.started()) return;
+  passes_.Stop();
   for (client::Informer* informer :
        {&class_informer_, &claim_informer_, &volume_informer_, &pod_informer_}) {
     informer->Stop();
   }
-  if (retry_) loop_.Cancel(retry_), retry_ = 0;
 }
 
 Status VolumeController::EnsureDefaultClass() {
@@ -148,39 +147,22 @@ void VolumeController::OnPod(const api::WatchEvent& event) {
   } else {
     pod_claims_[uid] = std::move(claims);
   }
-  Trigger();
-}
-
-void VolumeController::Trigger() {
-  if (pass_pending_ || in_pass_ || !alive_) return;
-  pass_pending_ = true;
-  std::weak_ptr<bool> alive = alive_;
-  loop_.Post([this, alive] {
-    if (alive.expired()) return;
-    pass_pending_ = false;
-    SyncAll();
-  });
+  passes_.Trigger();
 }
 
 void VolumeController::SyncAll() {
-  in_pass_ = true;  // the caches take in this loop's own earlier writes, without a new pass
-  for (client::Informer* informer :
-       {&class_informer_, &claim_informer_, &volume_informer_, &pod_informer_}) {
-    informer->Drain();
-  }
-  in_pass_ = false;
+  passes_.Draining([this] {  // the caches take in this loop's own earlier writes, without a new pass
+    for (client::Informer* informer :
+         {&class_informer_, &claim_informer_, &volume_informer_, &pod_informer_}) {
+      informer->Drain();
+    }
+  });
   bool ok = true;
   // Copies: a pass writes, and a write's event may arrive (and change a cache) during it.
   std::map<std::string, Json> claims = claims_, volumes = volumes_;
   for (const auto& [key, claim] : claims) ok = SyncClaim(claim) && ok;
   for (const auto& [name, volume] : volumes) ok = SyncVolume(volume) && ok;
-  if (ok || retry_ || !alive_) return;
-  std::weak_ptr<bool> alive = alive_;
-  retry_ = loop_.PostAfter(options_.retry_interval, [this, alive] {
-    if (alive.expired()) return;
-    retry_ = 0;
-    SyncAll();
-  });
+  if (!ok) passes_.ArmOnce(options_.retry_interval);
 }
 
 bool VolumeController::SyncClaim(const Json& claim) {

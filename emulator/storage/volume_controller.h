@@ -28,6 +28,7 @@
 
 #include "emulator/client/client.h"
 #include "emulator/client/informer.h"
+#include "emulator/common/coalesced_pass.h"
 #include "emulator/common/event_loop.h"
 
 namespace pjemu::storage {
@@ -55,7 +56,6 @@ class VolumeController {
   void SyncAll();
 
  private:
-  void Trigger();
   void OnPod(const api::WatchEvent& event);
   Status EnsureDefaultClass();
   std::string DefaultClassName() const;
@@ -81,10 +81,7 @@ class VolumeController {
   std::map<std::string, std::set<std::string>> pod_claims_;  // pod uid -> claim keys in use
   std::map<std::string, std::set<std::string>> said_;        // object uid -> reasons evented
   client::Informer claim_informer_, volume_informer_, class_informer_, pod_informer_;
-  std::shared_ptr<bool> alive_;
-  bool pass_pending_ = false;
-  bool in_pass_ = false;
-  EventLoop::TimerId retry_ = 0;
+  CoalescedPass passes_{loop_, [this] { SyncAll(); }};
 };
 
 }  // namespace pjemu::storage

@@ -93,12 +93,12 @@ TensorBoardController::TensorBoardController(client::Client& client, EventLoop& 
 TensorBoardController::~TensorBoardController() { Stop(); }
 
 Status TensorBoardController::Start() {
-  if (alive_) return Status::Ok();
-  alive_ = std::make_shared<bool>(true);
+  if (passes_.started()) return Status::Ok();
+  passes_.Start();
   auto keep = [this](std::map<std::string, Json>& cache) {
     return [this, &cache](const api::WatchEvent& e) {
       Apply(cache, e);
-      Trigger();
+      passes_.Trigger();
     };
   };
   board_informer_ = std::make_unique<client::Informer>(client_, loop_, api::TensorBoards(),
@@ -114,50 +114,27 @@ Status TensorBoardController::Start() {
       return s.WithContext("tensorboard");
     }
   }
-  Trigger();
+  passes_.Trigger();
   return Status::Ok();
 }
 
 void TensorBoardController::Stop() {
-  if (!alive_) return;
-  alive_.reset();
+  if (!passes_.started()) return;
+  passes_.Stop();
   for (auto* informer : {&board_informer_, &claim_informer_, &volume_informer_}) {
     if (*informer) (*informer)->Stop();
   }
-  if (timer_) loop_.Cancel(timer_), timer_ = 0;
-}
-
-void TensorBoardController::Trigger() {
-  if (pass_pending_ || in_pass_ || !alive_) return;
-  pass_pending_ = true;
-  std::weak_ptr<bool> alive = alive_;
-  loop_.Post([this, alive] {
-    if (alive.expired()) return;
-    pass_pending_ = false;
-    SyncAll();
-  });
-}
-
-// The next pass after `after` (replacing an armed one).
-void TensorBoardController::Arm(Duration after) {
-  if (timer_) loop_.Cancel(timer_);
-  std::weak_ptr<bool> alive = alive_;
-  timer_ = loop_.PostAfter(after, [this, alive] {
-    if (alive.expired()) return;
-    timer_ = 0;
-    SyncAll();
-  });
 }
 
 void TensorBoardController::SyncAll() {
-  if (!alive_) return;
-  in_pass_ = true;  // the caches take in this pass's own writes without asking for another
-  for (auto* informer : {&claim_informer_, &volume_informer_, &board_informer_}) (*informer)->Drain();
-  in_pass_ = false;
+  if (!passes_.started()) return;
+  passes_.Draining([this] {  // the caches take in this pass's own writes, without a new pass
+    for (auto* informer : {&claim_informer_, &volume_informer_, &board_informer_}) (*informer)->Drain();
+  });
   bool ok = true;
   std::map<std::string, Json> boards = boards_;  // a write's event may change the cache
   for (const auto& [key, board] : boards) ok = Sync(board) && ok;
-  if (alive_) Arm(ok ? options_.resync_interval : options_.retry_interval);
+  passes_.Arm(ok ? options_.resync_interval : options_.retry_interval);
 }
 
 bool TensorBoardController::Sync(const Json& board) {

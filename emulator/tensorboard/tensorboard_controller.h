@@ -28,6 +28,7 @@
 
 #include "emulator/client/client.h"
 #include "emulator/client/informer.h"
+#include "emulator/common/coalesced_pass.h"
 #include "emulator/common/event_loop.h"
 #include "emulator/tensorboard/log_dirs.h"
 
@@ -61,8 +62,6 @@ class TensorBoardController {
   void SyncAll();
 
  private:
-  void Trigger();
-  void Arm(Duration after);
   bool Sync(const Json& board);
 
   client::Client& client_;
@@ -71,10 +70,7 @@ class TensorBoardController {
   // Caches by "<namespace>/<name>" (boards, claims) or name (volumes), kept by the informers.
   std::map<std::string, Json> boards_, claims_, volumes_;
   std::unique_ptr<client::Informer> board_informer_, claim_informer_, volume_informer_;
-  std::shared_ptr<bool> alive_;
-  bool pass_pending_ = false;
-  bool in_pass_ = false;
-  EventLoop::TimerId timer_ = 0;
+  CoalescedPass passes_{loop_, [this] { SyncAll(); }};
 };
 
 }  // namespace pjemu::tensorboard

@@ -68,7 +68,7 @@ TEST_CASE("every expectation kind has one table entry", "[scenario]") {
     CHECK(k.read != nullptr);
     CHECK(k.check != nullptr);
   }
-  CHECK(seen.size() == static_cast<std::size_t>(K::kNoProcessLeft) + 1);
+  CHECK(seen.size() == static_cast<std::size_t>(K::kWorkloadCondition) + 1);
 }
 
 TEST_CASE("an expect: entry takes the first kind whose key it has", "[scenario]") {
@@ -85,9 +85,11 @@ TEST_CASE("an expect: entry takes the first kind whose key it has", "[scenario]"
   CHECK(kind_of("{pod: p, event: X}") == K::kPod);
   CHECK(kind_of("{duration_at_least: 1s}") == K::kDuration);
   CHECK(kind_of("{pods: 2, selector: a=b}") == K::kPodCount);
+  CHECK(kind_of("{workload_condition: Admitted, job: x}") == K::kWorkloadCondition);
   CHECK(ErrorOf(std::string(kJobs) + "expect: [{job: x}]\n") ==
         "s.yaml:2: expect[]: say what to expect: condition, conditions_seen, pod, event, env, "
-        "duration_at_most/_at_least, rejected, job_gone, pods, metrics or no_process_left");
+        "duration_at_most/_at_least, rejected, job_gone, pods, metrics, no_process_left or "
+        "workload_condition");
 }
 
 TEST_CASE("evict-pod and drain read their targets, drain's node and timeout default",
