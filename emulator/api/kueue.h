@@ -70,6 +70,12 @@ Status ValidateWorkloadPriorityClass(const Json& wpc, const Json* old,
 void MutateQueuedJob(const ResourceType& type, Json& job, const Json* old);
 Status ValidateQueuedJob(const ResourceType& type, const Json& job, const Json* old);
 
+// kueue.x-k8s.io/v1beta1, served beside the stored v1beta2 with its deprecation warning and
+// Kueue's conversion (kueue_conversion.cc); a partial object (a merge patch) converts too.
+const ServedVersion& V1beta1();
+void V1beta1ToStored(Json& object);
+void V1beta1FromStored(Json& object);
+
 // The Workload of a job: `<lowercase kind>-<name>-<h>`, h the first 5 hex digits of
 // SHA-1("<Kind>\n<group>\n<name>\n<uid>"), the prefix cut to 247 characters.
 std::string WorkloadName(const std::string& kind, const std::string& group,

@@ -54,6 +54,17 @@ struct ScalePaths {
   const char* label_selector;
 };
 
+// An older version a CRD still serves beside its stored one (`served: true, storage: false`):
+// what a request to it sends and receives is converted as the CRD's conversion webhook
+// converts, and every answer carries the version's deprecation warning.
+struct ServedVersion {
+  std::string version;              // "v1beta1"
+  std::string deprecation_warning;  // the CRD's deprecationWarning ("" when not deprecated)
+  // In place; each sets apiVersion. to_stored also takes partial objects (a merge patch).
+  void (*to_stored)(Json& object);
+  void (*from_stored)(Json& object);
+};
+
 struct ResourceType {
   std::string group;     // "" for the core group
   std::string version;   // "v1"
@@ -78,6 +89,17 @@ struct ResourceType {
   // The tree of known fields the API server's field validation checks bodies against (a CRD's
   // schema); nullptr: the API server's own knowledge of a built-in type, else open.
   const KnownFields* (*known_fields)() = nullptr;
+  // Older versions served beside `version` (which is the one stored and preferred).
+  std::vector<ServedVersion> older_versions;
+
+  // The older version named `v`, nullptr when `v` is not one (the stored version included).
+  const ServedVersion* OlderVersion(std::string_view v) const {
+    for (const ServedVersion& s : older_versions) {
+      if (s.version == v) return &s;
+    }
+    return nullptr;
+  }
+  bool Serves(std::string_view v) const { return v == version || OlderVersion(v) != nullptr; }
 
   // "v1" or "kubeflow.org/v1".
   std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }

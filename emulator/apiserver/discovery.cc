@@ -25,6 +25,9 @@ std::vector<std::pair<std::string, std::string>> GroupVersions() {
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& r : api::AllResources()) {
     if (seen.insert({r.group, r.version}).second) out.emplace_back(r.group, r.version);
+    for (const api::ServedVersion& older : r.older_versions) {
+      if (seen.insert({r.group, older.version}).second) out.emplace_back(r.group, older.version);
+    }
   }
   return out;
 }
@@ -32,7 +35,7 @@ std::vector<std::pair<std::string, std::string>> GroupVersions() {
 Json ResourceList(const std::string& group, const std::string& version) {
   Json resources = Json::array();
   for (const auto& r : api::AllResources()) {
-    if (r.group != group || r.version != version) continue;
+    if (r.group != group || !r.Serves(version)) continue;
     Json res = {{"name", r.plural},
                 {"singularName", r.singular},
                 {"namespaced", r.namespaced},
@@ -75,9 +78,9 @@ Json GroupEntry(const std::string& group) {
   return {{"name", group}, {"versions", versions}, {"preferredVersion", versions[0]}};
 }
 
-Json AggregatedResource(const api::ResourceType& r) {
+Json AggregatedResource(const api::ResourceType& r, const std::string& version) {
   Json res = {{"resource", r.plural},
-              {"responseKind", {{"group", r.group}, {"version", r.version}, {"kind", r.kind}}},
+              {"responseKind", {{"group", r.group}, {"version", version}, {"kind", r.kind}}},
               {"scope", r.namespaced ? "Namespaced" : "Cluster"},
               {"singularResource", r.singular},
               {"verbs", kVerbs}};
@@ -96,7 +99,7 @@ Json AggregatedResource(const api::ResourceType& r) {
     sub("scale", {{"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"}}, kSubVerbs);
   }
   if (r.has_status) {
-    sub("status", {{"group", r.group}, {"version", r.version}, {"kind", r.kind}}, kSubVerbs);
+    sub("status", {{"group", r.group}, {"version", version}, {"kind", r.kind}}, kSubVerbs);
   }
   if (!subs.empty()) res["subresources"] = subs;
   return res;
@@ -117,7 +120,7 @@ Json AggregatedList(bool core, const std::string& api_version) {
       if (gg != g) continue;
       Json resources = Json::array();
       for (const auto& r : api::AllResources()) {
-        if (r.group == g && r.version == v) resources.push_back(AggregatedResource(r));
+        if (r.group == g && r.Serves(v)) resources.push_back(AggregatedResource(r, v));
       }
       versions.push_back({{"version", v}, {"freshness", "Current"}, {"resources", resources}});
     }

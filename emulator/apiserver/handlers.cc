@@ -213,6 +213,9 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
   if (!timeout && options_.min_request_timeout > Duration::zero()) timeout = WatchLifetime();
   bool table = WantsTable(request.Header("accept"));
   const api::ResourceType& type = *path.type;
+  // An older served version: each object converted back to it (older_version.cc).
+  const api::ServedVersion* older = type.OlderVersion(path.version);
+  void (*convert)(Json&) = older != nullptr && !table ? older->from_stored : nullptr;
 
   std::string prelude;
   if (initial_events) {
@@ -233,7 +236,8 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
     }
     ASSIGN_OR_RETURN(Json list, store_.List(type, path.ns, list_options));
     bool first = true;
-    for (const auto& item : list.value("items", Json::array())) {
+    for (Json item : list.value("items", Json::array())) {
+      if (convert) convert(item);
       prelude += WatchLine("ADDED", table ? ObjectToTable(type, item, clock_.Now(), first) : item);
       first = false;
     }
@@ -255,11 +259,12 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
     Json status = watch.status().ToStatusJson();
     status.erase("details");
     response.stream = std::make_shared<WatchStream>(nullptr, type, table, clock_, timeout,
-                                                    prelude + WatchLine("ERROR", status), texts_);
+                                                    prelude + WatchLine("ERROR", status), texts_,
+                                                    convert);
     return response;
   }
   response.stream = std::make_shared<WatchStream>(std::move(watch).value(), type, table, clock_,
-                                                  timeout, std::move(prelude), texts_);
+                                                  timeout, std::move(prelude), texts_, convert);
   return response;
 }
 

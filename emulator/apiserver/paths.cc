@@ -186,7 +186,8 @@ Result<ApiPath> ParseTarget(std::string_view target, Query* query) {
   if (r.size() > 3) return UnknownPathError();
 
   const api::ResourceType* type = api::FindResource(group, plural);
-  if (type == nullptr || type->version != version) return UnknownPathError();
+  if (type == nullptr || !type->Serves(version)) return UnknownPathError();
+  out.version = version;
   if (!out.ns.empty() && !type->namespaced) return UnknownPathError();
   if (!out.subresource.empty()) {
     bool known =

@@ -54,6 +54,7 @@ struct ApiPath {
   // Set for a resource request; nullptr for a non-resource path (then `path` says which).
   const api::ResourceType* type = nullptr;
   std::string path;         // the decoded path without a trailing slash, "/" for the root
+  std::string version;      // the version the request names (the type's, or an older served one)
   std::string ns;           // "" = cluster-scoped or all namespaces
   std::string name;         // "" = the collection
   std::string subresource;  // "", "status", "scale", "log", "eviction", "exec", "attach",

@@ -109,6 +109,9 @@ HttpResponse Router::Route(const HttpRequest& request) const {
     if (auto r = ServeNonResource(path->path, options_.git_version)) return *r;
     return ErrorResponse(UnknownPathError());
   }
+  if (const api::ServedVersion* older = path->type->OlderVersion(path->version)) {
+    return RouteOlderVersion(request, *path, query, *older);
+  }
   auto response = RouteResource(request, *path, query);
   if (!response.ok()) return ErrorResponse(response.status());
   return std::move(response).value();

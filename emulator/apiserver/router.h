@@ -64,6 +64,9 @@ class Router {
  private:
   Result<HttpResponse> RouteResource(const HttpRequest& request, const ApiPath& path,
                                      const Query& query) const;
+  // A request to an older served version (older_version.cc).
+  HttpResponse RouteOlderVersion(const HttpRequest& request, const ApiPath& path,
+                                 const Query& query, const api::ServedVersion& older) const;
   Result<HttpResponse> Get(const HttpRequest& request, const ApiPath& path,
                            const Query& query) const;
   Result<HttpResponse> List(const HttpRequest& request, const ApiPath& path,

@@ -26,14 +26,16 @@ std::string WatchLineOfText(const char* type, const std::string& object_text) {
 
 WatchStream::WatchStream(std::shared_ptr<api::Watch> watch, const api::ResourceType& type,
                          bool table, const Clock& clock, std::optional<Duration> timeout,
-                         std::string prelude, std::shared_ptr<ObjectTexts> texts)
+                         std::string prelude, std::shared_ptr<ObjectTexts> texts,
+                         void (*convert)(Json&))
     : watch_(std::move(watch)),
       texts_(std::move(texts)),
       type_(type),
       table_(table),
       clock_(clock),
       timeout_(timeout),
-      prelude_(std::move(prelude)) {}
+      prelude_(std::move(prelude)),
+      convert_(convert) {}
 
 WatchStream::~WatchStream() { Stop(); }
 
@@ -54,6 +56,11 @@ bool WatchStream::Poll(std::string* out) {
       out->append(
           WatchLine(name, ObjectToTable(type_, event->object(), clock_.Now(), !columns_sent_)));
       columns_sent_ = true;
+    } else if (convert_ != nullptr && event->type != api::WatchEvent::Type::kError &&
+               event->type != api::WatchEvent::Type::kBookmark) {
+      Json object = event->object();
+      convert_(object);
+      out->append(WatchLine(name, object));
     } else {
       out->append(WatchLineOfText(name, *texts_->Text(event->shared_object())));
     }

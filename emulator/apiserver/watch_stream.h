@@ -27,10 +27,11 @@ std::string WatchLineOfText(const char* type, const std::string& object_text);
 class WatchStream : public StreamSource {
  public:
   // `watch` may be null (only `prelude` is sent). `table` renders objects as one-row Tables.
-  // `texts` must not be null.
+  // `texts` must not be null. `convert` (may be null) rewrites each event's object first (an
+  // older served version's from_stored).
   WatchStream(std::shared_ptr<api::Watch> watch, const api::ResourceType& type, bool table,
               const Clock& clock, std::optional<Duration> timeout, std::string prelude,
-              std::shared_ptr<ObjectTexts> texts);
+              std::shared_ptr<ObjectTexts> texts, void (*convert)(Json&) = nullptr);
   ~WatchStream() override;
   bool Poll(std::string* out) override;
   bool SetNotify(std::function<void()> notify) override;
@@ -47,6 +48,7 @@ class WatchStream : public StreamSource {
   std::optional<Duration> timeout_;
   std::string prelude_;
   bool columns_sent_ = false;
+  void (*convert_)(Json&) = nullptr;
 };
 
 }  // namespace pjemu::apiserver

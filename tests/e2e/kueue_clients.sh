@@ -99,5 +99,24 @@ expect_match "negative quota" 'admission webhook "vclusterqueue.kb.io" denied th
 out=$(kc patch localqueue team-queue --type=merge -p '{"spec":{"clusterQueue":"other"}}' 2>&1) && fail "clusterQueue changed"
 expect_match "immutable clusterQueue" 'spec.clusterQueue: Invalid value: "other": field is immutable' "$out"
 
+# v1beta1, still served (deprecated) and converted: `cohort` is v1beta2's `cohortName`.
+cat >"$work/v1beta1-cq.yaml" <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: old-style}
+spec:
+  cohort: org
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: h200, resources: [{name: cpu, nominalQuota: 4}]}]
+YAML
+out=$(kc create -f "$work/v1beta1-cq.yaml" 2>&1) || fail "v1beta1 create: $out"
+expect_match "v1beta1's deprecation warning" "Warning: This version is deprecated. Use v1beta2 instead." "$out"
+out=$(kc get clusterqueues.v1beta2.kueue.x-k8s.io old-style -o jsonpath='{.apiVersion} {.spec.cohortName}' 2>&1)
+[ "$out" = "kueue.x-k8s.io/v1beta2 org" ] || fail "stored as v1beta2: '$out'"
+out=$(kc get clusterqueues.v1beta1.kueue.x-k8s.io old-style -o jsonpath='{.apiVersion} {.spec.cohort}' 2>/dev/null)
+[ "$out" = "kueue.x-k8s.io/v1beta1 org" ] || fail "read as v1beta1: '$out'"
+
 if [ "$failures" -gt 0 ]; then echo "kueue_clients: $failures failure(s)"; tail -20 "$work/serve.log"; exit 1; fi
 echo "kueue_clients: all passed"

@@ -99,6 +99,37 @@ TEST_CASE("LocalQueue: clusterQueue required and immutable, Workload and flavor 
             .find("value: Required value") != std::string::npos);
 }
 
+TEST_CASE("v1beta1: converted to and from the stored v1beta2 as Kueue converts", "[kueue][api]") {
+  Json cq = Json::parse(R"({"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
+    "metadata": {"name": "cq"}, "spec": {"cohort": "org", "admissionChecks": ["prov"],
+    "flavorFungibility": {"whenCanBorrow": "Borrow"}}})");
+  V1beta1ToStored(cq);
+  CHECK(cq["apiVersion"] == kApiVersion);
+  CHECK(cq["spec"] == Json::parse(R"({"cohortName": "org",
+    "admissionChecksStrategy": {"admissionChecks": [{"name": "prov"}]},
+    "flavorFungibility": {"whenCanBorrow": "MayStopSearch"}})"));
+  V1beta1FromStored(cq);
+  CHECK(cq["apiVersion"] == "kueue.x-k8s.io/v1beta1");
+  CHECK(cq["spec"]["cohort"] == "org");
+  CHECK(cq["spec"]["admissionChecks"] == Json::array({"prov"}));
+  Json wl = {{"apiVersion", kApiVersion}, {"kind", "Workload"},
+             {"spec", {{"priorityClassRef", {{"group", kGroup}, {"kind", "WorkloadPriorityClass"}, {"name", "urgent"}}}}},
+             {"status", {{"accumulatedPastExecutionTimeSeconds", 5}}}};
+  V1beta1FromStored(wl);
+  CHECK(wl["spec"] == Json::parse(R"({"priorityClassName": "urgent",
+    "priorityClassSource": "kueue.x-k8s.io/workloadpriorityclass"})"));
+  CHECK(wl["status"]["accumulatedPastExexcutionTimeSeconds"] == 5);  // v1beta1's spelling
+  V1beta1ToStored(wl);
+  CHECK(wl["spec"]["priorityClassRef"]["name"] == "urgent");
+  Json lq = {{"kind", "LocalQueue"}, {"status", {{"flavorUsage", Json::array()}, {"flavors", Json::array()}}}};
+  V1beta1ToStored(lq);  // a partial object (a merge patch): no apiVersion added
+  CHECK(lq == Json::parse(R"({"kind": "LocalQueue", "status": {"flavorsUsage": []}})"));
+  CHECK(ClusterQueues().OlderVersion("v1beta1")->deprecation_warning ==
+        "This version is deprecated. Use v1beta2 instead.");
+  CHECK(ClusterQueues().Serves("v1beta2"));
+  CHECK_FALSE(ClusterQueues().Serves("v1alpha1"));
+}
+
 Json QueuedJob(const std::string& queue) {
   return {{"apiVersion", "batch/v1"},
           {"kind", "Job"},
