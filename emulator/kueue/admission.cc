@@ -43,7 +43,8 @@ struct Queue {
   };
   std::vector<Group> groups;
   std::string strategy;
-  std::string within;  // preemption.withinClusterQueue
+  std::string within;   // preemption.withinClusterQueue
+  std::string reclaim;  // preemption.reclaimWithinCohort
 
   const Group* GroupOf(const std::string& resource) const {
     for (const Group& g : groups) {
@@ -71,6 +72,7 @@ Queue ReadQueue(const std::string& name, const Json& cq) {
   q.cohort = Str(spec, "cohortName");
   q.strategy = Str(spec, "queueingStrategy");
   q.within = Str(Field(spec, "preemption"), "withinClusterQueue");
+  q.reclaim = Str(Field(spec, "preemption"), "reclaimWithinCohort");
   for (const Json& g : ArrayOr(Field(spec, "resourceGroups"))) {
     Queue::Group group;
     for (const Json& r : ArrayOr(Field(g, "coveredResources"))) {
@@ -301,22 +303,45 @@ Json AdmissionJson(const std::string& queue, const Assignment& a) {
   return {{"clusterQueue", queue}, {"podSetAssignments", sets}};
 }
 
-// Whether `need` fits the queue's nominal quota once `freed` is given back.
-bool FitsNominal(const State& state, const Queue& q, const Usage& need, const Usage& freed) {
+// Whether `need` fits queue q once `freed` (queue -> its usage given back) is given back: the
+// room it has then, its own nominal quota and what its cohort leaves unused.
+bool FitsAfter(const State& state, const Queue& q, const Usage& need, const QueueUsage& freed) {
+  State after{state.queues, state.usage};
+  for (const auto& [queue, usage] : freed) Add(after.usage[queue], usage, -1);
   for (const auto& [flavor, resources] : need) {
     for (const auto& [res, amount] : resources) {
-      const std::int64_t used = UsageOf(state.Lookup(q.name), flavor, res) - UsageOf(freed, flavor, res);
-      if (used + amount > state.Potential(q, flavor, res)) return false;
+      if (amount > after.Available(q, flavor, res)) return false;
+      if (q.cohort.empty() && amount > state.Potential(q, flavor, res)) return false;
     }
   }
   return true;
 }
 
-bool MayPreempt(const Queue& q, const Json& preemptor, const Json& victim) {
-  if (q.within == "LowerPriority") return Priority(victim) < Priority(preemptor);
-  if (q.within == "LowerOrNewerEqualPriority") {
-    return Priority(victim) < Priority(preemptor) ||
-           (Priority(victim) == Priority(preemptor) && CreationTime(victim) > CreationTime(preemptor));
+bool LowerOrNewerEqual(const Json& preemptor, const Json& victim) {
+  return Priority(victim) < Priority(preemptor) ||
+         (Priority(victim) == Priority(preemptor) && CreationTime(victim) > CreationTime(preemptor));
+}
+
+// Whether queue q's policy lets `preemptor` take `victim`'s place: in its own queue by
+// withinClusterQueue; in another queue of its cohort that borrows, by reclaimWithinCohort.
+bool MayPreempt(const State& state, const Queue& q, const Json& preemptor, const Json& victim,
+                const std::string& victim_queue) {
+  if (victim_queue == q.name) {
+    if (q.within == "LowerPriority") return Priority(victim) < Priority(preemptor);
+    if (q.within == "LowerOrNewerEqualPriority") return LowerOrNewerEqual(preemptor, victim);
+    return false;
+  }
+  auto other = state.queues.find(victim_queue);
+  if (q.cohort.empty() || other == state.queues.end() || other->second.cohort != q.cohort) return false;
+  if (q.reclaim != "Any" && !(q.reclaim == "LowerPriority" && Priority(victim) < Priority(preemptor))) {
+    return false;
+  }
+  // Only a queue over its nominal quota (borrowing) gives back.
+  for (const auto& [flavor, resources] : state.Lookup(victim_queue)) {
+    for (const auto& [res, used] : resources) {
+      const Quota* quota = other->second.QuotaOf(flavor, res);
+      if (quota != nullptr && used > quota->nominal) return true;
+    }
   }
   return false;
 }
@@ -326,35 +351,46 @@ std::string ReservedAt(const Json& wl) {
   return c ? Str(*c, "lastTransitionTime") : "";
 }
 
-// The Workloads to evict so that `wl` fits (empty when none would do). Already evicted ones
-// come first and are part of the answer (they are on their way out).
+std::string QueueOfAdmitted(const Json& wl) {
+  return Str(FieldAt(wl, {"status", "admission"}), "clusterQueue");
+}
+
+// The Workloads to evict so that `wl` fits (empty when none would do), in Kueue's candidate
+// order: already evicted ones (on their way out, part of the answer), then those of other
+// queues, then lower priority, then the most recently admitted; taken until it fits, then
+// given back in reverse while it still fits.
 std::vector<const Json*> Victims(const State& state, const Queue& q, const Json& wl,
                                  const Assignment& a, const std::vector<const Json*>& reserving) {
   std::vector<const Json*> candidates;
   for (const Json* other : reserving) {
-    if (Str(FieldAt(*other, {"status", "admission"}), "clusterQueue") != q.name) continue;
-    if (ak::IsTrue(*other, ak::kEvicted) || MayPreempt(q, wl, *other)) candidates.push_back(other);
+    if (ak::IsTrue(*other, ak::kEvicted) ? QueueOfAdmitted(*other) == q.name
+                                         : MayPreempt(state, q, wl, *other, QueueOfAdmitted(*other))) {
+      candidates.push_back(other);
+    }
   }
-  std::sort(candidates.begin(), candidates.end(), [](const Json* x, const Json* y) {
+  std::sort(candidates.begin(), candidates.end(), [&q](const Json* x, const Json* y) {
     const bool ex = ak::IsTrue(*x, ak::kEvicted), ey = ak::IsTrue(*y, ak::kEvicted);
     if (ex != ey) return ex;
+    const bool ox = QueueOfAdmitted(*x) != q.name, oy = QueueOfAdmitted(*y) != q.name;
+    if (ox != oy) return ox;
     if (Priority(*x) != Priority(*y)) return Priority(*x) < Priority(*y);
     if (ReservedAt(*x) != ReservedAt(*y)) return ReservedAt(*x) > ReservedAt(*y);
     return Str(Field(*x, "metadata"), "uid") < Str(Field(*y, "metadata"), "uid");
   });
-  Usage freed;
+  auto usage_of = [](const Json* v) { return AdmissionUsage(FieldAt(*v, {"status", "admission"})); };
+  QueueUsage freed;
   std::vector<const Json*> taken;
   for (const Json* c : candidates) {
-    if (FitsNominal(state, q, a.usage, freed)) break;
-    Add(freed, AdmissionUsage(FieldAt(*c, {"status", "admission"})), 1);
+    if (FitsAfter(state, q, a.usage, freed)) break;
+    Add(freed[QueueOfAdmitted(*c)], usage_of(c), 1);
     taken.push_back(c);
   }
-  if (!FitsNominal(state, q, a.usage, freed)) return {};
+  if (!FitsAfter(state, q, a.usage, freed)) return {};
   for (std::size_t i = taken.size(); i-- > 0;) {
     if (ak::IsTrue(*taken[i], ak::kEvicted)) continue;
-    Usage without = freed;
-    Add(without, AdmissionUsage(FieldAt(*taken[i], {"status", "admission"})), -1);
-    if (FitsNominal(state, q, a.usage, without)) {
+    QueueUsage without = freed;
+    Add(without[QueueOfAdmitted(*taken[i])], usage_of(taken[i]), -1);
+    if (FitsAfter(state, q, a.usage, without)) {
       freed = std::move(without);
       taken.erase(taken.begin() + static_cast<std::ptrdiff_t>(i));
     }
@@ -362,12 +398,20 @@ std::vector<const Json*> Victims(const State& state, const Queue& q, const Json&
   return taken;
 }
 
-std::string PreemptionMessage(const Json& preemptor, const Queue& q) {
-  const std::string path = q.cohort.empty() ? "/" + q.name : "/" + q.cohort + "/" + q.name;
-  return "Preempted to accommodate a workload (UID: " + Str(Field(preemptor, "metadata"), "uid") +
-         ", JobUID: " + Str(FieldAt(preemptor, {"metadata", "labels"}), ak::kJobUidLabel) +
-         ") due to prioritization in the ClusterQueue; preemptor path: " + path +
-         "; preemptee path: " + path;
+std::string PathOf(const Queue& q, const std::string& queue) {
+  return q.cohort.empty() ? "/" + queue : "/" + q.cohort + "/" + queue;
+}
+
+// The Evict decision for `victim`, taken for `preemptor` of queue q.
+Evict EvictionOf(const Json& preemptor, const Queue& q, const Json& victim) {
+  const std::string victim_queue = QueueOfAdmitted(victim);
+  const bool own = victim_queue == q.name;
+  return {KeyOf(victim), KeyOf(preemptor), own ? "InClusterQueue" : "InCohortReclamation",
+          "Preempted to accommodate a workload (UID: " + Str(Field(preemptor, "metadata"), "uid") +
+              ", JobUID: " + Str(FieldAt(preemptor, {"metadata", "labels"}), ak::kJobUidLabel) +
+              ") due to " +
+              (own ? "prioritization in the ClusterQueue" : "reclamation within the cohort") +
+              "; preemptor path: " + PathOf(q, q.name) + "; preemptee path: " + PathOf(q, victim_queue)};
 }
 
 // A pending Workload's blocker before any quota is looked at (reason, message), or nullopt.
@@ -423,12 +467,11 @@ void ScheduleQueue(const Snapshot& s, State& state, const Queue& q, std::vector<
                                 ", wait time since queued was " + WaitSeconds(*wl, now)});
       continue;
     }
-    if (a.mode == Mode::kPreempt && q.within != "Never" && !q.within.empty()) {
+    if (a.mode == Mode::kPreempt) {
       std::vector<const Json*> victims = Victims(state, q, *wl, a, reserving);
       if (!victims.empty()) {
         for (const Json* v : victims) {
-          if (ak::IsTrue(*v, ak::kEvicted)) continue;
-          plan.evict.push_back({KeyOf(*v), KeyOf(*wl), "InClusterQueue", PreemptionMessage(*wl, q)});
+          if (!ak::IsTrue(*v, ak::kEvicted)) plan.evict.push_back(EvictionOf(*wl, q, *v));
         }
         plan.pending.push_back({KeyOf(*wl), "Pending",
                                 a.message + ". Pending the preemption of " +

@@ -242,6 +242,34 @@ TEST_CASE("preemption: a victim already evicted is waited for, not evicted again
         std::string::npos);
 }
 
+TEST_CASE("preemption: reclaiming within the cohort takes back quota another queue borrows",
+          "[kueue][admission]") {
+  Snapshot s = Cluster(Queue("a", {"gpu"}, 2, {{"cohortName", "org"},
+                                               {"preemption", {{"reclaimWithinCohort", "Any"}}}}),
+                       {});
+  s.cluster_queues["b"] = Queue("b", {"gpu"}, 0, {{"cohortName", "org"}});
+  s.local_queues["default/lq"] = LocalQueue("lq", "a");
+  s.workloads = {Admitted(Wl("borrower-old", 1, 300), "b", "gpu", 300),
+                 Admitted(Wl("borrower-new", 1, 200), "b", "gpu", 100), Wl("owner", 1, 5)};
+  Plan p = Schedule(s, kNow);
+  REQUIRE(p.evict.size() == 1);
+  CHECK(p.evict[0].key == "default/borrower-new");
+  CHECK(p.evict[0].reason == "InCohortReclamation");
+  CHECK(p.evict[0].message ==
+        "Preempted to accommodate a workload (UID: uid-owner, JobUID: ) due to reclamation within "
+        "the cohort; preemptor path: /org/a; preemptee path: /org/b");
+  // reclaimWithinCohort Never (the default): the owner waits.
+  s.cluster_queues["a"]["spec"]["preemption"]["reclaimWithinCohort"] = "Never";
+  p = Schedule(s, kNow);
+  CHECK(p.evict.empty());
+  CHECK(p.admit.empty());
+  // LowerPriority: only borrowers of lower priority give way.
+  s.cluster_queues["a"]["spec"]["preemption"]["reclaimWithinCohort"] = "LowerPriority";
+  CHECK(Schedule(s, kNow).evict.empty());
+  s.workloads[2]["spec"]["priority"] = 10;
+  CHECK(Schedule(s, kNow).evict.size() == 1);
+}
+
 TEST_CASE("cohorts: a queue borrows what the others leave unused, within borrowingLimit",
           "[kueue][admission]") {
   Snapshot s = Cluster(Queue("a", {"gpu"}, 1, {{"cohortName", "org"}}), {});
