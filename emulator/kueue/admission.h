@@ -18,10 +18,11 @@
 //    nominal quota once others go (preemption); else none (the reasons, sorted).
 //  - Quota: nominal minus what the queue's admitted Workloads use; with a cohort, unused
 //    nominal quota of the cohort's other queues may be borrowed within borrowingLimit.
-//  - Preemption (withinClusterQueue LowerPriority or LowerOrNewerEqualPriority): admitted
-//    Workloads of the same queue with lower priority (or equal and newer), evicted ones first,
-//    then lowest priority, then the most recently admitted, are taken until the Workload fits
-//    the nominal quota, then given back in reverse while it still fits.
+//  - Preemption, for a Workload within its nominal quota: admitted Workloads of the same queue
+//    by withinClusterQueue (LowerPriority, LowerOrNewerEqualPriority) and of the cohort's
+//    borrowing queues by reclaimWithinCohort (Any, LowerPriority); evicted ones first, then
+//    other queues', then lowest priority, then the most recently admitted, taken until the
+//    Workload fits, then given back in reverse while it still fits.
 // Thread safety: pure functions.
 #pragma once
 
