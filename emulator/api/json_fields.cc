@@ -36,6 +36,12 @@ const Json& ObjectOr(const Json& j) {
   return j.is_object() ? j : kEmpty;
 }
 
+std::string ObjectKey(const Json& object) {
+  const Json& meta = Field(object, "metadata");
+  const std::string ns = Str(meta, "namespace");
+  return ns.empty() ? Str(meta, "name") : ns + "/" + Str(meta, "name");
+}
+
 bool Deleting(const Json& object) {
   return !FieldAt(object, {"metadata", "deletionTimestamp"}).is_null();
 }

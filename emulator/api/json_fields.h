@@ -36,6 +36,9 @@ Json MergePatchAt(std::string_view path, Json value);
 // True once metadata.deletionTimestamp is set: the object is being deleted (finalizers or a
 // grace period hold it).
 bool Deleting(const Json& object);
+// "<namespace>/<name>" of an object, its name alone when cluster-scoped: the key of the actors'
+// caches (client::ApplyToCache) and of their messages.
+std::string ObjectKey(const Json& object);
 // Defaulting: obj[key] = value when obj lacks the key or holds null there. REQUIRES: obj is an
 // object.
 void SetIfAbsent(Json& obj, const char* key, Json value);

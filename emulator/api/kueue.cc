@@ -172,6 +172,17 @@ bool IsPending(const Json& wl) {
          FieldAt(wl, {"spec", "active"}) != Json(false);
 }
 
+std::string LocalQueueKey(const Json& wl) {
+  return Str(Field(wl, "metadata"), "namespace") + "/" + Str(Field(wl, "spec"), "queueName");
+}
+
+std::string ClusterQueueOf(const Json& wl, const std::map<std::string, Json>& local_queues) {
+  const std::string reserved = Str(FieldAt(wl, {"status", "admission"}), "clusterQueue");
+  if (!reserved.empty()) return reserved;
+  auto lq = local_queues.find(LocalQueueKey(wl));
+  return lq == local_queues.end() ? "" : Str(Field(lq->second, "spec"), "clusterQueue");
+}
+
 Json QuantityJson(const std::string& resource, std::int64_t amount) {
   if (resource == "cpu") return Quantity::FromMilli(amount, QuantityFormat::kDecimalSI).String();
   if (resource == "memory" || resource == "ephemeral-storage") {

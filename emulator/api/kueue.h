@@ -117,6 +117,11 @@ bool SetCondition(Json& workload, const std::string& type, bool status, const st
 bool QueueOrderBefore(const Json& a, const Json& b);
 // A Workload waiting for quota: no status.admission, active, not Finished.
 bool IsPending(const Json& workload);
+// The key (api::ObjectKey) of a Workload's LocalQueue: "<namespace>/<spec.queueName>".
+std::string LocalQueueKey(const Json& workload);
+// A Workload's ClusterQueue: its admission's, else its LocalQueue's (local_queues by
+// ObjectKey); "" when neither says.
+std::string ClusterQueueOf(const Json& workload, const std::map<std::string, Json>& local_queues);
 
 // Resource amounts as Kueue prints them in status (Quantity strings: "2", "500m", "1Gi").
 Json QuantityJson(const std::string& resource, std::int64_t amount);

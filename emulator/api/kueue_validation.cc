@@ -27,7 +27,7 @@ void Default(Json& obj, const char* key, Json value) {
 std::optional<Quantity> QuantityAt(const Json& v, const std::string& field,
                                    std::vector<FieldError>& errs) {
   if (v.is_null()) return std::nullopt;
-  auto q = Quantity::Parse(v.is_string() ? v.get<std::string>() : v.dump());
+  auto q = Quantity::FromJson(v);
   if (!q.ok()) {
     errs.push_back({Type::kInvalid, field, ValueText(v), std::string(q.status().message())});
     return std::nullopt;

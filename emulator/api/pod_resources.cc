@@ -36,6 +36,12 @@ Result<ResourceList> ParseResourceList(const Json& list) {
   return out;
 }
 
+std::int64_t ResourceAmount(const std::string& resource, const Json& quantity) {
+  auto q = Quantity::FromJson(quantity);
+  if (!q.ok()) return 0;
+  return resource == "cpu" ? q->MilliValue() : q->Value();
+}
+
 Result<ResourceList> PodRequests(const Json& pod) {
   ResourceList sum;
   const Json spec = pod.value("spec", Json::object());

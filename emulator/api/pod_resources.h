@@ -17,6 +17,8 @@ namespace pjemu::api {
 using ResourceList = std::map<std::string, std::int64_t>;
 // kBadRequest with Kubernetes' quantity message, prefixed with "[<name>]".
 Result<ResourceList> ParseResourceList(const Json& list);
+// One quantity of `resource` in those units (a Kueue quota); 0 when absent or malformed.
+std::int64_t ResourceAmount(const std::string& resource, const Json& quantity);
 
 // What a pod asks the scheduler for: max(sum over containers, max over init containers) of
 // each container's requests, where a resource with only a limit requests its limit (the API

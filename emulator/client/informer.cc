@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "emulator/api/json_fields.h"
+
 namespace pjemu::client {
 namespace {
 
@@ -290,6 +292,14 @@ void Informer::CloseWatch() {
   watch_->SetNotify(nullptr);
   watch_->Stop();
   watch_.reset();
+}
+
+void ApplyToCache(std::map<std::string, Json>& cache, const api::WatchEvent& event) {
+  if (event.type == api::WatchEvent::Type::kDeleted) {
+    cache.erase(api::ObjectKey(event.object()));
+  } else {
+    cache[api::ObjectKey(event.object())] = event.object();
+  }
 }
 
 }  // namespace pjemu::client

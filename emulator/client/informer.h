@@ -67,6 +67,14 @@ struct InformerOptions {
   std::function<void(std::size_t items)> on_list;
   // Where relists and errors are logged; nullptr = the shared "informer" logger (stderr).
   std::shared_ptr<spdlog::logger> logger;
+
+  // Options with just a name (and a label selector): what most actors' informers need.
+  static InformerOptions Named(std::string name, std::string label_selector = "") {
+    InformerOptions options;
+    options.name = std::move(name);
+    options.label_selector = std::move(label_selector);
+    return options;
+  }
 };
 
 class Informer {
@@ -155,5 +163,11 @@ class Informer {
   std::int64_t relists_ = 0;
   std::int64_t errors_ = 0;
 };
+
+// What a consumer keeps of an informer's objects, for the actors that pass over all of them
+// (the volume, TensorBoard and Kueue controllers): `cache` by ObjectKey, kept equal to the
+// objects delivered (an informer handler's first step).
+// The key is api::ObjectKey.
+void ApplyToCache(std::map<std::string, Json>& cache, const api::WatchEvent& event);
 
 }  // namespace pjemu::client

@@ -26,11 +26,6 @@ struct Quota {
   std::optional<std::int64_t> borrowing_limit;
 };
 
-std::int64_t Amount(const std::string& resource, const Json& quantity) {
-  auto parsed = api::ParseResourceList(Json{{resource, quantity}});
-  return parsed.ok() && parsed->count(resource) ? parsed->at(resource) : 0;
-}
-
 // A ClusterQueue as the scheduler reads it.
 struct Queue {
   std::string name;
@@ -82,9 +77,9 @@ Queue ReadQueue(const std::string& name, const Json& cq) {
       std::map<std::string, Quota> quotas;
       for (const Json& r : ArrayOr(Field(f, "resources"))) {
         const std::string res = Str(r, "name");
-        Quota quota{Amount(res, Field(r, "nominalQuota")), std::nullopt};
+        Quota quota{api::ResourceAmount(res, Field(r, "nominalQuota")), std::nullopt};
         if (!Field(r, "borrowingLimit").is_null()) {
-          quota.borrowing_limit = Amount(res, Field(r, "borrowingLimit"));
+          quota.borrowing_limit = api::ResourceAmount(res, Field(r, "borrowingLimit"));
         }
         quotas[res] = quota;
       }
@@ -406,7 +401,7 @@ std::string PathOf(const Queue& q, const std::string& queue) {
 Evict EvictionOf(const Json& preemptor, const Queue& q, const Json& victim) {
   const std::string victim_queue = QueueOfAdmitted(victim);
   const bool own = victim_queue == q.name;
-  return {KeyOf(victim), KeyOf(preemptor), own ? "InClusterQueue" : "InCohortReclamation",
+  return {api::ObjectKey(victim), api::ObjectKey(preemptor), own ? "InClusterQueue" : "InCohortReclamation",
           "Preempted to accommodate a workload (UID: " + Str(Field(preemptor, "metadata"), "uid") +
               ", JobUID: " + Str(FieldAt(preemptor, {"metadata", "labels"}), ak::kJobUidLabel) +
               ") due to " +
@@ -418,8 +413,8 @@ Evict EvictionOf(const Json& preemptor, const Queue& q, const Json& victim) {
 std::optional<Pending> Blocker(const Snapshot& s, const Json& wl) {
   const std::string ns = Str(Field(wl, "metadata"), "namespace");
   const std::string lq_name = Str(Field(wl, "spec"), "queueName");
-  auto lq = s.local_queues.find(ns + "/" + lq_name);
-  const std::string key = KeyOf(wl);
+  auto lq = s.local_queues.find(ak::LocalQueueKey(wl));
+  const std::string key = api::ObjectKey(wl);
   if (lq == s.local_queues.end()) {
     return Pending{key, "Inadmissible", "LocalQueue " + lq_name + " doesn't exist"};
   }
@@ -462,7 +457,7 @@ void ScheduleQueue(const Snapshot& s, State& state, const Queue& q, std::vector<
     Assignment a = Assign(state, q, *wl, s.flavors);
     if (a.mode == Mode::kFit) {
       Add(state.usage[q.name], a.usage, 1);
-      plan.admit.push_back({KeyOf(*wl), AdmissionJson(q.name, a),
+      plan.admit.push_back({api::ObjectKey(*wl), AdmissionJson(q.name, a),
                             "Quota reserved in ClusterQueue " + q.name +
                                 ", wait time since queued was " + WaitSeconds(*wl, now)});
       continue;
@@ -473,24 +468,18 @@ void ScheduleQueue(const Snapshot& s, State& state, const Queue& q, std::vector<
         for (const Json* v : victims) {
           if (!ak::IsTrue(*v, ak::kEvicted)) plan.evict.push_back(EvictionOf(*wl, q, *v));
         }
-        plan.pending.push_back({KeyOf(*wl), "Pending",
+        plan.pending.push_back({api::ObjectKey(*wl), "Pending",
                                 a.message + ". Pending the preemption of " +
                                     std::to_string(victims.size()) + " workload(s)"});
         return;  // the queue waits for its head
       }
     }
-    plan.pending.push_back({KeyOf(*wl), "Pending", a.message});
+    plan.pending.push_back({api::ObjectKey(*wl), "Pending", a.message});
     if (q.strategy == "StrictFIFO") return;
   }
 }
 
 }  // namespace
-
-std::string KeyOf(const Json& object) {
-  const Json& meta = Field(object, "metadata");
-  const std::string ns = Str(meta, "namespace");
-  return ns.empty() ? Str(meta, "name") : ns + "/" + Str(meta, "name");
-}
 
 Usage AdmissionUsage(const Json& admission) {
   Usage u;
@@ -498,7 +487,7 @@ Usage AdmissionUsage(const Json& admission) {
     const Json& flavors = Field(set, "flavors");
     for (const auto& [res, amount] : ObjectOr(Field(set, "resourceUsage")).items()) {
       const std::string flavor = Str(flavors, res.c_str());
-      if (!flavor.empty()) u[flavor][res] += Amount(res, amount);
+      if (!flavor.empty()) u[flavor][res] += api::ResourceAmount(res, amount);
     }
   }
   return u;
@@ -538,9 +527,7 @@ Plan Schedule(const Snapshot& s, Time now) {
       plan.pending.push_back(std::move(*blocked));
       continue;
     }
-    const std::string ns = Str(Field(wl, "metadata"), "namespace");
-    const Json& lq = s.local_queues.at(ns + "/" + Str(Field(wl, "spec"), "queueName"));
-    heads[Str(Field(lq, "spec"), "clusterQueue")].push_back(&wl);
+    heads[ak::ClusterQueueOf(wl, s.local_queues)].push_back(&wl);
   }
   for (auto& [name, list] : heads) {
     ScheduleQueue(s, state, state.queues.at(name), std::move(list), reserving, now, plan);

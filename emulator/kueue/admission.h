@@ -78,9 +78,6 @@ Plan Schedule(const Snapshot& snapshot, Time now);
 // Why a ClusterQueue cannot admit ("" when it can): its Active condition's message parts.
 std::vector<std::string> InactiveReasons(const Json& cq, const std::map<std::string, Json>& flavors);
 
-// "<namespace>/<name>" of a namespaced object.
-std::string KeyOf(const Json& object);
-
 // The resources an admission holds: flavor -> resource -> amount (the scheduler's units).
 using Usage = std::map<std::string, std::map<std::string, std::int64_t>>;
 Usage AdmissionUsage(const Json& admission);

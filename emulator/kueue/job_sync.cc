@@ -64,11 +64,10 @@ bool KueueController::ManagedParent(const Json& job) const {
 }
 
 const Json* KueueController::WorkloadOf(const Json& job) const {
-  const std::string uid = Uid(job);
-  for (const auto& [key, wl] : workloads_) {
-    if (Str(FieldAt(wl, {"metadata", "labels"}), ak::kJobUidLabel) == uid) return &wl;
-  }
-  return nullptr;
+  auto key = workload_of_job_.find(Uid(job));
+  if (key == workload_of_job_.end()) return nullptr;
+  auto wl = workloads_.find(key->second);
+  return wl == workloads_.end() ? nullptr : &wl->second;
 }
 
 bool KueueController::SyncJob(Kind& kind, const Json& job) {
@@ -106,10 +105,7 @@ bool KueueController::SyncJob(Kind& kind, const Json& job) {
 bool KueueController::MoveWorkload(const Json& workload, const std::string& queue) {
   Json moved = workload;
   moved["spec"]["queueName"] = queue;
-  auto written = client_.Update(ak::Workloads(), Ns(workload), std::move(moved));
-  if (written.ok()) workloads_[KeyOf(*written)] = *written;
-  return written.ok() || written.status().code() == Code::kConflict ||
-         written.status().code() == Code::kNotFound;
+  return Write(ak::Workloads(), workloads_, std::move(moved), false) != Wrote::kFailed;
 }
 
 bool KueueController::CreateWorkload(Kind& kind, const Json& job) {
@@ -141,7 +137,8 @@ bool KueueController::CreateWorkload(Kind& kind, const Json& job) {
   if (!priority_ref.is_null()) wl["spec"]["priorityClassRef"] = priority_ref;
   auto created = client_.Create(ak::Workloads(), Ns(job), std::move(wl));
   if (!created.ok()) return created.status().code() == Code::kAlreadyExists;
-  workloads_[KeyOf(*created)] = *created;
+  workloads_[api::ObjectKey(*created)] = *created;
+  workload_of_job_[Uid(job)] = api::ObjectKey(*created);
   (void)kind.recorder->Record(job, "Normal", "CreatedWorkload",
                               "Created Workload: " + Ns(job) + "/" + name);
   return true;
@@ -154,9 +151,10 @@ bool KueueController::StartJob(Kind& kind, const Json& job, const Json& workload
     // Kueue finishes the Workload: the job cannot take the flavor's placement.
     Json wl = workload;
     ak::SetCondition(wl, ak::kFinished, true, "FailedToStart", started.status().message(), loop_.Now());
-    return WriteWorkloadStatus(std::move(wl));
+    return Write(ak::Workloads(), workloads_, std::move(wl), true) != Wrote::kFailed;
   }
-  if (!WriteJob(kind, *started)) return false;
+  const Wrote wrote = Write(*kind.type, kind.jobs, std::move(*started), false);
+  if (wrote != Wrote::kYes) return wrote == Wrote::kStale;
   const std::string cq = Str(FieldAt(workload, {"status", "admission"}), "clusterQueue");
   (void)kind.recorder->Record(job, "Normal", "Started", "Admitted by clusterQueue " + cq);
   return true;
@@ -167,14 +165,15 @@ bool KueueController::StartJob(Kind& kind, const Json& job, const Json& workload
 bool KueueController::StopJob(Kind& kind, const Json& job, const std::string& message) {
   Json stopped = job;
   kind.type->workload->set_suspended(stopped, true);
-  if (!WriteJob(kind, std::move(stopped))) return false;
+  const Wrote wrote = Write(*kind.type, kind.jobs, std::move(stopped), false);
+  if (wrote != Wrote::kYes) return wrote == Wrote::kStale;
   (void)kind.recorder->Record(job, "Normal", "Stopped", message);
   return true;
 }
 
 bool KueueController::RestoreJob(Kind& kind, const Json& job, const Json& workload) {
   Json restored = kind.queue->stop(job, ak::PodSetsOf(workload));
-  return restored == job || WriteJob(kind, std::move(restored));
+  return restored == job || Write(*kind.type, kind.jobs, std::move(restored), false) != Wrote::kFailed;
 }
 
 bool KueueController::FinishWorkload(Kind& kind, const Json& job, const Json& workload) {
@@ -183,9 +182,10 @@ bool KueueController::FinishWorkload(Kind& kind, const Json& job, const Json& wo
   Json wl = workload;
   ak::SetCondition(wl, ak::kFinished, true, state.succeeded ? "Succeeded" : "Failed",
                    state.message, loop_.Now());
-  if (!WriteWorkloadStatus(std::move(wl))) return false;
+  const Wrote wrote = Write(ak::Workloads(), workloads_, std::move(wl), true);
+  if (wrote != Wrote::kYes) return wrote == Wrote::kStale;
   (void)kind.recorder->Record(job, "Normal", "FinishedWorkload",
-                              "Workload '" + KeyOf(workload) + "' is declared finished");
+                              "Workload '" + api::ObjectKey(workload) + "' is declared finished");
   return true;
 }
 
@@ -216,8 +216,7 @@ bool KueueController::SyncWorkloadStatus(Kind& kind, const Json& job, const Json
     ak::SetCondition(wl, ak::kPodsReady, false, "WaitForStart", "Not all pods are ready or succeeded",
                      now);
   }
-  if (wl == workload) return true;
-  return WriteWorkloadStatus(std::move(wl));
+  return wl == workload || Write(ak::Workloads(), workloads_, std::move(wl), true) != Wrote::kFailed;
 }
 
 }  // namespace pjemu::kueue

@@ -12,25 +12,6 @@ namespace {
 namespace ak = api::kueue;
 using api::Field, api::FieldAt, api::Str;
 
-void Apply(std::map<std::string, Json>& cache, const api::WatchEvent& event) {
-  if (event.type == api::WatchEvent::Type::kDeleted) {
-    cache.erase(KeyOf(event.object()));
-  } else {
-    cache[KeyOf(event.object())] = event.object();
-  }
-}
-
-client::InformerOptions Named(const std::string& name, const std::string& selector = "") {
-  client::InformerOptions options;
-  options.name = name;
-  options.label_selector = selector;
-  return options;
-}
-
-// Kubernetes' own namespaces, whose objects Kueue leaves alone; every other namespace is read
-// for the ClusterQueues' namespaceSelectors.
-const api::ResourceType& NamespaceType() { return api::Namespaces(); }
-
 }  // namespace
 
 KueueController::KueueController(client::Client& client, EventLoop& loop,
@@ -59,7 +40,7 @@ Status KueueController::Start() {
   passes_.Start();
   auto keep = [this](Cache& cache) {
     return [this, &cache](const api::WatchEvent& e) {
-      Apply(cache, e);
+      client::ApplyToCache(cache, e);
       passes_.Trigger();
     };
   };
@@ -68,15 +49,15 @@ Status KueueController::Start() {
       {&ak::ClusterQueues(), &cluster_queues_},
       {&ak::LocalQueues(), &local_queues_},
       {&ak::WorkloadPriorityClasses(), &priority_classes_},
-      {&NamespaceType(), &namespaces_},
+      {&api::Namespaces(), &namespaces_},  // the namespaceSelectors' labels
       {&ak::Workloads(), &workloads_}};
   for (const auto& [type, cache] : watched) {
     informers_.push_back(std::make_unique<client::Informer>(
-        client_, loop_, *type, Named("kueue " + type->plural), keep(*cache)));
+        client_, loop_, *type, client::InformerOptions::Named("kueue " + type->plural), keep(*cache)));
   }
   for (Kind& kind : kinds_) {
     kind.informer = std::make_unique<client::Informer>(
-        client_, loop_, *kind.type, Named("kueue " + kind.type->plural, ak::kQueueNameLabel),
+        client_, loop_, *kind.type, client::InformerOptions::Named("kueue " + kind.type->plural, ak::kQueueNameLabel),
         keep(kind.jobs));
   }
   for (auto& informer : informers_) {
@@ -110,6 +91,10 @@ void KueueController::SyncAll() {
     for (auto& informer : informers_) informer->Drain();
     for (Kind& kind : kinds_) kind.informer->Drain();
   });
+  workload_of_job_.clear();
+  for (const auto& [key, wl] : workloads_) {
+    workload_of_job_[Str(FieldAt(wl, {"metadata", "labels"}), ak::kJobUidLabel)] = key;
+  }
   bool ok = true;
   for (Kind& kind : kinds_) {
     const Cache jobs = kind.jobs;  // a write's event may change the cache
@@ -130,24 +115,17 @@ Snapshot KueueController::MakeSnapshot() const {
   return s;
 }
 
-bool KueueController::WriteWorkloadStatus(Json workload) {
-  const std::string ns = Str(Field(workload, "metadata"), "namespace");
-  auto written = client_.Update(ak::Workloads(), ns, std::move(workload), api::Subresource::kStatus);
+KueueController::Wrote KueueController::Write(const api::ResourceType& type, Cache& cache,
+                                              Json object, bool status) {
+  const std::string ns = Str(Field(object, "metadata"), "namespace");
+  auto written = client_.Update(type, ns, std::move(object),
+                                status ? api::Subresource::kStatus : api::Subresource::kNone);
   if (written.ok()) {
-    workloads_[KeyOf(*written)] = *written;
-    return true;
+    cache[api::ObjectKey(*written)] = *written;
+    return Wrote::kYes;
   }
-  return written.status().code() == Code::kConflict || written.status().code() == Code::kNotFound;
-}
-
-bool KueueController::WriteJob(Kind& kind, Json job) {
-  const std::string ns = Str(Field(job, "metadata"), "namespace");
-  auto written = client_.Update(*kind.type, ns, std::move(job));
-  if (written.ok()) {
-    kind.jobs[KeyOf(*written)] = *written;
-    return true;
-  }
-  return written.status().code() == Code::kConflict || written.status().code() == Code::kNotFound;
+  const Code code = written.status().code();
+  return code == Code::kConflict || code == Code::kNotFound ? Wrote::kStale : Wrote::kFailed;
 }
 
 bool KueueController::ApplyPlan(const Plan& plan) {
@@ -167,9 +145,9 @@ bool KueueController::ApplyPlan(const Plan& plan) {
         ak::SetCondition(wl, type, false, "QuotaReserved", "Previously: " + Str(*c, "message"), now);
       }
     }
-    const Json before = it->second;
-    if (!WriteWorkloadStatus(wl)) ok = false;
-    if (workloads_[a.key] == before) continue;  // not written (a conflict): the next pass
+    const Wrote wrote = Write(ak::Workloads(), workloads_, std::move(wl), true);
+    ok = ok && wrote != Wrote::kFailed;
+    if (wrote != Wrote::kYes) continue;  // the next pass decides again
     (void)admission_events_->Record(workloads_[a.key], "Normal", "QuotaReserved", a.message);
     (void)admission_events_->Record(
         workloads_[a.key], "Normal", "Admitted",
@@ -181,9 +159,9 @@ bool KueueController::ApplyPlan(const Plan& plan) {
     Json wl = it->second;
     ak::SetCondition(wl, ak::kEvicted, true, "Preempted", e.message, now);
     ak::SetCondition(wl, ak::kPreempted, true, e.reason, e.message, now);
-    const Json before = it->second;
-    if (!WriteWorkloadStatus(wl)) ok = false;
-    if (workloads_[e.key] == before) continue;
+    const Wrote wrote = Write(ak::Workloads(), workloads_, wl, true);
+    ok = ok && wrote != Wrote::kFailed;
+    if (wrote != Wrote::kYes) continue;
     (void)admission_events_->Record(workloads_[e.key], "Normal", "Preempted", e.message);
     auto preemptor = workloads_.find(e.preemptor);
     if (preemptor != workloads_.end()) {
@@ -198,8 +176,9 @@ bool KueueController::ApplyPlan(const Plan& plan) {
     if (it == workloads_.end()) continue;
     Json wl = it->second;
     if (!ak::SetCondition(wl, ak::kQuotaReserved, false, p.reason, p.message, now)) continue;
-    if (!WriteWorkloadStatus(wl)) ok = false;
-    if (p.reason == "Pending") {
+    const Wrote wrote = Write(ak::Workloads(), workloads_, std::move(wl), true);
+    ok = ok && wrote != Wrote::kFailed;
+    if (wrote == Wrote::kYes && p.reason == "Pending") {
       (void)admission_events_->Record(workloads_[p.key], "Warning", "Pending", p.message);
     }
   }
@@ -209,32 +188,18 @@ bool KueueController::ApplyPlan(const Plan& plan) {
 bool KueueController::SyncQueueStatuses() {
   bool ok = true;
   const Time now = loop_.Now();
-  std::vector<Json> workloads;
-  for (const auto& [key, wl] : workloads_) workloads.push_back(wl);
-  for (const auto& [name, cq] : cluster_queues_) {
-    Json want = ClusterQueueStatus(cq, workloads, local_queues_, flavors_, now);
-    if (want == Field(cq, "status")) continue;
+  // Copies: a write replaces the cache's entry.
+  for (const auto& [name, cq] : Cache(cluster_queues_)) {
     Json updated = cq;
-    updated["status"] = std::move(want);
-    auto written = client_.Update(ak::ClusterQueues(), "", std::move(updated), api::Subresource::kStatus);
-    if (written.ok()) {
-      cluster_queues_[name] = *written;
-    } else if (written.status().code() != Code::kConflict && written.status().code() != Code::kNotFound) {
-      ok = false;
-    }
+    updated["status"] = ClusterQueueStatus(cq, workloads_, local_queues_, flavors_, now);
+    if (updated == cq) continue;
+    ok = Write(ak::ClusterQueues(), cluster_queues_, std::move(updated), true) != Wrote::kFailed && ok;
   }
-  for (const auto& [key, lq] : local_queues_) {
-    Json want = LocalQueueStatus(lq, workloads, cluster_queues_, flavors_, now);
-    if (want == Field(lq, "status")) continue;
+  for (const auto& [key, lq] : Cache(local_queues_)) {
     Json updated = lq;
-    updated["status"] = std::move(want);
-    auto written = client_.Update(ak::LocalQueues(), Str(Field(lq, "metadata"), "namespace"),
-                                  std::move(updated), api::Subresource::kStatus);
-    if (written.ok()) {
-      local_queues_[key] = *written;
-    } else if (written.status().code() != Code::kConflict && written.status().code() != Code::kNotFound) {
-      ok = false;
-    }
+    updated["status"] = LocalQueueStatus(lq, workloads_, cluster_queues_, flavors_, now);
+    if (updated == lq) continue;
+    ok = Write(ak::LocalQueues(), local_queues_, std::move(updated), true) != Wrote::kFailed && ok;
   }
   return ok;
 }

@@ -79,10 +79,12 @@ class KueueController {
   bool ApplyPlan(const Plan& plan);
   // Step 3.
   bool SyncQueueStatuses();
-  // Writes a Workload's status (and caches the answer); false on an error other than a
-  // conflict or NotFound.
-  bool WriteWorkloadStatus(Json workload);
-  bool WriteJob(Kind& kind, Json job);
+  // How a write went: written (the cache holds the answer), stale (a conflict, or the object
+  // is gone: its informer brings what is newer), or failed (worth a retry).
+  enum class Wrote { kYes, kStale, kFailed };
+  // Writes `object` of `type` (only its status when `status`), with the resourceVersion read,
+  // and keeps the answer in `cache`.
+  Wrote Write(const api::ResourceType& type, Cache& cache, Json object, bool status);
   const Json* WorkloadOf(const Json& job) const;
   bool ManagedParent(const Json& job) const;
   Snapshot MakeSnapshot() const;
@@ -92,6 +94,9 @@ class KueueController {
   KueueControllerOptions options_;
   std::vector<Kind> kinds_;
   Cache workloads_, cluster_queues_, local_queues_, flavors_, priority_classes_, namespaces_;
+  // Each job's Workload key by the job's uid (the kueue.x-k8s.io/job-uid label), made at the
+  // start of a pass from workloads_ and kept through its creations.
+  std::map<std::string, std::string> workload_of_job_;
   std::vector<std::unique_ptr<client::Informer>> informers_;  // the Kueue objects, namespaces
   std::unique_ptr<controller::EventRecorder> admission_events_;  // "kueue-admission"
   CoalescedPass passes_{loop_, [this] { SyncAll(); }};

@@ -50,8 +50,7 @@ Json FlavorsList(const Json& cq, const Usage& usage) {
         if (auto it = usage.find(flavor); it != usage.end() && it->second.count(res)) {
           total = it->second.at(res);
         }
-        auto nominal = api::ParseResourceList(Json{{res, Field(r, "nominalQuota")}});
-        const std::int64_t quota = nominal.ok() && nominal->count(res) ? nominal->at(res) : 0;
+        const std::int64_t quota = api::ResourceAmount(res, Field(r, "nominalQuota"));
         resources.push_back({{"name", res},
                              {"total", ak::QuantityJson(res, total)},
                              {"borrowed", ak::QuantityJson(res, std::max<std::int64_t>(0, total - quota))}});
@@ -71,20 +70,13 @@ void PutActive(Json& status, const Json& old_status, bool active, const std::str
 
 }  // namespace
 
-Json ClusterQueueStatus(const Json& cq, const std::vector<Json>& workloads,
+Json ClusterQueueStatus(const Json& cq, const std::map<std::string, Json>& workloads,
                         const std::map<std::string, Json>& local_queues,
                         const std::map<std::string, Json>& flavors, Time now) {
   const std::string name = Str(Field(cq, "metadata"), "name");
   Counts c;
-  for (const Json& wl : workloads) {
-    const std::string reserved_in = Str(FieldAt(wl, {"status", "admission"}), "clusterQueue");
-    if (!reserved_in.empty()) {
-      if (reserved_in == name) Count(c, wl);
-      continue;
-    }
-    auto lq = local_queues.find(Str(Field(wl, "metadata"), "namespace") + "/" +
-                                Str(Field(wl, "spec"), "queueName"));
-    if (lq != local_queues.end() && Str(Field(lq->second, "spec"), "clusterQueue") == name) Count(c, wl);
+  for (const auto& [key, wl] : workloads) {
+    if (ak::ClusterQueueOf(wl, local_queues) == name) Count(c, wl);
   }
   Json status = {{"pendingWorkloads", c.pending},
                  {"reservingWorkloads", c.reserving},
@@ -101,13 +93,13 @@ Json ClusterQueueStatus(const Json& cq, const std::vector<Json>& workloads,
   return status;
 }
 
-Json LocalQueueStatus(const Json& lq, const std::vector<Json>& workloads,
+Json LocalQueueStatus(const Json& lq, const std::map<std::string, Json>& workloads,
                       const std::map<std::string, Json>& cluster_queues,
                       const std::map<std::string, Json>& flavors, Time now) {
   const std::string ns = Str(Field(lq, "metadata"), "namespace");
   const std::string name = Str(Field(lq, "metadata"), "name");
   Counts c;
-  for (const Json& wl : workloads) {
+  for (const auto& [key, wl] : workloads) {
     if (Str(Field(wl, "metadata"), "namespace") == ns && Str(Field(wl, "spec"), "queueName") == name) {
       Count(c, wl);
     }

@@ -14,11 +14,12 @@
 
 namespace pjemu::kueue {
 
-// `now` dates a condition that changes (lastTransitionTime); an unchanged one keeps its time.
-Json ClusterQueueStatus(const Json& cq, const std::vector<Json>& workloads,
+// `workloads` by key; `now` dates a condition that changes (lastTransitionTime); an unchanged
+// one keeps its time.
+Json ClusterQueueStatus(const Json& cq, const std::map<std::string, Json>& workloads,
                         const std::map<std::string, Json>& local_queues,
                         const std::map<std::string, Json>& flavors, Time now);
-Json LocalQueueStatus(const Json& lq, const std::vector<Json>& workloads,
+Json LocalQueueStatus(const Json& lq, const std::map<std::string, Json>& workloads,
                       const std::map<std::string, Json>& cluster_queues,
                       const std::map<std::string, Json>& flavors, Time now);
 

@@ -29,23 +29,17 @@ Json WithCondition(const Json& pod, const Json& cond) {
   return conditions;
 }
 
-client::InformerOptions InformerNamed(const std::string& name) {
-  client::InformerOptions options;
-  options.name = name;
-  return options;
-}
-
 }  // namespace
 
 Scheduler::Scheduler(client::Client& client, EventLoop& loop, SchedulerOptions options)
     : client_(client),
       loop_(loop),
       options_(std::move(options)),
-      pods_(client, loop, api::Pods(), InformerNamed("scheduler pods"),
+      pods_(client, loop, api::Pods(), client::InformerOptions::Named("scheduler pods"),
             [this](const api::WatchEvent& event) { OnPod(event); }),
-      nodes_(client, loop, api::Nodes(), InformerNamed("scheduler nodes"),
+      nodes_(client, loop, api::Nodes(), client::InformerOptions::Named("scheduler nodes"),
              [this](const api::WatchEvent&) { OnNode(); }),
-      claims_(client, loop, api::PersistentVolumeClaims(), InformerNamed("scheduler claims"),
+      claims_(client, loop, api::PersistentVolumeClaims(), client::InformerOptions::Named("scheduler claims"),
               [this](const api::WatchEvent& event) { OnClaim(event); }) {}
 
 Scheduler::~Scheduler() { Stop(); }

@@ -8,12 +8,6 @@
 namespace pjemu::scheduler {
 namespace {
 
-client::InformerOptions Named(const std::string& name) {
-  client::InformerOptions o;
-  o.name = name;
-  return o;
-}
-
 // The node's NoExecute taints, less the node lifecycle's own.
 Json EvictingTaints(const Json& node) {
   Json out = Json::array();
@@ -36,7 +30,7 @@ std::string PodKey(const Json& pod) {
 TaintManager::TaintManager(client::Client& client, EventLoop& loop)
     : client_(client),
       loop_(loop),
-      node_informer_(client, loop, api::Nodes(), Named("taint manager nodes"),
+      node_informer_(client, loop, api::Nodes(), client::InformerOptions::Named("taint manager nodes"),
                      [this](const api::WatchEvent& e) {
                        const std::string name = api::Str(api::Field(e.object(), "metadata"), "name");
                        Json taints = e.type == api::WatchEvent::Type::kDeleted
@@ -49,7 +43,7 @@ TaintManager::TaintManager(client::Client& client, EventLoop& loop)
                        }
                        Trigger();
                      }),
-      pod_informer_(client, loop, api::Pods(), Named("taint manager pods"),
+      pod_informer_(client, loop, api::Pods(), client::InformerOptions::Named("taint manager pods"),
                     [this](const api::WatchEvent& e) {
                       const std::string uid = api::Str(api::Field(e.object(), "metadata"), "uid");
                       if (e.type == api::WatchEvent::Type::kDeleted) {

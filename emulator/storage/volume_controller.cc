@@ -22,28 +22,7 @@ using api::Str;
 constexpr const char* kPvController = "persistentvolume-controller";
 constexpr const char* kProvisionerComponent = "rancher.io/local-path_local-path-provisioner";
 
-std::string ObjectKey(const Json& object) {
-  const Json& meta = Field(object, "metadata");
-  std::string ns = Str(meta, "namespace");
-  return ns.empty() ? Str(meta, "name") : ns + "/" + Str(meta, "name");
-}
-
 std::string Uid(const Json& object) { return Str(Field(object, "metadata"), "uid"); }
-
-client::InformerOptions Named(const std::string& name) {
-  client::InformerOptions options;
-  options.name = name;
-  return options;
-}
-
-// Keeps `cache` equal to the informer's objects.
-void Apply(std::map<std::string, Json>& cache, const api::WatchEvent& event) {
-  if (event.type == api::WatchEvent::Type::kDeleted) {
-    cache.erase(ObjectKey(event.object()));
-  } else {
-    cache[ObjectKey(event.object())] = event.object();
-  }
-}
 
 // The claims a pod's volumes name, as "<ns>/<claimName>".
 std::set<std::string> ClaimsOf(const Json& pod) {
@@ -63,24 +42,24 @@ VolumeController::VolumeController(client::Client& client, EventLoop& loop,
     : client_(client),
       loop_(loop),
       options_(std::move(options)),
-      claim_informer_(client, loop, api::PersistentVolumeClaims(), Named("storage claims"),
+      claim_informer_(client, loop, api::PersistentVolumeClaims(), client::InformerOptions::Named("storage claims"),
                       [this](const api::WatchEvent& e) {
                         if (e.type == api::WatchEvent::Type::kDeleted) said_.erase(Uid(e.object()));
-                        Apply(claims_, e);
+                        client::ApplyToCache(claims_, e);
                         passes_.Trigger();
                       }),
-      volume_informer_(client, loop, api::PersistentVolumes(), Named("storage volumes"),
+      volume_informer_(client, loop, api::PersistentVolumes(), client::InformerOptions::Named("storage volumes"),
                        [this](const api::WatchEvent& e) {
                          if (e.type == api::WatchEvent::Type::kDeleted) said_.erase(Uid(e.object()));
-                         Apply(volumes_, e);
+                         client::ApplyToCache(volumes_, e);
                          passes_.Trigger();
                        }),
-      class_informer_(client, loop, api::StorageClasses(), Named("storage classes"),
+      class_informer_(client, loop, api::StorageClasses(), client::InformerOptions::Named("storage classes"),
                       [this](const api::WatchEvent& e) {
-                        Apply(classes_, e);
+                        client::ApplyToCache(classes_, e);
                         passes_.Trigger();
                       }),
-      pod_informer_(client, loop, api::Pods(), Named("storage pods"),
+      pod_informer_(client, loop, api::Pods(), client::InformerOptions::Named("storage pods"),
                     [this](const api::WatchEvent& e) { OnPod(e); }) {}
 
 VolumeController::~VolumeController() { Stop(); }
@@ -246,7 +225,7 @@ bool VolumeController::SyncUnboundClaim(const Json& claim, const std::string& cl
 bool VolumeController::Provision(const Json& claim, const Json& sc, const std::string& node) {
   namespace fs = std::filesystem;
   EventOnce(claim, "Normal", "Provisioning",
-            "External provisioner is provisioning volume for claim \"" + ObjectKey(claim) + "\"",
+            "External provisioner is provisioning volume for claim \"" + api::ObjectKey(claim) + "\"",
             kProvisionerComponent);
   const std::string path = VolumeDirectory(options_.storage_root, claim);
   std::error_code ec;
@@ -351,7 +330,7 @@ bool VolumeController::Reclaim(const Json& volume) {
 
 bool VolumeController::ReleaseProtection(const Json& claim) {
   if (!HasProtection(claim)) return true;
-  const std::string key = ObjectKey(claim);
+  const std::string key = api::ObjectKey(claim);
   for (const auto& [pod, claims] : pod_claims_) {
     if (claims.count(key)) return true;  // in use: the finalizer stays
   }

@@ -9,26 +9,6 @@ namespace {
 using api::Field;
 using api::Str;
 
-std::string Key(const Json& object) {
-  const Json& meta = Field(object, "metadata");
-  std::string ns = Str(meta, "namespace");
-  return ns.empty() ? Str(meta, "name") : ns + "/" + Str(meta, "name");
-}
-
-void Apply(std::map<std::string, Json>& cache, const api::WatchEvent& event) {
-  if (event.type == api::WatchEvent::Type::kDeleted) {
-    cache.erase(Key(event.object()));
-  } else {
-    cache[Key(event.object())] = event.object();
-  }
-}
-
-client::InformerOptions Named(const std::string& name) {
-  client::InformerOptions options;
-  options.name = name;
-  return options;
-}
-
 // The Ready condition of the current status, or null.
 const Json* ReadyCondition(const Json& status) {
   for (const Json& c : api::ArrayOr(Field(status, "conditions"))) {
@@ -97,16 +77,16 @@ Status TensorBoardController::Start() {
   passes_.Start();
   auto keep = [this](std::map<std::string, Json>& cache) {
     return [this, &cache](const api::WatchEvent& e) {
-      Apply(cache, e);
+      client::ApplyToCache(cache, e);
       passes_.Trigger();
     };
   };
   board_informer_ = std::make_unique<client::Informer>(client_, loop_, api::TensorBoards(),
-                                                       Named("tensorboards"), keep(boards_));
+                                                       client::InformerOptions::Named("tensorboards"), keep(boards_));
   claim_informer_ = std::make_unique<client::Informer>(
-      client_, loop_, api::PersistentVolumeClaims(), Named("tensorboard claims"), keep(claims_));
+      client_, loop_, api::PersistentVolumeClaims(), client::InformerOptions::Named("tensorboard claims"), keep(claims_));
   volume_informer_ = std::make_unique<client::Informer>(
-      client_, loop_, api::PersistentVolumes(), Named("tensorboard volumes"), keep(volumes_));
+      client_, loop_, api::PersistentVolumes(), client::InformerOptions::Named("tensorboard volumes"), keep(volumes_));
   for (client::Informer* informer :
        {claim_informer_.get(), volume_informer_.get(), board_informer_.get()}) {
     if (Status s = informer->Start(); !s.ok()) {

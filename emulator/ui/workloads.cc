@@ -73,19 +73,6 @@ std::vector<Json> ListAll(const store::Store& store, const api::ResourceType& ty
   return list.ok() ? api::ArrayOr(Field(*list, "items")).get<std::vector<Json>>() : std::vector<Json>{};
 }
 
-// The ClusterQueue of a Workload: its admission's, else its LocalQueue's ("" when none).
-std::string ClusterQueueOf(const Json& wl, const std::vector<Json>& local_queues) {
-  const std::string reserved = Str(FieldAt(wl, {"status", "admission"}), "clusterQueue");
-  if (!reserved.empty()) return reserved;
-  for (const Json& lq : local_queues) {
-    if (Str(Field(lq, "metadata"), "namespace") == Str(Field(wl, "metadata"), "namespace") &&
-        Str(Field(lq, "metadata"), "name") == Str(Field(wl, "spec"), "queueName")) {
-      return Str(Field(lq, "spec"), "clusterQueue");
-    }
-  }
-  return "";
-}
-
 }  // namespace
 
 Json QueueInfo(const store::Store& store, const Json& job) {
@@ -94,14 +81,18 @@ Json QueueInfo(const store::Store& store, const Json& job) {
   const std::string queue = Str(Field(meta, "labels"), ak::kQueueNameLabel);
   if (queue.empty()) return Json();
   Json info = {{"localQueue", queue}, {"state", "NoWorkload"}};
-  const std::vector<Json> local_queues = ListAll(store, ak::LocalQueues(), "");
+  std::map<std::string, Json> local_queues;
+  for (Json& lq : ListAll(store, ak::LocalQueues(), "")) {
+    std::string key = api::ObjectKey(lq);  // before the move: the right side goes first
+    local_queues[std::move(key)] = std::move(lq);
+  }
   const std::vector<Json> workloads = ListAll(store, ak::Workloads(), "");
   const Json* own = nullptr;
   for (const Json& wl : workloads) {
     if (Str(FieldAt(wl, {"metadata", "labels"}), ak::kJobUidLabel) == Str(meta, "uid")) own = &wl;
   }
   if (own == nullptr) return info;
-  const std::string cq = ClusterQueueOf(*own, local_queues);
+  const std::string cq = ak::ClusterQueueOf(*own, local_queues);
   info["workload"] = Str(Field(*own, "metadata"), "name");
   info["clusterQueue"] = cq;
   info["conditions"] = api::ArrayOr(FieldAt(*own, {"status", "conditions"}));
@@ -118,7 +109,7 @@ Json QueueInfo(const store::Store& store, const Json& job) {
     // Its place among the ClusterQueue's pending Workloads, in Kueue's order.
     std::vector<const Json*> pending;
     for (const Json& wl : workloads) {
-      if (ak::IsPending(wl) && ClusterQueueOf(wl, local_queues) == cq) pending.push_back(&wl);
+      if (ak::IsPending(wl) && ak::ClusterQueueOf(wl, local_queues) == cq) pending.push_back(&wl);
     }
     std::sort(pending.begin(), pending.end(),
               [](const Json* a, const Json* b) { return ak::QueueOrderBefore(*a, *b); });
