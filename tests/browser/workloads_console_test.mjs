@@ -5,7 +5,7 @@
 // its pods ready, the job's page (state, conditions, events of it and what it owns), the owner
 // tree (TrainJob -> JobSet -> Job -> pods; JobSet -> Job -> pods; Job -> pods), a pod's log,
 // the monitoring charts and the YAML, until the kind's finished state. Screenshots under --out.
-// Usage: node workloads_console_test.mjs --kind trainjob|jobset|job --kubectl KUBECTL
+// Usage: node workloads_console_test.mjs --kind trainjob|jobset|job|queued --kubectl KUBECTL
 //          --pjemu BIN --out DIR [--chromium /usr/bin/chromium]
 // Exit: 0 passed, 1 failed, 77 skipped (playwright-core, chromium or kubectl missing).
 import { execFileSync } from 'node:child_process';
@@ -14,7 +14,7 @@ import path from 'node:path';
 import { setup, step, fail, startServer, openBrowser, shot, expectText, checkConsoleErrors, run }
   from './harness.mjs';
 
-const t = setup('usage: node workloads_console_test.mjs --kind trainjob|jobset|job --kubectl KUBECTL --pjemu BIN --out DIR');
+const t = setup('usage: node workloads_console_test.mjs --kind trainjob|jobset|job|queued --kubectl KUBECTL --pjemu BIN --out DIR');
 if (!t.args.kubectl || !fs.existsSync(t.args.kubectl)) {
   console.log(`SKIP: no kubectl at ${t.args.kubectl}`);
   process.exit(77);
@@ -78,13 +78,20 @@ spec:
           command: [sh, -c, '${SCRIPT}']
 `,
   },
-  // Kueue: a ClusterQueue of one CPU and two Jobs of one CPU each through its LocalQueue; the
-  // second waits (its page: Pending, 1 of 1 in the queue), then is admitted and completes.
+  // Kueue: a ClusterQueue of one CPU and two Jobs of one CPU each through its LocalQueue. The
+  // first is created alone and admitted (it sleeps until the test ends), then the second: it
+  // waits (its page: Pending, 1 of 1 in the queue) until the test raises the quota to two CPUs,
+  // then is admitted and completes. Creating them together would leave their order to a tie of
+  // creation seconds (Kueue breaks it arbitrarily), and a first job that ends by itself could
+  // free the quota before the browser looks.
   queued: {
     kind: 'Job', plural: 'jobs', name: 'queued-b', done: /Complete/,
     tree: ['Job', 'Pod'],
-    queue: true,
-    yaml: `apiVersion: kueue.x-k8s.io/v1beta2
+    queue: {
+      first: 'queued-a',
+      raise: '{"spec":{"resourceGroups":[{"coveredResources":["cpu"],"flavors":[{"name":"default-flavor","resources":[{"name":"cpu","nominalQuota":2}]}]}]}}',
+    },
+    before: `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: default-flavor}
 ---
@@ -109,9 +116,10 @@ spec:
   template:
     spec:
       restartPolicy: Never
-      containers: [{name: main, image: busybox, command: [sleep, '8'], resources: {requests: {cpu: 1}}}]
----
-apiVersion: batch/v1
+      terminationGracePeriodSeconds: 1
+      containers: [{name: main, image: busybox, command: [sleep, '600'], resources: {requests: {cpu: 1}}}]
+`,
+    yaml: `apiVersion: batch/v1
 kind: Job
 metadata: {name: queued-b, namespace: default, labels: {kueue.x-k8s.io/queue-name: team-queue}}
 spec:
@@ -131,12 +139,25 @@ if (!k) {
 
 await run(t, async () => {
   const base = await startServer(t, []);
-  step(`pjemu serve at ${base}; kubectl create -f the ${k.kind}`);
-  const manifest = path.join(t.work, 'job.yaml');
-  fs.writeFileSync(manifest, k.yaml);
-  const out = execFileSync(t.args.kubectl, ['--kubeconfig', path.join(t.work, 'kubeconfig'),
-    '--cache-dir', path.join(t.work, 'kube-cache'), 'create', '-f', manifest], { encoding: 'utf8' });
-  console.log(`   ${out.trim()}`);
+  const kubectl = (...argv) => execFileSync(t.args.kubectl, ['--kubeconfig', path.join(t.work, 'kubeconfig'),
+    '--cache-dir', path.join(t.work, 'kube-cache'), ...argv], { encoding: 'utf8' });
+  const create = (name, yaml) => {
+    const manifest = path.join(t.work, name);
+    fs.writeFileSync(manifest, yaml);
+    console.log(`   ${kubectl('create', '-f', manifest).trim()}`);
+  };
+  step(`pjemu serve at ${base}`);
+  if (k.before) {
+    step(`kubectl create -f the queues and ${k.queue.first}, until it is admitted`);
+    create('before.yaml', k.before);
+    const deadline = Date.now() + 60000;
+    while (kubectl('get', 'job', k.queue.first, '-o', 'jsonpath={.spec.suspend}').trim() !== 'false') {
+      if (Date.now() > deadline) throw new Error(`${k.queue.first} was not admitted (still suspended) in 60 s`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  step(`kubectl create -f the ${k.kind}`);
+  create('job.yaml', k.yaml);
 
   const page = await openBrowser(t);
   await page.goto(`${base}/ui/`);
@@ -150,6 +171,8 @@ await run(t, async () => {
     await expectText(t, page.locator('#queue-state'), /Pending/, 'queue state', 20000);
     await expectText(t, page.locator('#queue-position'), /1 of 1 pending in ClusterQueue team/, 'queue position');
     await shot(t, page, `${t.args.kind}-00-pending`);
+    step('kubectl patch: the ClusterQueue\'s quota raised to two CPUs, so the second job fits');
+    console.log(`   ${kubectl('patch', 'clusterqueue', 'team', '--type', 'merge', '-p', k.queue.raise).trim()}`);
     await expectText(t, page.locator('#queue-state'), /Admitted|Finished/, 'admitted', 60000);
     await expectText(t, page.locator('#queue-conditions-table tbody'), /QuotaReserved/, 'workload conditions');
     await page.goto(`${base}/ui/`);
