@@ -28,13 +28,6 @@ void ResetStatusOnCreate(const api::ResourceType& type, Json& object) {
   }
 }
 
-// What the store's callers get: managedFields in their wire form (the maps, histories and watch
-// events keep the compact stored form, api/managed_fields.h).
-Result<Json> WireForm(Result<Json> r) {
-  if (r.ok()) api::ExpandManagedFields(*r);
-  return r;
-}
-
 }  // namespace
 
 Store::Impl::Impl(const Clock& clock, StoreOptions options)
@@ -426,14 +419,13 @@ Result<Json> Store::Create(const api::ResourceType& type, std::string_view ns, J
                            const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return WireForm(
-      impl_->Locked([&] { return impl_->CreateLocked(t, ns, std::move(object), options); }));
+  return impl_->Locked([&] { return impl_->CreateLocked(t, ns, std::move(object), options); });
 }
 
 Result<Json> Store::Get(const api::ResourceType& type, std::string_view ns,
                         std::string_view name) const {
   ASSIGN_OR_RETURN(ObjectPtr object, GetShared(type, ns, name));
-  return WireForm(Json(*object));  // the copy is made outside the lock
+  return Json(*object);  // the copy is made outside the lock
 }
 
 Result<ObjectPtr> Store::GetShared(const api::ResourceType& type, std::string_view ns,
@@ -449,7 +441,7 @@ Result<ObjectPtr> Store::GetShared(const api::ResourceType& type, std::string_vi
 Result<Json> Store::List(const api::ResourceType& type, std::string_view ns,
                          const api::ListOptions& options) const {
   ASSIGN_OR_RETURN(SharedList list, ListShared(type, ns, options));
-  return WireForm(Impl::ListJson(Impl::Canonical(type), list.resource_version, list.items));
+  return Impl::ListJson(Impl::Canonical(type), list.resource_version, list.items);
 }
 
 Result<SharedList> Store::ListShared(const api::ResourceType& type, std::string_view ns,
@@ -467,8 +459,8 @@ Result<Json> Store::Update(const api::ResourceType& type, std::string_view ns, J
                            api::Subresource sub, const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return WireForm(impl_->Locked(
-      [&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options); }));
+  return impl_->Locked(
+      [&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options); });
 }
 
 Result<Json> Store::Patch(const api::ResourceType& type, std::string_view ns, std::string_view name,
@@ -476,8 +468,8 @@ Result<Json> Store::Patch(const api::ResourceType& type, std::string_view ns, st
                           const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return WireForm(impl_->Locked(
-      [&] { return impl_->PatchLocked(t, ns, name, patch_type, patch, sub, options); }));
+  return impl_->Locked(
+      [&] { return impl_->PatchLocked(t, ns, name, patch_type, patch, sub, options); });
 }
 
 Result<Json> Store::Apply(const api::ResourceType& type, std::string_view ns,
@@ -485,15 +477,15 @@ Result<Json> Store::Apply(const api::ResourceType& type, std::string_view ns,
                           const api::WriteOptions& options, bool* created) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return WireForm(impl_->Locked(
-      [&] { return impl_->ServerSideApplyLocked(t, ns, name, config, sub, options, created); }));
+  return impl_->Locked(
+      [&] { return impl_->ServerSideApplyLocked(t, ns, name, config, sub, options, created); });
 }
 
 Result<Json> Store::Delete(const api::ResourceType& type, std::string_view ns,
                            std::string_view name, const api::DeleteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return WireForm(impl_->Locked([&] { return impl_->DeleteLocked(t, ns, name, options); }));
+  return impl_->Locked([&] { return impl_->DeleteLocked(t, ns, name, options); });
 }
 
 Result<Json> Store::DeleteCollection(const api::ResourceType& type, std::string_view ns,
@@ -501,7 +493,7 @@ Result<Json> Store::DeleteCollection(const api::ResourceType& type, std::string_
                                      const api::DeleteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return WireForm(impl_->Locked([&]() -> Result<Json> {
+  return impl_->Locked([&]() -> Result<Json> {
     ASSIGN_OR_RETURN(Json list, impl_->ListLocked(t, ns, list_options));
     Json deleted = Json::array();
     for (const auto& item : list["items"]) {
@@ -516,7 +508,7 @@ Result<Json> Store::DeleteCollection(const api::ResourceType& type, std::string_
     list["items"] = std::move(deleted);
     list["metadata"]["resourceVersion"] = std::to_string(impl_->rv);
     return list;
-  }));
+  });
 }
 
 Result<std::shared_ptr<api::Watch>> Store::Watch(const api::ResourceType& type, std::string_view ns,

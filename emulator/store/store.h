@@ -8,6 +8,11 @@
 //    creationTimestamp (from the Clock), generation=1, generateName, namespace defaulting.
 //  - metadata.managedFields on every create, update, patch and apply (api/managed_fields.h):
 //    the manager is WriteOptions::field_manager; /status writes have entries of their own.
+//    Every object the store hands out (reads, write results, watch events) carries them in
+//    their stored form, each fieldsV1 as its compact text (api::CompactManagedFields): the
+//    in-process actors never read them, and expanding them for every read was a third of the
+//    control plane's instructions. api::ExpandManagedFields gives the wire form; the API
+//    server's serializer (apiserver/object_texts.h) applies it to everything it sends.
 //  - Update/Patch with optimistic concurrency; spec writes bump generation and never touch
 //    .status; status-subresource writes touch only .status.
 //  - Admission: creates and main-resource updates pass the type's own admission from the
