@@ -105,6 +105,21 @@ bool Touches(const Json& fields, const FieldSet& set) {
   return false;
 }
 
+// Whether an entry's stored fieldsV1 may touch `set`, told from its compact text without
+// parsing it: a set it touches holds one of `set`'s top-level elements ("f:status") as a key,
+// so its text holds that key. Unsure (a tree, or an element JSON would escape) answers true.
+bool MayTouch(const Json& stored_fields, const FieldSet& set) {
+  if (!stored_fields.is_string()) return true;
+  const std::string& text = stored_fields.get_ref<const std::string&>();
+  for (const auto& [element, child] : set.children) {
+    bool plain = std::all_of(element.begin(), element.end(), [](char ch) {
+      return ch != '"' && ch != '\\' && static_cast<unsigned char>(ch) >= 0x20;
+    });
+    if (!plain || text.find("\"" + element + "\":") != std::string::npos) return true;
+  }
+  return false;
+}
+
 Json EncodeEntry(const Entry& e) {
   Json j = {{"apiVersion", e.api_version},
             {"fieldsType", "FieldsV1"},
@@ -322,6 +337,10 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
     if (!DecodeEntry(e, &entry, false)) continue;
     bool own = entry.Is(write.manager, "Update", sub);
     const Json* stored_fields = Find(e, "fieldsV1");
+    if (!own && stored_fields && !MayTouch(*stored_fields, touched)) {
+      out.push_back(e);
+      continue;
+    }
     const Json fields_tree = stored_fields ? FieldsV1Of(*stored_fields) : Json();
     const Json* fields = stored_fields ? &fields_tree : nullptr;
     if (!own && !(fields && Touches(*fields, touched))) {

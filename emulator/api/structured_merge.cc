@@ -131,6 +131,7 @@ struct Walk {
   }
 
   void Node(const Json* l, const Json* r, const FieldSchema& s, const FieldSet* skip) {
+    if (l && r && *l == *r) return;  // an unchanged subtree adds nothing (the common case)
     // A null on one side takes the other side's form (structured-merge-diff's wildcard): its
     // contents are all added or removed, the node itself is neither.
     bool l_null = l && l->is_null() && r && (r->is_object() || r->is_array());
