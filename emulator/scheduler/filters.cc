@@ -49,6 +49,20 @@ const Json& RequiredAntiAffinity(const Json& pod) {
 
 }  // namespace
 
+void NodeView::AddPod(const Json* pod, bool anti_affinity) {
+  pods.push_back(pod);
+  if (anti_affinity) anti_affinity_pods.push_back(pod);
+}
+
+bool NodeView::HasRequiredAntiAffinity(const Json& pod) {
+  return !RequiredAntiAffinity(pod).empty();
+}
+
+bool NodeView::HasPlacementTerms(const Json& pod) {
+  return HasRequiredAntiAffinity(pod) ||
+         !ArrayOr(FieldAt(pod, {"spec", "topologySpreadConstraints"})).empty();
+}
+
 std::string TaintFilter(const Json& pod, const NodeView& node) {
   std::vector<api::Taint> taints = node.taints;
   if (!node.ready) {
@@ -83,7 +97,7 @@ std::string AntiAffinityFilter(const Json& pod, const NodeView& node,
   }
   // The existing pods' terms: none of them may match the incoming pod in this domain.
   for (const NodeView& other : all) {
-    for (const Json* p : other.pods) {
+    for (const Json* p : other.anti_affinity_pods) {
       for (const Json& term : RequiredAntiAffinity(*p)) {
         const std::string key = api::Str(term, "topologyKey");
         const std::string* domain = Domain(node, key);

@@ -34,8 +34,21 @@ struct NodeView {
   bool unschedulable = false;
   std::vector<api::Taint> taints;  // spec.taints
   // The non-terminal pods bound to it (and those the current pass placed there), for
-  // anti-affinity and topology spread; not owned.
+  // anti-affinity and topology spread; not owned. Filled through AddPod.
   std::vector<const Json*> pods;
+  // Those of `pods` with required anti-affinity terms: what the anti-affinity filter checks
+  // every incoming pod against (kube-scheduler keeps the same list per node), so a pass over
+  // thousands of pods without any is not quadratic.
+  std::vector<const Json*> anti_affinity_pods;
+
+  // `anti_affinity`: the pod has required anti-affinity terms (HasRequiredAntiAffinity).
+  void AddPod(const Json* pod, bool anti_affinity);
+  void AddPod(const Json* pod) { AddPod(pod, HasRequiredAntiAffinity(*pod)); }
+  static bool HasRequiredAntiAffinity(const Json& pod);
+  // Whether the pod has terms that make placement look at other pods: required anti-affinity
+  // or DoNotSchedule topology spread constraints (without any such pod, NodeView::pods is
+  // never read).
+  static bool HasPlacementTerms(const Json& pod);
 };
 
 // Builds a NodeView from a Node object (used left empty).

@@ -51,7 +51,7 @@ std::string Scheduler::GangKey(const std::string& group, const std::string& ns,
 void Scheduler::Place(const CachedPod& entry, NodeView& node) {
   for (const auto& [k, amount] : entry.requests) node.used[k] += amount;
   node.used["pods"] += 1;
-  node.pods.push_back(entry.pod.get());
+  node.AddPod(entry.pod.get(), entry.anti_affinity);
 }
 
 bool Scheduler::ScheduleGang(const std::string& key, std::vector<NodeView>& nodes) {

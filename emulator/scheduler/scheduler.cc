@@ -169,6 +169,10 @@ void Scheduler::Upsert(std::shared_ptr<const Json> snapshot) {
   entry.request_error = req.ok() ? "" : std::string(req.status().message());
   entry.counted = !entry.node.empty() && !api::IsPodTerminal(pod);
   Count(entry, +1);
+  if (entry.placement_terms) --with_placement_terms_;
+  entry.anti_affinity = NodeView::HasRequiredAntiAffinity(pod);
+  entry.placement_terms = NodeView::HasPlacementTerms(pod);
+  if (entry.placement_terms) ++with_placement_terms_;
   if (was_counted && entry.counted && entry.node == old_node && entry.requests == old_requests) {
     retry_unschedulable_ = retry_before;  // the same room taken as before: none was made
   }
@@ -195,6 +199,7 @@ void Scheduler::Forget(const std::string& uid) {
   auto it = pods_by_uid_.find(uid);
   if (it == pods_by_uid_.end()) return;
   Count(it->second, -1);
+  if (it->second.placement_terms) --with_placement_terms_;
   pending_.erase(it->second.order);
   if (const std::string& g = it->second.group; !g.empty()) {
     gang_members_[g].erase(uid);
@@ -231,9 +236,11 @@ void Scheduler::ScheduleAll() {
     auto used = used_.find(nodes.back().name);
     if (used != used_.end()) nodes.back().used = used->second;
   }
-  for (const auto& [uid, cached] : pods_by_uid_) {
-    auto at = cached.counted ? node_index.find(cached.node) : node_index.end();
-    if (at != node_index.end()) nodes[at->second].pods.push_back(cached.pod.get());
+  if (with_placement_terms_ > 0) {
+    for (const auto& [uid, cached] : pods_by_uid_) {
+      auto at = cached.counted ? node_index.find(cached.node) : node_index.end();
+      if (at != node_index.end()) nodes[at->second].AddPod(cached.pod.get(), cached.anti_affinity);
+    }
   }
   // FIFO by creation time, then namespace/name: deterministic. The cache is not touched
   // during the pass (its own writes arrive on the watch, drained by the next pass), so the
@@ -281,7 +288,7 @@ void Scheduler::ScheduleAll() {
     entry.unschedulable = false;
     for (const auto& [k, amount] : entry.requests) nodes[*chosen].used[k] += amount;
     nodes[*chosen].used["pods"] += 1;
-    nodes[*chosen].pods.push_back(entry.pod.get());
+    nodes[*chosen].AddPod(entry.pod.get(), entry.anti_affinity);
   }
   UpdatePodGroups();
   // The periodic retry is armed once and left to run (not pushed back by every pass): pods

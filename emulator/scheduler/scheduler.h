@@ -74,6 +74,8 @@ class Scheduler {
     bool unschedulable = false;
     std::string group;  // its PodGroup's key (GangKey) when it names one, else ""
     bool gang = false;  // scheduled by a gang scheduler: bound with its group, all or nothing
+    bool anti_affinity = false;    // NodeView::HasRequiredAntiAffinity
+    bool placement_terms = false;  // NodeView::HasPlacementTerms
   };
   // "<group>/<ns>/<name>" of a PodGroup kind's object.
   static std::string GangKey(const std::string& group, const std::string& ns,
@@ -120,6 +122,9 @@ class Scheduler {
   EventLoop::TimerId retry_ = 0;
   std::map<std::string, std::string> last_message_;  // pod uid -> last FailedScheduling message
   std::map<std::string, CachedPod> pods_by_uid_;
+  // How many of them have placement terms: while none has, a pass does not list the pods
+  // bound to each node (nothing reads them), which kept every pass O(cached pods).
+  std::size_t with_placement_terms_ = 0;
   std::map<std::string, api::ResourceList> used_;  // node -> requests of its counted pods
   std::map<std::string, std::string> pending_;     // CachedPod::order -> uid
   std::map<std::string, std::set<std::string>> gang_members_;  // group key -> pod uids

@@ -95,7 +95,7 @@ TEST_CASE("required node affinity: terms ORed, expressions ANDed", "[scheduler]"
 TEST_CASE("anti-affinity by hostname keeps two replicas apart", "[scheduler]") {
   std::vector<NodeView> nodes = {Node("a"), Node("b")};
   Json master = PodWith(Json::object(), {{"job", "j"}});
-  nodes[0].pods.push_back(&master);
+  nodes[0].AddPod(&master);
   Json anti = {{"podAntiAffinity",
                 {{"requiredDuringSchedulingIgnoredDuringExecution",
                   {{{"labelSelector", {{"matchLabels", {{"job", "j"}}}}},
@@ -105,7 +105,7 @@ TEST_CASE("anti-affinity by hostname keeps two replicas apart", "[scheduler]") {
   auto chosen = ChooseNode(worker, {}, nodes, &message);
   REQUIRE(chosen);
   CHECK(nodes[*chosen].name == "b");
-  nodes[1].pods.push_back(&master);
+  nodes[1].AddPod(&master);
   CHECK_FALSE(ChooseNode(worker, {}, nodes, &message));
   CHECK(message ==
         "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules. preemption: "
@@ -114,7 +114,7 @@ TEST_CASE("anti-affinity by hostname keeps two replicas apart", "[scheduler]") {
   Json plain = PodWith(Json::object(), {{"job", "j"}});
   NodeView c = Node("c");
   Json holder = PodWith({{"affinity", anti}}, {{"job", "j"}});
-  c.pods.push_back(&holder);
+  c.AddPod(&holder);
   std::vector<NodeView> one = {c};
   CHECK(UnfitReasons(plain, {}, one[0], {}, &one) ==
         std::vector<std::string>{"node(s) didn't satisfy existing pods anti-affinity rules"});

@@ -100,6 +100,49 @@ TEST_CASE("a finished pod frees its resources for pending ones", "[scheduler]") 
   CHECK(c.Pod("second")["spec"]["nodeName"] == "node-a");
 }
 
+TEST_CASE("required anti-affinity keeps apart pods bound in earlier passes and in the same pass",
+          "[scheduler]") {
+  // A pass lists the pods bound to each node only while some cached pod has placement terms:
+  // the first pod has none, the later ones do, and the one whose term matches an existing pod
+  // waits until that pod is gone.
+  Cluster c;
+  for (const char* n : {"node-a", "node-b"}) {
+    Json node = NodeObject(n, "0");
+    node["metadata"]["labels"] = {{"kubernetes.io/hostname", n}};
+    REQUIRE(c.client->Create(api::Nodes(), "", node).ok());
+  }
+  REQUIRE(c.scheduler.Start().ok());
+  auto apart = [](const std::string& name) {
+    Json pod = PodObject(name, 0);
+    pod["metadata"]["labels"] = {{"app", "apart"}};
+    pod["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] =
+        {{{"labelSelector", {{"matchLabels", {{"app", "apart"}}}}},
+          {"topologyKey", "kubernetes.io/hostname"}}};
+    return pod;
+  };
+  REQUIRE(c.client->Create(api::Pods(), "default", PodObject("plain", 0)).ok());
+  c.loop.RunFor(1s);
+  CHECK(c.Pod("plain")["spec"].contains("nodeName"));
+  REQUIRE(c.client->Create(api::Pods(), "default", apart("one")).ok());
+  REQUIRE(c.client->Create(api::Pods(), "default", apart("two")).ok());
+  c.loop.RunFor(1s);
+  const Json one = c.Pod("one"), two = c.Pod("two");
+  REQUIRE(one["spec"].contains("nodeName"));
+  REQUIRE(two["spec"].contains("nodeName"));
+  CHECK(one["spec"]["nodeName"] != two["spec"]["nodeName"]);
+  REQUIRE(c.client->Create(api::Pods(), "default", apart("three")).ok());
+  c.loop.RunFor(1s);
+  Json three = c.Pod("three");
+  CHECK_FALSE(three["spec"].contains("nodeName"));
+  CHECK(three["status"]["conditions"][0]["message"] ==
+        "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.");
+  api::DeleteOptions now;
+  now.grace_period_seconds = 0;
+  REQUIRE(c.client->Delete(api::Pods(), "default", "one", now).ok());
+  c.loop.RunFor(1s);
+  CHECK(c.Pod("three")["spec"]["nodeName"] == one["spec"]["nodeName"]);
+}
+
 TEST_CASE("room made by a deleted pod goes to the oldest pending pod", "[scheduler]") {
   // Unfit pods wait until room is made instead of being tried on every pod event:
   // a newer pod arriving meanwhile must not take the room ahead of them.
