@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <limits>
 #include <regex>
 
 #include "emulator/api/service_account.h"
@@ -177,9 +178,7 @@ Result<int> ClusterNetwork::HostPort(const std::string& ns, const std::string& s
   for (int attempt = 0; attempt < 20; ++attempt) {
     int p = FreePort();
     if (p <= 0) break;
-    bool taken = false;
-    for (auto& [k, v] : ports_) taken = taken || v == p;
-    if (taken) continue;
+    if (!taken_ports_.insert(p).second) continue;
     ports_[key] = p;
     return p;
   }
@@ -188,12 +187,11 @@ Result<int> ClusterNetwork::HostPort(const std::string& ns, const std::string& s
 
 void ClusterNetwork::ReleaseService(const std::string& ns, const std::string& service) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = ports_.begin(); it != ports_.end();) {
-    if (std::get<0>(it->first) == ns && std::get<1>(it->first) == service) {
-      it = ports_.erase(it);
-    } else {
-      ++it;
-    }
+  // The service's ports are adjacent in the map: from (ns, service, the lowest port) on.
+  auto it = ports_.lower_bound(std::make_tuple(ns, service, std::numeric_limits<int>::min()));
+  while (it != ports_.end() && std::get<0>(it->first) == ns && std::get<1>(it->first) == service) {
+    taken_ports_.erase(it->second);
+    it = ports_.erase(it);
   }
 }
 

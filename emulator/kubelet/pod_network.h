@@ -91,6 +91,7 @@ class ClusterNetwork {
   std::map<std::string, std::string> pod_ips_;                      // GUARDED_BY(mu_)
   std::set<std::string> used_ips_;                                  // GUARDED_BY(mu_)
   std::map<std::tuple<std::string, std::string, int>, int> ports_;  // GUARDED_BY(mu_)
+  std::set<int> taken_ports_;  // the values of ports_; GUARDED_BY(mu_)
   std::shared_ptr<process::BridgeNetwork> bridge_;                  // GUARDED_BY(mu_)
   std::string dns_server_;                                          // GUARDED_BY(mu_)
   DnsResolver dns_resolves_;                                        // GUARDED_BY(mu_)
