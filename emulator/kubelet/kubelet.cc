@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/api/pod_status.h"
 #include "emulator/kubelet/node_object.h"
 #include "emulator/kubelet/pod_reboot.h"
@@ -222,7 +223,7 @@ void Kubelet::HandlePod(const std::string& type, const std::shared_ptr<const Jso
     return;
   }
   WakeEndpointWaiters(pod);
-  if (pod.value("spec", Json::object()).value("nodeName", "") != options_.node_name) return;
+  if (api::Str(api::Field(pod, "spec"), "nodeName") != options_.node_name) return;
   if (it == workers_.end()) {
     // A pod that finished before this kubelet started (or on its previous run) stays as is;
     // its logs are still served.
