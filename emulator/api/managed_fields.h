@@ -54,9 +54,11 @@ std::string ManagerFromUserAgent(std::string_view user_agent);
 // The stored form of managedFields (the store's, emulator/store): each entry's fieldsV1 kept as
 // its compact JSON text in a string, as kube-apiserver keeps FieldsV1.Raw as bytes: as a JSON
 // tree (a map node per key) they were 45 % of the heap at 1000 virtual jobs, every stored
-// version holding its own copy (README "Issue 40"). Compact turns the fieldsV1 objects of `object` (or of each item of a list) into
-// strings, Expand turns such strings back into objects (the wire form); both leave other
-// values as they are and are idempotent. Everything in this header accepts either form.
+// version holding its own copy (README "Issue 40"). Compact turns the fieldsV1 objects of
+// `object` (or of each item of a list) into strings, Expand turns such strings back into
+// objects (the wire form: the API server's serializer applies it to all it sends; the store
+// hands out the stored form); both leave other values as they are and are idempotent.
+// Everything in this header accepts either form.
 void CompactManagedFields(Json& object);
 void ExpandManagedFields(Json& object);
 // True when a and b are the same managedFields, whatever the form of each.
