@@ -52,7 +52,7 @@ std::optional<Time> FinishedAt(const Json& pod) {
   return latest;
 }
 
-Census Count(const Json& job, const std::vector<Json>& pods) {
+Census Count(const Json& job, const api::ObjectList& pods) {
   Census c;
   const std::int64_t completions = bj::IntOr(Field(job, "spec"), "completions", -1);
   for (const Json& pod : pods) {
@@ -366,7 +366,7 @@ PolicyMatch MatchPodFailurePolicy(const Json& job, const Json& pod) {
   return {};
 }
 
-Sync ComputeSync(const Json& job, const std::vector<Json>& pods, Time now) {
+Sync ComputeSync(const Json& job, const api::ObjectList& pods, Time now) {
   Pass p{job, Field(job, "spec"), now, {}};
   const Json& before = Field(job, "status");
   p.out.status = before.is_object() ? before : Json::object();

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "emulator/api/object_list.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
 #include "emulator/controller/kind.h"
@@ -22,7 +23,7 @@ using controller::Action;
 using controller::Sync;
 
 // REQUIRES: job was defaulted by admission (api::batchjob::SetDefaults).
-Sync ComputeSync(const Json& job, const std::vector<Json>& pods, Time now);
+Sync ComputeSync(const Json& job, const api::ObjectList& pods, Time now);
 
 // --- Pieces, table-tested on their own. ---
 

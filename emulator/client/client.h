@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "emulator/api/object_list.h"
 #include "emulator/api/requests.h"
 #include "emulator/api/resources.h"
 #include "emulator/common/status.h"
@@ -58,6 +59,22 @@ class Client {
   // api::EvictPod (as the served subresource does); a real API server decides for itself.
   virtual Status Evict(std::string_view ns, std::string_view name,
                        const DeleteOptions& options = {}) = 0;
+  // List's items as shared immutable snapshots, for readers that only read them (a
+  // controller's children): a LocalClient hands out the store's own (no copy); by default each
+  // listed item is moved into one, through List (so a decorator's List still applies). Same
+  // errors as List.
+  virtual Result<api::ObjectList> ListObjects(const ResourceType& type, std::string_view ns,
+                                              const ListOptions& options = {});
 };
+
+inline Result<api::ObjectList> Client::ListObjects(const ResourceType& type, std::string_view ns,
+                                                   const ListOptions& options) {
+  ASSIGN_OR_RETURN(Json list, List(type, ns, options));
+  api::ObjectList out;
+  if (auto items = list.find("items"); items != list.end() && items->is_array()) {
+    for (Json& item : *items) out.push_back(std::move(item));
+  }
+  return out;
+}
 
 }  // namespace pjemu::client

@@ -19,6 +19,12 @@ Result<Json> LocalClient::List(const ResourceType& type, std::string_view ns,
   return store_.List(type, ns, options);
 }
 
+Result<api::ObjectList> LocalClient::ListObjects(const ResourceType& type, std::string_view ns,
+                                                 const ListOptions& options) {
+  ASSIGN_OR_RETURN(store::SharedList list, store_.ListShared(type, ns, options));
+  return api::ObjectList(std::move(list.items));
+}
+
 Result<Json> LocalClient::Update(const ResourceType& type, std::string_view ns, Json object,
                                  Subresource sub, const WriteOptions& options) {
   return store_.Update(type, ns, std::move(object), sub, options);

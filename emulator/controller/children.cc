@@ -17,15 +17,17 @@ std::string LowerKind(const api::ResourceType& type) { return AsciiLower(type.ki
 
 }  // namespace
 
-Result<std::vector<Json>> ListControlled(client::Client& client, const api::ResourceType& type,
-                                         const Json& owner, const std::string& label_selector) {
+Result<api::ObjectList> ListControlled(client::Client& client, const api::ResourceType& type,
+                                       const Json& owner, const std::string& label_selector) {
   const Json& meta = Field(owner, "metadata");
   api::ListOptions options;
   options.label_selector = label_selector;
-  ASSIGN_OR_RETURN(Json list, client.List(type, Str(meta, "namespace"), options));
-  std::vector<Json> out;
-  for (Json& item : list["items"]) {
-    if (ControlledBy(item, Str(meta, "uid"))) out.push_back(std::move(item));
+  ASSIGN_OR_RETURN(api::ObjectList listed,
+                   client.ListObjects(type, Str(meta, "namespace"), options));
+  const std::string uid = Str(meta, "uid");
+  api::ObjectList out;
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    if (ControlledBy(listed[i], uid)) out.push_back(listed.ptr(i));
   }
   return out;
 }

@@ -23,8 +23,9 @@ namespace pjemu::controller {
 
 // The objects of `type` in the owner's namespace matching `label_selector` whose controller
 // ownerReference names the owner's uid. Errors: the Client's.
-Result<std::vector<Json>> ListControlled(client::Client& client, const api::ResourceType& type,
-                                         const Json& owner, const std::string& label_selector);
+// Read as shared snapshots (Client::ListObjects): in process, the store's own, not copies.
+Result<api::ObjectList> ListControlled(client::Client& client, const api::ResourceType& type,
+                                       const Json& owner, const std::string& label_selector);
 // The object ns/name of `type` (ns ignored for a cluster-scoped type); nullopt when NotFound.
 // Errors: the Client's others.
 Result<std::optional<Json>> GetIfExists(client::Client& client, const api::ResourceType& type,

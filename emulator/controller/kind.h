@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "emulator/api/object_list.h"
 #include "emulator/api/resources.h"
 #include "emulator/client/client.h"
 #include "emulator/common/clock.h"
@@ -68,18 +69,20 @@ struct Sync {
   ErrorOrder error_order = ErrorOrder::kAfterStatus;
 };
 
-// The objects a pass read, by type.
+// The objects a pass read, by type, as shared snapshots (in process the store's own: a pass
+// copies none of them).
 class Children {
  public:
   // Every object read of `type` (empty when none).
-  const std::vector<Json>& Of(const api::ResourceType& type) const;
+  const api::ObjectList& Of(const api::ResourceType& type) const;
   // The first of them, or nullptr.
   const Json* One(const api::ResourceType& type) const;
   void Add(const api::ResourceType& type, Json object);
+  void Add(const api::ResourceType& type, api::ObjectList::Ptr object);
   void Ensure(const api::ResourceType& type);
 
  private:
-  std::map<std::string, std::vector<Json>> by_type_;  // by PluralGroup()
+  std::map<std::string, api::ObjectList> by_type_;  // by PluralGroup()
 };
 
 // A type whose objects a pass reads: how it is watched and which objects of it are read.

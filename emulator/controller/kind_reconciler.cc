@@ -41,18 +41,22 @@ Action Action::Delete(const api::ResourceType& type, std::string name) {
   return a;
 }
 
-const std::vector<Json>& Children::Of(const api::ResourceType& type) const {
-  static const std::vector<Json> kNone;
+const api::ObjectList& Children::Of(const api::ResourceType& type) const {
+  static const api::ObjectList kNone;
   auto it = by_type_.find(type.PluralGroup());
   return it == by_type_.end() ? kNone : it->second;
 }
 
 const Json* Children::One(const api::ResourceType& type) const {
-  const std::vector<Json>& all = Of(type);
+  const api::ObjectList& all = Of(type);
   return all.empty() ? nullptr : &all.front();
 }
 
 void Children::Add(const api::ResourceType& type, Json object) {
+  by_type_[type.PluralGroup()].push_back(std::move(object));
+}
+
+void Children::Add(const api::ResourceType& type, api::ObjectList::Ptr object) {
   by_type_[type.PluralGroup()].push_back(std::move(object));
 }
 
@@ -81,8 +85,8 @@ Result<Children> KindReconciler::ReadChildren(const Json& object) {
     const std::string which = child.which(object);
     if (which.empty()) continue;
     if (child.read == ChildType::Read::kListControlled) {
-      ASSIGN_OR_RETURN(std::vector<Json> listed, ListControlled(client_, type, object, which));
-      for (Json& o : listed) children.Add(type, std::move(o));
+      ASSIGN_OR_RETURN(api::ObjectList listed, ListControlled(client_, type, object, which));
+      for (std::size_t i = 0; i < listed.size(); ++i) children.Add(type, listed.ptr(i));
       continue;
     }
     ASSIGN_OR_RETURN(std::optional<Json> got, GetIfExists(client_, type, ns, which));

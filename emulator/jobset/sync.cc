@@ -34,7 +34,7 @@ std::string Label(const Json& obj, const char* key) {
   return Str(FieldAt(obj, {"metadata", "labels"}), key);
 }
 
-Children Classify(const std::vector<Json>& jobs, std::int64_t restarts) {
+Children Classify(const api::ObjectList& jobs, std::int64_t restarts) {
   Children c;
   for (const Json& job : jobs) {
     auto attempt = controller::IndexLabel(job, ajs::kRestartsKey);
@@ -224,7 +224,7 @@ void SuspendOrResume(Pass& p, const Children& c) {
 
 }  // namespace
 
-Sync ComputeSync(const Json& js, const std::vector<Json>& jobs, bool service_exists, Time now) {
+Sync ComputeSync(const Json& js, const api::ObjectList& jobs, bool service_exists, Time now) {
   Pass p{js, now, api::ObjectOr(Field(js, "status")), {}};
   const std::int64_t restarts = OptInt(p.status, "restarts").value_or(0);
   const Children c = Classify(jobs, restarts);

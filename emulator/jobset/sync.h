@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "emulator/api/object_list.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
 #include "emulator/controller/kind.h"
@@ -22,7 +23,7 @@ using controller::Action;
 using controller::Sync;
 
 // REQUIRES: js was defaulted by admission (api::jobset::SetDefaults).
-Sync ComputeSync(const Json& js, const std::vector<Json>& jobs, bool service_exists, Time now);
+Sync ComputeSync(const Json& js, const api::ObjectList& jobs, bool service_exists, Time now);
 
 // --- Pieces, tested on their own. ---
 

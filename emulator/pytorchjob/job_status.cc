@@ -22,7 +22,7 @@ namespace {
 
 class Pass {
  public:
-  Pass(const Json& job, const std::vector<Json>& pods, const std::vector<Json>& services, Time now,
+  Pass(const Json& job, const api::ObjectList& pods, const api::ObjectList& services, Time now,
        const InitContainerOptions& init)
       : job_(job),
         pods_(pods),
@@ -71,8 +71,8 @@ class Pass {
   void RequeueForDeadline();
 
   const Json& job_;
-  const std::vector<Json>& pods_;
-  const std::vector<Json>& services_;
+  const api::ObjectList& pods_;
+  const api::ObjectList& services_;
   const Time now_;
   const InitContainerOptions& init_;
   const std::string name_;
@@ -148,7 +148,7 @@ void Pass::ReconcilePods(const std::string& rtype) {
   const Json& spec = ReplicaSpec(job_, rtype);
   const std::string policy = RestartPolicy(spec);
   const std::int64_t replicas = Replicas(spec);
-  std::vector<Json> pods = FilterForReplicaType(pods_, rtype);
+  const api::ObjectList pods = FilterForReplicaType(pods_, rtype);
   ReplicaStatuses()[rtype] = Json::object();  // initializeReplicaStatuses
   std::map<std::int64_t, std::vector<const Json*>> slices;
   for (const Json& pod : pods) {
@@ -206,7 +206,7 @@ void Pass::ReconcilePods(const std::string& rtype) {
 
 void Pass::ReconcileServices(const std::string& rtype) {
   const std::int64_t replicas = Replicas(ReplicaSpec(job_, rtype));
-  std::vector<Json> services = FilterForReplicaType(services_, rtype);
+  const api::ObjectList services = FilterForReplicaType(services_, rtype);
   std::map<std::int64_t, std::vector<const Json*>> slices;
   for (const Json& svc : services) {
     const std::string idx = Str(Field(Field(svc, "metadata"), "labels"), kReplicaIndexLabel);
@@ -410,8 +410,8 @@ bool Pass::ReconcileReplicas() {
 
 }  // namespace
 
-Sync ComputeJobStatus(const Json& job, const std::vector<Json>& pods,
-                      const std::vector<Json>& services, Time now,
+Sync ComputeJobStatus(const Json& job, const api::ObjectList& pods,
+                      const api::ObjectList& services, Time now,
                       const InitContainerOptions& init) {
   Sync out;
   try {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "emulator/api/object_list.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
 #include "emulator/controller/children.h"
@@ -24,8 +25,8 @@ using controller::Sync;
 
 // One pass of ReconcileJobs. REQUIRES: job is defaulted (SetDefaults); pods and services are
 // the ones the job controls (label job-name + operator-name, controller ownerReference).
-Sync ComputeJobStatus(const Json& job, const std::vector<Json>& pods,
-                      const std::vector<Json>& services, Time now,
+Sync ComputeJobStatus(const Json& job, const api::ObjectList& pods,
+                      const api::ObjectList& services, Time now,
                       const InitContainerOptions& init = {});
 
 // --- The pieces, table-tested on their own (upstream's unit tests T31-T48). ---
@@ -33,9 +34,9 @@ Sync ComputeJobStatus(const Json& job, const std::vector<Json>& pods,
 // DeletePodsAndServices: the pod and same-named service deletions for a job whose status is
 // `status` (cleanPodPolicy None/Running/All when finished; everything otherwise).
 std::vector<std::string> PodsToCleanUp(const Json& job, const Json& status,
-                                       const std::vector<Json>& pods);
+                                       const api::ObjectList& pods);
 // PastBackoffLimit: restartCounts of Running pods of OnFailure/Always/ExitCode replicas.
-bool PastBackoffLimit(const Json& job, const std::vector<Json>& pods);
+bool PastBackoffLimit(const Json& job, const api::ObjectList& pods);
 // PastActiveDeadline: now - status.startTime >= activeDeadlineSeconds.
 bool PastActiveDeadline(const Json& job, const Json& status, Time now);
 
@@ -48,9 +49,9 @@ struct TtlDecision {
 TtlDecision CleanupJob(const Json& job, const Json& status, Time now);
 
 // Pods/services whose replica-type label equals lower(rtype).
-std::vector<Json> FilterForReplicaType(const std::vector<Json>& objects, const std::string& rtype);
+api::ObjectList FilterForReplicaType(const api::ObjectList& objects, const std::string& rtype);
 // max(replicas, highest replica-index + 1) (CalculatePodSliceSize).
-std::int64_t SliceSize(const std::vector<Json>& objects, std::int64_t replicas);
+std::int64_t SliceSize(const api::ObjectList& objects, std::int64_t replicas);
 // updateJobReplicaStatuses: adds the pod to replica_status's active/succeeded/failed.
 void CountPod(Json& replica_status, const Json& pod);
 // The exit code of the pytorch container's terminated state, or 0xbeef when there is none.

@@ -34,7 +34,7 @@ void Set(Json& rs, const char* key, std::int64_t v) {
 }  // namespace
 
 std::vector<std::string> PodsToCleanUp(const Json& job, const Json& status,
-                                       const std::vector<Json>& pods) {
+                                       const api::ObjectList& pods) {
   std::vector<std::string> out;
   const std::string policy = Str(RunPolicyOf(job), "cleanPodPolicy");
   const bool finished = IsFinished(status);
@@ -47,7 +47,7 @@ std::vector<std::string> PodsToCleanUp(const Json& job, const Json& status,
   return out;
 }
 
-bool PastBackoffLimit(const Json& job, const std::vector<Json>& pods) {
+bool PastBackoffLimit(const Json& job, const api::ObjectList& pods) {
   auto limit = OptInt(RunPolicyOf(job), "backoffLimit");
   if (!limit) return false;
   std::int64_t restarts = 0;
@@ -89,16 +89,18 @@ TtlDecision CleanupJob(const Json& job, const Json& status, Time now) {
   return d;
 }
 
-std::vector<Json> FilterForReplicaType(const std::vector<Json>& objects, const std::string& rtype) {
-  std::vector<Json> out;
+api::ObjectList FilterForReplicaType(const api::ObjectList& objects, const std::string& rtype) {
+  api::ObjectList out;
   const std::string rt = AsciiLower(rtype);
-  for (const Json& o : objects) {
-    if (Str(Field(Field(o, "metadata"), "labels"), kReplicaTypeLabel) == rt) out.push_back(o);
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    if (Str(Field(Field(objects[i], "metadata"), "labels"), kReplicaTypeLabel) == rt) {
+      out.push_back(objects.ptr(i));
+    }
   }
   return out;
 }
 
-std::int64_t SliceSize(const std::vector<Json>& objects, std::int64_t replicas) {
+std::int64_t SliceSize(const api::ObjectList& objects, std::int64_t replicas) {
   std::int64_t size = replicas;
   for (const Json& o : objects) {
     if (auto i = IndexLabel(o, kReplicaIndexLabel)) size = std::max(size, *i + 1);

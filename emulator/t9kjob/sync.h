@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "emulator/api/object_list.h"
 #include "emulator/api/resources.h"
 #include "emulator/common/clock.h"
 #include "emulator/common/status.h"
@@ -21,9 +22,9 @@ using controller::Action;
 using controller::Sync;
 
 struct Children {
-  std::vector<Json> pods;
-  std::vector<Json> services;
-  std::vector<Json> tensorboards;
+  api::ObjectList pods;
+  api::ObjectList services;
+  api::ObjectList tensorboards;
 };
 
 // REQUIRES: job is defaulted (api::t9k::SetDefaults).

@@ -43,5 +43,75 @@ TEST_CASE("LocalClient forwards every call to the store", "[client]") {
   CHECK(types == std::vector<std::string>{"ADDED", "MODIFIED", "MODIFIED", "MODIFIED", "DELETED"});
 }
 
+// A Client that only forwards List: what ListObjects does for a client that does not override it.
+class ListOnly : public Client {
+ public:
+  explicit ListOnly(Client& inner) : inner_(inner) {}
+  Result<Json> Create(const ResourceType&, std::string_view, Json, const WriteOptions&) override {
+    return Status(Code::kInternal, "unused");
+  }
+  Result<Json> Get(const ResourceType&, std::string_view, std::string_view) override {
+    return Status(Code::kInternal, "unused");
+  }
+  Result<Json> List(const ResourceType& t, std::string_view ns, const ListOptions& o) override {
+    ++lists;
+    return inner_.List(t, ns, o);
+  }
+  Result<Json> Update(const ResourceType&, std::string_view, Json, Subresource,
+                      const WriteOptions&) override {
+    return Status(Code::kInternal, "unused");
+  }
+  Result<Json> Patch(const ResourceType&, std::string_view, std::string_view, PatchType,
+                     const Json&, Subresource, const WriteOptions&) override {
+    return Status(Code::kInternal, "unused");
+  }
+  Result<Json> Delete(const ResourceType&, std::string_view, std::string_view,
+                      const DeleteOptions&) override {
+    return Status(Code::kInternal, "unused");
+  }
+  Result<std::shared_ptr<api::Watch>> Watch(const ResourceType&, std::string_view,
+                                            const WatchOptions&) override {
+    return Status(Code::kInternal, "unused");
+  }
+  Status Evict(std::string_view, std::string_view, const DeleteOptions&) override {
+    return Status(Code::kInternal, "unused");
+  }
+  int lists = 0;
+
+ private:
+  Client& inner_;
+};
+
+TEST_CASE("ListObjects hands out the store's own snapshots; other clients' come through List",
+          "[client]") {
+  FakeClock clock;
+  store::Store store(clock);
+  std::unique_ptr<Client> c = MakeLocalClient(store);
+  for (const char* name : {"b", "a"}) {
+    Json pod = {{"metadata", {{"name", name}, {"labels", {{"app", "x"}}}}},
+                {"spec", {{"containers", Json::array()}}}};
+    REQUIRE(c->Create(api::Pods(), "default", pod).ok());
+  }
+  ListOptions x;
+  x.label_selector = "app=x";
+  api::ObjectList first = c->ListObjects(api::Pods(), "default", x).value();
+  REQUIRE(first.size() == 2);
+  CHECK(first[0]["metadata"]["name"] == "a");  // List's order
+  CHECK(first.ptr(0) == store.GetShared(api::Pods(), "default", "a").value());  // no copy
+  CHECK(c->ListObjects(api::Pods(), "default", x).value().ptr(1) == first.ptr(1));
+  std::vector<Json> names;
+  for (const Json& pod : first) names.push_back(pod["metadata"]["name"]);
+  CHECK(names == std::vector<Json>{"a", "b"});
+
+  ListOnly other(*c);
+  api::ObjectList through = other.ListObjects(api::Pods(), "default", x).value();
+  CHECK(other.lists == 1);
+  REQUIRE(through.size() == 2);
+  CHECK(through[1] == first[1]);
+  CHECK(through.ptr(1) != first.ptr(1));  // the listed item, not the store's snapshot
+  CHECK(other.ListObjects(api::Nodes(), "default", x).value().empty());
+  CHECK(ListOnly(*c).ListObjects(api::Pods(), "missing").value().empty());
+}
+
 }  // namespace
 }  // namespace pjemu::client
