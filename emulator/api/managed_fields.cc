@@ -105,9 +105,10 @@ bool Touches(const Json& fields, const FieldSet& set) {
   return false;
 }
 
-// Whether an entry's stored fieldsV1 may touch `set`, told from its compact text without
-// parsing it: a set it touches holds one of `set`'s top-level elements ("f:status") as a key,
-// so its text holds that key. Unsure (a tree, or an element JSON would escape) answers true.
+// Whether an entry's stored fieldsV1 may touch `set`, told from its text without parsing it: a
+// set it touches holds one of `set`'s top-level elements ("f:status") as a key, so its text
+// holds that quoted string (whatever the spacing; a match elsewhere only costs the parse).
+// Unsure (a tree, or an element JSON would escape) answers true.
 bool MayTouch(const Json& stored_fields, const FieldSet& set) {
   if (!stored_fields.is_string()) return true;
   const std::string& text = stored_fields.get_ref<const std::string&>();
@@ -115,7 +116,7 @@ bool MayTouch(const Json& stored_fields, const FieldSet& set) {
     bool plain = std::all_of(element.begin(), element.end(), [](char ch) {
       return ch != '"' && ch != '\\' && static_cast<unsigned char>(ch) >= 0x20;
     });
-    if (!plain || text.find("\"" + element + "\":") != std::string::npos) return true;
+    if (!plain || text.find("\"" + element + "\"") != std::string::npos) return true;
   }
   return false;
 }

@@ -290,6 +290,33 @@ TEST_CASE("updates record what they changed and take it from others", "[api][ssa
         "Apply failed with 1 conflict: conflict with \"kubectl-edit\" using v1: .data.a");
 }
 
+TEST_CASE("updates over the stored form: untouched entries kept as text, touched ones rewritten",
+          "[api][ssa]") {
+  // The store keeps each fieldsV1 as text (CompactManagedFields); a write rewrites only the
+  // entries that own a field it changed, whatever the text's spacing, and keeps the others
+  // as they were, text and all.
+  Json live = ConfigMap({{"a", "1"}, {"b", "2"}});
+  live["metadata"]["labels"] = {{"team", "x"}};
+  live["metadata"]["managedFields"] = {
+      {{"apiVersion", "v1"}, {"fieldsType", "FieldsV1"}, {"manager", "labeller"},
+       {"operation", "Update"}, {"time", kT0},
+       {"fieldsV1", R"({"f:metadata":{"f:labels":{".":{},"f:team":{}}}})"}},
+      {{"apiVersion", "v1"}, {"fieldsType", "FieldsV1"}, {"manager", "writer"},
+       {"operation", "Update"}, {"time", kT0},
+       {"fieldsV1", R"({"f:data" : {"." : {}, "f:a" : {}, "f:b" : {}}})"}}};
+  Json next = live;
+  next["data"]["a"] = "5";
+  UpdateManagedFields(ConfigMaps(), &live, next, {"editor", Subresource::kNone, kT1});
+  Json m = Managed(next);
+  REQUIRE(m.size() == 3);  // by operation, time, manager
+  CHECK(m[0] == live["metadata"]["managedFields"][0]);  // kept as it was: still text
+  CHECK(m[1]["manager"] == "writer");                   // lost .data.a, though spaced
+  CHECK(m[2]["manager"] == "editor");
+  CHECK(m[2]["fieldsV1"] == R"({"f:data":{"f:a":{}}})"_json);
+  CompactManagedFields(next);
+  CHECK(Managed(next)[1]["fieldsV1"] == R"({"f:data":{".":{},"f:b":{}}})");
+}
+
 TEST_CASE("status writes have their own entry and see only .status", "[api][ssa]") {
   // [fm] subresource entries; the pod strategy's reset fields (main writes never own status).
   Json pod = Pod({{{"name", "c"}, {"image", "x"}}});
