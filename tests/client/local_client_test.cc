@@ -82,7 +82,7 @@ class ListOnly : public Client {
   Client& inner_;
 };
 
-TEST_CASE("ListObjects hands out the store's own snapshots; other clients' come through List",
+TEST_CASE("ListObjects hands out the store's own snapshots, other clients' come through List",
           "[client]") {
   FakeClock clock;
   store::Store store(clock);
