@@ -236,7 +236,7 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
     }
     ASSIGN_OR_RETURN(Json list, store_.List(type, path.ns, list_options));
     bool first = true;
-    for (Json item : list.value("items", Json::array())) {
+    for (Json& item : list["items"]) {  // in place: the list is this request's own copy
       if (convert) convert(item);
       prelude += WatchLine("ADDED", table ? ObjectToTable(type, item, clock_.Now(), first) : item);
       first = false;

@@ -165,9 +165,8 @@ class Informer {
 };
 
 // What a consumer keeps of an informer's objects, for the actors that pass over all of them
-// (the volume, TensorBoard and Kueue controllers): `cache` by ObjectKey, kept equal to the
+// (the volume, TensorBoard and Kueue controllers): `cache` by api::ObjectKey, kept equal to the
 // objects delivered (an informer handler's first step).
-// The key is api::ObjectKey.
 void ApplyToCache(std::map<std::string, Json>& cache, const api::WatchEvent& event);
 
 }  // namespace pjemu::client
