@@ -49,7 +49,8 @@ void ClusterQueueDown(Json& cq) {
   Rename(*spec, "cohortName", "cohort");
   if (Json* strategy = Child(*spec, "admissionChecksStrategy")) {
     Json names = Json::array();
-    for (const Json& c : ArrayOr(Field(*strategy, "admissionChecks"))) names.push_back(Str(c, "name"));
+    for (const Json& c : ArrayOr(Field(*strategy, "admissionChecks")))
+      names.push_back(Str(c, "name"));
     (*spec)["admissionChecks"] = names;
     spec->erase("admissionChecksStrategy");
   }
@@ -72,10 +73,9 @@ void LocalQueueDown(Json& lq) {
 void WorkloadUp(Json& wl) {
   if (Json* spec = Child(wl, "spec"); spec && spec->contains("priorityClassName")) {
     const bool wpc = Str(*spec, "priorityClassSource") != kPriorityClassSource;
-    (*spec)["priorityClassRef"] = {
-        {"group", wpc ? kGroup : "scheduling.k8s.io"},
-        {"kind", wpc ? "WorkloadPriorityClass" : "PriorityClass"},
-        {"name", (*spec)["priorityClassName"]}};
+    (*spec)["priorityClassRef"] = {{"group", wpc ? kGroup : "scheduling.k8s.io"},
+                                   {"kind", wpc ? "WorkloadPriorityClass" : "PriorityClass"},
+                                   {"name", (*spec)["priorityClassName"]}};
     spec->erase("priorityClassName");
     spec->erase("priorityClassSource");
   }
@@ -88,7 +88,8 @@ void WorkloadDown(Json& wl) {
   if (Json* spec = Child(wl, "spec"); spec && spec->contains("priorityClassRef")) {
     const Json ref = (*spec)["priorityClassRef"];
     (*spec)["priorityClassName"] = Str(ref, "name");
-    (*spec)["priorityClassSource"] = Str(ref, "kind") == "PriorityClass" ? kPriorityClassSource : kWpcSource;
+    (*spec)["priorityClassSource"] =
+        Str(ref, "kind") == "PriorityClass" ? kPriorityClassSource : kWpcSource;
     spec->erase("priorityClassRef");
   }
   if (Json* status = Child(wl, "status")) {
@@ -122,7 +123,8 @@ void V1beta1ToStored(Json& object) { Convert(object, kApiVersion, true); }
 void V1beta1FromStored(Json& object) { Convert(object, kV1beta1, false); }
 
 const ServedVersion& V1beta1() {
-  static const ServedVersion kVersion = {"v1beta1", "This version is deprecated. Use v1beta2 instead.",
+  static const ServedVersion kVersion = {"v1beta1",
+                                         "This version is deprecated. Use v1beta2 instead.",
                                          V1beta1ToStored, V1beta1FromStored};
   return kVersion;
 }

@@ -258,9 +258,9 @@ Result<HttpResponse> Router::Watch(const HttpRequest& request, const ApiPath& pa
     // server answers.
     Json status = watch.status().ToStatusJson();
     status.erase("details");
-    response.stream = std::make_shared<WatchStream>(nullptr, type, table, clock_, timeout,
-                                                    prelude + WatchLine("ERROR", status), texts_,
-                                                    convert);
+    response.stream =
+        std::make_shared<WatchStream>(nullptr, type, table, clock_, timeout,
+                                      prelude + WatchLine("ERROR", status), texts_, convert);
     return response;
   }
   response.stream = std::make_shared<WatchStream>(std::move(watch).value(), type, table, clock_,

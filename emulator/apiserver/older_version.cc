@@ -37,14 +37,12 @@ HttpResponse FromStoredBody(HttpResponse response, const api::ServedVersion& old
 }  // namespace
 
 HttpResponse Router::RouteOlderVersion(const HttpRequest& request, const ApiPath& path,
-                                       const Query& query,
-                                       const api::ServedVersion& older) const {
+                                       const Query& query, const api::ServedVersion& older) const {
   HttpRequest stored = request;
   ToStoredBody(stored, older);
   auto routed = RouteResource(stored, path, query);
-  HttpResponse response =
-      routed.ok() ? FromStoredBody(std::move(routed).value(), older, *path.type)
-                  : ErrorResponse(routed.status());
+  HttpResponse response = routed.ok() ? FromStoredBody(std::move(routed).value(), older, *path.type)
+                                      : ErrorResponse(routed.status());
   if (!older.deprecation_warning.empty()) {
     response.headers.emplace_back("Warning", WarningHeader(older.deprecation_warning));
   }

@@ -313,8 +313,8 @@ bool FitsAfter(const State& state, const Queue& q, const Usage& need, const Queu
 }
 
 bool LowerOrNewerEqual(const Json& preemptor, const Json& victim) {
-  return Priority(victim) < Priority(preemptor) ||
-         (Priority(victim) == Priority(preemptor) && CreationTime(victim) > CreationTime(preemptor));
+  return Priority(victim) < Priority(preemptor) || (Priority(victim) == Priority(preemptor) &&
+                                                    CreationTime(victim) > CreationTime(preemptor));
 }
 
 // Whether queue q's policy lets `preemptor` take `victim`'s place: in its own queue by
@@ -327,8 +327,10 @@ bool MayPreempt(const State& state, const Queue& q, const Json& preemptor, const
     return false;
   }
   auto other = state.queues.find(victim_queue);
-  if (q.cohort.empty() || other == state.queues.end() || other->second.cohort != q.cohort) return false;
-  if (q.reclaim != "Any" && !(q.reclaim == "LowerPriority" && Priority(victim) < Priority(preemptor))) {
+  if (q.cohort.empty() || other == state.queues.end() || other->second.cohort != q.cohort)
+    return false;
+  if (q.reclaim != "Any" &&
+      !(q.reclaim == "LowerPriority" && Priority(victim) < Priority(preemptor))) {
     return false;
   }
   // Only a queue over its nominal quota (borrowing) gives back.
@@ -358,8 +360,9 @@ std::vector<const Json*> Victims(const State& state, const Queue& q, const Json&
                                  const Assignment& a, const std::vector<const Json*>& reserving) {
   std::vector<const Json*> candidates;
   for (const Json* other : reserving) {
-    if (ak::IsTrue(*other, ak::kEvicted) ? QueueOfAdmitted(*other) == q.name
-                                         : MayPreempt(state, q, wl, *other, QueueOfAdmitted(*other))) {
+    if (ak::IsTrue(*other, ak::kEvicted)
+            ? QueueOfAdmitted(*other) == q.name
+            : MayPreempt(state, q, wl, *other, QueueOfAdmitted(*other))) {
       candidates.push_back(other);
     }
   }
@@ -372,7 +375,9 @@ std::vector<const Json*> Victims(const State& state, const Queue& q, const Json&
     if (ReservedAt(*x) != ReservedAt(*y)) return ReservedAt(*x) > ReservedAt(*y);
     return Str(Field(*x, "metadata"), "uid") < Str(Field(*y, "metadata"), "uid");
   });
-  auto usage_of = [](const Json* v) { return AdmissionUsage(FieldAt(*v, {"status", "admission"})); };
+  auto usage_of = [](const Json* v) {
+    return AdmissionUsage(FieldAt(*v, {"status", "admission"}));
+  };
   QueueUsage freed;
   std::vector<const Json*> taken;
   for (const Json* c : candidates) {
@@ -401,12 +406,14 @@ std::string PathOf(const Queue& q, const std::string& queue) {
 Evict EvictionOf(const Json& preemptor, const Queue& q, const Json& victim) {
   const std::string victim_queue = QueueOfAdmitted(victim);
   const bool own = victim_queue == q.name;
-  return {api::ObjectKey(victim), api::ObjectKey(preemptor), own ? "InClusterQueue" : "InCohortReclamation",
+  return {api::ObjectKey(victim), api::ObjectKey(preemptor),
+          own ? "InClusterQueue" : "InCohortReclamation",
           "Preempted to accommodate a workload (UID: " + Str(Field(preemptor, "metadata"), "uid") +
               ", JobUID: " + Str(FieldAt(preemptor, {"metadata", "labels"}), ak::kJobUidLabel) +
               ") due to " +
               (own ? "prioritization in the ClusterQueue" : "reclamation within the cohort") +
-              "; preemptor path: " + PathOf(q, q.name) + "; preemptee path: " + PathOf(q, victim_queue)};
+              "; preemptor path: " + PathOf(q, q.name) +
+              "; preemptee path: " + PathOf(q, victim_queue)};
 }
 
 // A pending Workload's blocker before any quota is looked at (reason, message), or nullopt.

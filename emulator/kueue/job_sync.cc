@@ -173,7 +173,8 @@ bool KueueController::StopJob(Kind& kind, const Json& job, const std::string& me
 
 bool KueueController::RestoreJob(Kind& kind, const Json& job, const Json& workload) {
   Json restored = kind.queue->stop(job, ak::PodSetsOf(workload));
-  return restored == job || Write(*kind.type, kind.jobs, std::move(restored), false) != Wrote::kFailed;
+  return restored == job ||
+         Write(*kind.type, kind.jobs, std::move(restored), false) != Wrote::kFailed;
 }
 
 bool KueueController::FinishWorkload(Kind& kind, const Json& job, const Json& workload) {
@@ -216,7 +217,8 @@ bool KueueController::SyncWorkloadStatus(Kind& kind, const Json& job, const Json
     ak::SetCondition(wl, ak::kPodsReady, false, "WaitForStart", "Not all pods are ready or succeeded",
                      now);
   }
-  return wl == workload || Write(ak::Workloads(), workloads_, std::move(wl), true) != Wrote::kFailed;
+  return wl == workload ||
+         Write(ak::Workloads(), workloads_, std::move(wl), true) != Wrote::kFailed;
 }
 
 }  // namespace pjemu::kueue

@@ -45,19 +45,19 @@ Status KueueController::Start() {
     };
   };
   const std::pair<const api::ResourceType*, Cache*> watched[] = {
-      {&ak::ResourceFlavors(), &flavors_},
-      {&ak::ClusterQueues(), &cluster_queues_},
-      {&ak::LocalQueues(), &local_queues_},
-      {&ak::WorkloadPriorityClasses(), &priority_classes_},
+      {&ak::ResourceFlavors(), &flavors_},  {&ak::ClusterQueues(), &cluster_queues_},
+      {&ak::LocalQueues(), &local_queues_}, {&ak::WorkloadPriorityClasses(), &priority_classes_},
       {&api::Namespaces(), &namespaces_},  // the namespaceSelectors' labels
       {&ak::Workloads(), &workloads_}};
   for (const auto& [type, cache] : watched) {
     informers_.push_back(std::make_unique<client::Informer>(
-        client_, loop_, *type, client::InformerOptions::Named("kueue " + type->plural), keep(*cache)));
+        client_, loop_, *type, client::InformerOptions::Named("kueue " + type->plural),
+        keep(*cache)));
   }
   for (Kind& kind : kinds_) {
     kind.informer = std::make_unique<client::Informer>(
-        client_, loop_, *kind.type, client::InformerOptions::Named("kueue " + kind.type->plural, ak::kQueueNameLabel),
+        client_, loop_, *kind.type,
+        client::InformerOptions::Named("kueue " + kind.type->plural, ak::kQueueNameLabel),
         keep(kind.jobs));
   }
   for (auto& informer : informers_) {
@@ -193,7 +193,8 @@ bool KueueController::SyncQueueStatuses() {
     Json updated = cq;
     updated["status"] = ClusterQueueStatus(cq, workloads_, local_queues_, flavors_, now);
     if (updated == cq) continue;
-    ok = Write(ak::ClusterQueues(), cluster_queues_, std::move(updated), true) != Wrote::kFailed && ok;
+    ok = Write(ak::ClusterQueues(), cluster_queues_, std::move(updated), true) != Wrote::kFailed &&
+         ok;
   }
   for (const auto& [key, lq] : Cache(local_queues_)) {
     Json updated = lq;

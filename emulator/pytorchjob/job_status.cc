@@ -410,9 +410,8 @@ bool Pass::ReconcileReplicas() {
 
 }  // namespace
 
-Sync ComputeJobStatus(const Json& job, const api::ObjectList& pods,
-                      const api::ObjectList& services, Time now,
-                      const InitContainerOptions& init) {
+Sync ComputeJobStatus(const Json& job, const api::ObjectList& pods, const api::ObjectList& services,
+                      Time now, const InitContainerOptions& init) {
   Sync out;
   try {
     out = Pass(job, pods, services, now, init).Run();

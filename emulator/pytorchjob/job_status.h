@@ -25,9 +25,8 @@ using controller::Sync;
 
 // One pass of ReconcileJobs. REQUIRES: job is defaulted (SetDefaults); pods and services are
 // the ones the job controls (label job-name + operator-name, controller ownerReference).
-Sync ComputeJobStatus(const Json& job, const api::ObjectList& pods,
-                      const api::ObjectList& services, Time now,
-                      const InitContainerOptions& init = {});
+Sync ComputeJobStatus(const Json& job, const api::ObjectList& pods, const api::ObjectList& services,
+                      Time now, const InitContainerOptions& init = {});
 
 // --- The pieces, table-tested on their own (upstream's unit tests T31-T48). ---
 

@@ -39,7 +39,8 @@ Scheduler::Scheduler(client::Client& client, EventLoop& loop, SchedulerOptions o
             [this](const api::WatchEvent& event) { OnPod(event); }),
       nodes_(client, loop, api::Nodes(), client::InformerOptions::Named("scheduler nodes"),
              [this](const api::WatchEvent&) { OnNode(); }),
-      claims_(client, loop, api::PersistentVolumeClaims(), client::InformerOptions::Named("scheduler claims"),
+      claims_(client, loop, api::PersistentVolumeClaims(),
+              client::InformerOptions::Named("scheduler claims"),
               [this](const api::WatchEvent& event) { OnClaim(event); }) {}
 
 Scheduler::~Scheduler() { Stop(); }

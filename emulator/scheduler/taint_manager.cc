@@ -30,7 +30,8 @@ std::string PodKey(const Json& pod) {
 TaintManager::TaintManager(client::Client& client, EventLoop& loop)
     : client_(client),
       loop_(loop),
-      node_informer_(client, loop, api::Nodes(), client::InformerOptions::Named("taint manager nodes"),
+      node_informer_(client, loop, api::Nodes(),
+                     client::InformerOptions::Named("taint manager nodes"),
                      [this](const api::WatchEvent& e) {
                        const std::string name = api::Str(api::Field(e.object(), "metadata"), "name");
                        Json taints = e.type == api::WatchEvent::Type::kDeleted

@@ -42,19 +42,23 @@ VolumeController::VolumeController(client::Client& client, EventLoop& loop,
     : client_(client),
       loop_(loop),
       options_(std::move(options)),
-      claim_informer_(client, loop, api::PersistentVolumeClaims(), client::InformerOptions::Named("storage claims"),
+      claim_informer_(client, loop, api::PersistentVolumeClaims(),
+                      client::InformerOptions::Named("storage claims"),
                       [this](const api::WatchEvent& e) {
                         if (e.type == api::WatchEvent::Type::kDeleted) said_.erase(Uid(e.object()));
                         client::ApplyToCache(claims_, e);
                         passes_.Trigger();
                       }),
-      volume_informer_(client, loop, api::PersistentVolumes(), client::InformerOptions::Named("storage volumes"),
+      volume_informer_(client, loop, api::PersistentVolumes(),
+                       client::InformerOptions::Named("storage volumes"),
                        [this](const api::WatchEvent& e) {
-                         if (e.type == api::WatchEvent::Type::kDeleted) said_.erase(Uid(e.object()));
+                         if (e.type == api::WatchEvent::Type::kDeleted)
+                           said_.erase(Uid(e.object()));
                          client::ApplyToCache(volumes_, e);
                          passes_.Trigger();
                        }),
-      class_informer_(client, loop, api::StorageClasses(), client::InformerOptions::Named("storage classes"),
+      class_informer_(client, loop, api::StorageClasses(),
+                      client::InformerOptions::Named("storage classes"),
                       [this](const api::WatchEvent& e) {
                         client::ApplyToCache(classes_, e);
                         passes_.Trigger();
@@ -224,9 +228,10 @@ bool VolumeController::SyncUnboundClaim(const Json& claim, const std::string& cl
 
 bool VolumeController::Provision(const Json& claim, const Json& sc, const std::string& node) {
   namespace fs = std::filesystem;
-  EventOnce(claim, "Normal", "Provisioning",
-            "External provisioner is provisioning volume for claim \"" + api::ObjectKey(claim) + "\"",
-            kProvisionerComponent);
+  EventOnce(
+      claim, "Normal", "Provisioning",
+      "External provisioner is provisioning volume for claim \"" + api::ObjectKey(claim) + "\"",
+      kProvisionerComponent);
   const std::string path = VolumeDirectory(options_.storage_root, claim);
   std::error_code ec;
   fs::create_directories(path, ec);

@@ -459,8 +459,7 @@ Result<Json> Store::Update(const api::ResourceType& type, std::string_view ns, J
                            api::Subresource sub, const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked(
-      [&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options); });
+  return impl_->Locked([&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options); });
 }
 
 Result<Json> Store::Patch(const api::ResourceType& type, std::string_view ns, std::string_view name,

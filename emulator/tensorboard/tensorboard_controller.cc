@@ -81,12 +81,15 @@ Status TensorBoardController::Start() {
       passes_.Trigger();
     };
   };
-  board_informer_ = std::make_unique<client::Informer>(client_, loop_, api::TensorBoards(),
-                                                       client::InformerOptions::Named("tensorboards"), keep(boards_));
+  board_informer_ = std::make_unique<client::Informer>(
+      client_, loop_, api::TensorBoards(), client::InformerOptions::Named("tensorboards"),
+      keep(boards_));
   claim_informer_ = std::make_unique<client::Informer>(
-      client_, loop_, api::PersistentVolumeClaims(), client::InformerOptions::Named("tensorboard claims"), keep(claims_));
+      client_, loop_, api::PersistentVolumeClaims(),
+      client::InformerOptions::Named("tensorboard claims"), keep(claims_));
   volume_informer_ = std::make_unique<client::Informer>(
-      client_, loop_, api::PersistentVolumes(), client::InformerOptions::Named("tensorboard volumes"), keep(volumes_));
+      client_, loop_, api::PersistentVolumes(),
+      client::InformerOptions::Named("tensorboard volumes"), keep(volumes_));
   for (client::Informer* informer :
        {claim_informer_.get(), volume_informer_.get(), board_informer_.get()}) {
     if (Status s = informer->Start(); !s.ok()) {

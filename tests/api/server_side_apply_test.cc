@@ -298,17 +298,23 @@ TEST_CASE("updates over the stored form: untouched entries kept as text, touched
   Json live = ConfigMap({{"a", "1"}, {"b", "2"}});
   live["metadata"]["labels"] = {{"team", "x"}};
   live["metadata"]["managedFields"] = {
-      {{"apiVersion", "v1"}, {"fieldsType", "FieldsV1"}, {"manager", "labeller"},
-       {"operation", "Update"}, {"time", kT0},
+      {{"apiVersion", "v1"},
+       {"fieldsType", "FieldsV1"},
+       {"manager", "labeller"},
+       {"operation", "Update"},
+       {"time", kT0},
        {"fieldsV1", R"({"f:metadata":{"f:labels":{".":{},"f:team":{}}}})"}},
-      {{"apiVersion", "v1"}, {"fieldsType", "FieldsV1"}, {"manager", "writer"},
-       {"operation", "Update"}, {"time", kT0},
+      {{"apiVersion", "v1"},
+       {"fieldsType", "FieldsV1"},
+       {"manager", "writer"},
+       {"operation", "Update"},
+       {"time", kT0},
        {"fieldsV1", R"({"f:data" : {"." : {}, "f:a" : {}, "f:b" : {}}})"}}};
   Json next = live;
   next["data"]["a"] = "5";
   UpdateManagedFields(ConfigMaps(), &live, next, {"editor", Subresource::kNone, kT1});
   Json m = Managed(next);
-  REQUIRE(m.size() == 3);  // by operation, time, manager
+  REQUIRE(m.size() == 3);                               // by operation, time, manager
   CHECK(m[0] == live["metadata"]["managedFields"][0]);  // kept as it was: still text
   CHECK(m[1]["manager"] == "writer");                   // lost .data.a, though spaced
   CHECK(m[2]["manager"] == "editor");

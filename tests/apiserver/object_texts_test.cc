@@ -1,10 +1,11 @@
 // Given the store's shared snapshots, ObjectTexts should serialize each snapshot once, whatever
 // the number of watchers, with the very bytes WatchLine writes; and a watch fanned out to many
 // HTTP watchers should send each of them the same line.
+#include "emulator/apiserver/object_texts.h"
+
 #include <catch2/catch.hpp>
 
 #include "emulator/api/managed_fields.h"
-#include "emulator/apiserver/object_texts.h"
 #include "emulator/apiserver/watch_stream.h"
 #include "tests/apiserver/router_fixture.h"
 

@@ -96,7 +96,7 @@ TEST_CASE("ListObjects hands out the store's own snapshots, other clients' come 
   x.label_selector = "app=x";
   api::ObjectList first = c->ListObjects(api::Pods(), "default", x).value();
   REQUIRE(first.size() == 2);
-  CHECK(first[0]["metadata"]["name"] == "a");  // List's order
+  CHECK(first[0]["metadata"]["name"] == "a");                                   // List's order
   CHECK(first.ptr(0) == store.GetShared(api::Pods(), "default", "a").value());  // no copy
   CHECK(c->ListObjects(api::Pods(), "default", x).value().ptr(1) == first.ptr(1));
   std::vector<Json> names;

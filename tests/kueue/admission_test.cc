@@ -244,9 +244,10 @@ TEST_CASE("preemption: a victim already evicted is waited for, not evicted again
 
 TEST_CASE("preemption: reclaiming within the cohort takes back quota another queue borrows",
           "[kueue][admission]") {
-  Snapshot s = Cluster(Queue("a", {"gpu"}, 2, {{"cohortName", "org"},
-                                               {"preemption", {{"reclaimWithinCohort", "Any"}}}}),
-                       {});
+  Snapshot s =
+      Cluster(Queue("a", {"gpu"}, 2,
+                    {{"cohortName", "org"}, {"preemption", {{"reclaimWithinCohort", "Any"}}}}),
+              {});
   s.cluster_queues["b"] = Queue("b", {"gpu"}, 0, {{"cohortName", "org"}});
   s.local_queues["default/lq"] = LocalQueue("lq", "a");
   s.workloads = {Admitted(Wl("borrower-old", 1, 300), "b", "gpu", 300),

@@ -112,8 +112,11 @@ TEST_CASE("v1beta1: converted to and from the stored v1beta2 as Kueue converts",
   CHECK(cq["apiVersion"] == "kueue.x-k8s.io/v1beta1");
   CHECK(cq["spec"]["cohort"] == "org");
   CHECK(cq["spec"]["admissionChecks"] == Json::array({"prov"}));
-  Json wl = {{"apiVersion", kApiVersion}, {"kind", "Workload"},
-             {"spec", {{"priorityClassRef", {{"group", kGroup}, {"kind", "WorkloadPriorityClass"}, {"name", "urgent"}}}}},
+  Json wl = {{"apiVersion", kApiVersion},
+             {"kind", "Workload"},
+             {"spec",
+              {{"priorityClassRef",
+                {{"group", kGroup}, {"kind", "WorkloadPriorityClass"}, {"name", "urgent"}}}}},
              {"status", {{"accumulatedPastExecutionTimeSeconds", 5}}}};
   V1beta1FromStored(wl);
   CHECK(wl["spec"] == Json::parse(R"({"priorityClassName": "urgent",
@@ -121,7 +124,8 @@ TEST_CASE("v1beta1: converted to and from the stored v1beta2 as Kueue converts",
   CHECK(wl["status"]["accumulatedPastExexcutionTimeSeconds"] == 5);  // v1beta1's spelling
   V1beta1ToStored(wl);
   CHECK(wl["spec"]["priorityClassRef"]["name"] == "urgent");
-  Json lq = {{"kind", "LocalQueue"}, {"status", {{"flavorUsage", Json::array()}, {"flavors", Json::array()}}}};
+  Json lq = {{"kind", "LocalQueue"},
+             {"status", {{"flavorUsage", Json::array()}, {"flavors", Json::array()}}}};
   V1beta1ToStored(lq);  // a partial object (a merge patch): no apiVersion added
   CHECK(lq == Json::parse(R"({"kind": "LocalQueue", "status": {"flavorsUsage": []}})"));
   CHECK(ClusterQueues().OlderVersion("v1beta1")->deprecation_warning ==

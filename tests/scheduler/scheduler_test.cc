@@ -115,9 +115,9 @@ TEST_CASE("required anti-affinity keeps apart pods bound in earlier passes and i
   auto apart = [](const std::string& name) {
     Json pod = PodObject(name, 0);
     pod["metadata"]["labels"] = {{"app", "apart"}};
-    pod["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] =
-        {{{"labelSelector", {{"matchLabels", {{"app", "apart"}}}}},
-          {"topologyKey", "kubernetes.io/hostname"}}};
+    pod["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {
+        {{"labelSelector", {{"matchLabels", {{"app", "apart"}}}}},
+         {"topologyKey", "kubernetes.io/hostname"}}};
     return pod;
   };
   REQUIRE(c.client->Create(api::Pods(), "default", PodObject("plain", 0)).ok());
@@ -135,7 +135,8 @@ TEST_CASE("required anti-affinity keeps apart pods bound in earlier passes and i
   Json three = c.Pod("three");
   CHECK_FALSE(three["spec"].contains("nodeName"));
   CHECK(three["status"]["conditions"][0]["message"] ==
-        "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.");
+        "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules. preemption: 0/2 "
+        "nodes are available: 2 No preemption victims found for incoming pod.");
   api::DeleteOptions now;
   now.grace_period_seconds = 0;
   REQUIRE(c.client->Delete(api::Pods(), "default", "one", now).ok());
