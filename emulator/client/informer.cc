@@ -154,14 +154,14 @@ Result<std::size_t> Informer::List() {
   pending_.clear();
   for (const auto& [key, known] : known_) {
     auto it = listed_uids.find(key);
-    if (it == listed_uids.end() || it->second != Text(Meta(*known), "uid")) {
-      pending_.push_back(Tombstone(*known));
+    if (it == listed_uids.end() || it->second != known.uid) {
+      pending_.push_back(Tombstone(key, known));
     }
   }
   for (Json& item : items) {
     const Json& meta = Meta(item);
     auto it = known_.find(KeyOf(meta));
-    bool same = it != known_.end() && Text(Meta(*it->second), "uid") == Text(meta, "uid");
+    bool same = it != known_.end() && it->second.uid == Text(meta, "uid");
     pending_.push_back({same ? Type::kModified : Type::kAdded, std::move(item)});
   }
   last_rv_ = Text(Meta(list), "resourceVersion");
@@ -269,19 +269,23 @@ void Informer::Remember(const api::WatchEvent& event) {
     known_.erase(key);
     return;
   }
-  known_[std::move(key)] = event.shared_object();
+  Known& known = known_[std::move(key)];
+  known.uid = Text(meta, "uid");
+  known.resource_version = Text(meta, "resourceVersion");
+  auto refs = meta.find("ownerReferences");
+  known.owner_references = refs != meta.end() && !refs->is_null() ? refs->dump() : "";
 }
 
-api::WatchEvent Informer::Tombstone(const Json& known) const {
+api::WatchEvent Informer::Tombstone(const std::string& key, const Known& known) const {
   // Only the identity: what the consumer was told, not a state it never saw end.
-  const Json& known_meta = Meta(known);
-  Json meta = {{"name", Text(known_meta, "name")},
-               {"uid", Text(known_meta, "uid")},
-               {"resourceVersion", Text(known_meta, "resourceVersion")}};
-  if (std::string ns = Text(known_meta, "namespace"); !ns.empty()) meta["namespace"] = ns;
-  if (auto refs = known_meta.find("ownerReferences");
-      refs != known_meta.end() && !refs->is_null()) {
-    meta["ownerReferences"] = *refs;
+  std::size_t slash = key.find('/');
+  std::string ns = key.substr(0, slash);
+  Json meta = {{"name", key.substr(slash + 1)},
+               {"uid", known.uid},
+               {"resourceVersion", known.resource_version}};
+  if (!ns.empty()) meta["namespace"] = ns;
+  if (!known.owner_references.empty()) {
+    meta["ownerReferences"] = Json::parse(known.owner_references);
   }
   Json object = {{"apiVersion", type_.ApiVersion()}, {"kind", type_.kind}, {"metadata", meta}};
   return {Type::kDeleted, std::move(object)};

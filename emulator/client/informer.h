@@ -1,8 +1,9 @@
 // Informer: one resource type kept in sync through a Client, client-go's reflector in small. It
 // lists, then watches from the list's resourceVersion, and hands every change to a handler on
 // the EventLoop thread: ADDED for each listed item (in list order), then the stream's events.
-// It remembers the last resourceVersion seen and the last snapshot of every object it delivered
-// (a shared pointer, as client-go's cache keeps the objects), so its consumer is never left behind:
+// It remembers the last resourceVersion seen and the identity of every object it delivered (uid,
+// resourceVersion, ownerReferences; not the object, so that what no consumer keeps is freed and
+// the store can pack it), so its consumer is never left behind:
 //  - a stream that ends cleanly is re-watched from the last resourceVersion at once (one that
 //    ends again at once, with no event, counts as an error);
 //  - 410 Expired (Watch answering kExpired, or an ERROR event with code 410 or reason Expired)
@@ -133,8 +134,14 @@ class Informer {
   bool TakeStreamEvent(api::WatchEvent event);
   bool Deliver(const api::WatchEvent& event);
   void Remember(const api::WatchEvent& event);
+  // What is remembered of each delivered object: the identity a tombstone carries.
+  struct Known {
+    std::string uid;
+    std::string resource_version;
+    std::string owner_references;  // metadata.ownerReferences as compact JSON; "" when none
+  };
   // The DELETED for a delivered object that vanished while nothing was watching.
-  api::WatchEvent Tombstone(const Json& known) const;
+  api::WatchEvent Tombstone(const std::string& key, const Known& known) const;
   void CloseWatch();
 
   Client& client_;
@@ -148,9 +155,8 @@ class Informer {
   bool draining_ = false;
   std::shared_ptr<api::Watch> watch_;
   std::deque<api::WatchEvent> pending_;  // the last list's events not yet delivered
-  // The last delivered snapshot of each object, by namespace/name: the event's own (shared with
-  // the store and the other watchers when the Client is local), so remembering costs a pointer.
-  std::map<std::string, std::shared_ptr<const Json>> known_;
+  // The identity of each delivered object, by namespace/name.
+  std::map<std::string, Known> known_;
   std::string last_rv_;
   std::int64_t stream_events_ = 0;  // taken from the current stream
   Duration backoff_;

@@ -36,6 +36,7 @@ Store::Impl::Impl(const Clock& clock, StoreOptions options)
       // After a restart, uids and generateName suffixes must not replay the first run's.
       random(options.restore ? options.seed ^ (options.restore->rv * 0x9E3779B97F4A7C15ULL)
                              : options.seed),
+      sweeper(options.pack_after_writes),
       hub(options.watch_history, options.watch_queue_limit) {}
 
 TypeRef Store::Impl::Canonical(const api::ResourceType& type) {
@@ -46,7 +47,7 @@ ObjectPtr Store::Impl::Find(TypeRef type, const Key& key) const {
   auto t = objects.find(type->PluralGroup());
   if (t == objects.end()) return nullptr;
   auto it = t->second.find(key);
-  return it == t->second.end() ? nullptr : it->second;
+  return it == t->second.end() ? nullptr : it->second->Tree();
 }
 
 namespace {
@@ -141,30 +142,37 @@ ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, Ob
   api::CompactManagedFields(object);  // the stored form (api/managed_fields.h)
   auto ptr = std::make_shared<const Json>(std::move(object));
   Key key{MetaString(*ptr, "namespace"), MetaString(*ptr, "name")};
-  ObjectPtr& slot = objects[type->PluralGroup()][key];
-  ObjectPtr before = slot;
-  Reindex(type, key, slot.get(), ptr.get());
-  slot = ptr;
+  SlotPtr& slot = objects[type->PluralGroup()][key];
+  SlotPtr before = slot;
+  // The old version's slot, so the history shares it rather than holding a second copy.
+  SlotPtr old_slot = before && old && before->Unpacked() == old ? before : nullptr;
+  if (old && !old_slot) old_slot = sweeper.Make(std::move(old));
+  Reindex(type, key, before ? before->Tree().get() : nullptr, ptr.get());
+  slot = sweeper.Make(ptr);
   by_uid[MetaString(*ptr, "uid")] = {type, key};
-  Record(type, key, event, ptr, std::move(old), std::move(before));
+  Record(type, key, event, slot, std::move(old_slot), std::move(before));
   return ptr;
 }
 
-void Store::Impl::Record(TypeRef type, const Key& key, WatchEvent::Type event, ObjectPtr object,
-                         ObjectPtr old, ObjectPtr slot_before) {
+void Store::Impl::Record(TypeRef type, const Key& key, WatchEvent::Type event, SlotPtr object,
+                         SlotPtr old, SlotPtr slot_before) {
   if (pending.empty()) rv_before_pending = rv - 1;
   if (options.durability) {
     undo.push_back({type, key, std::move(slot_before),
                     event == WatchEvent::Type::kDeleted ? nullptr : object});
   }
-  pending.push_back({rv, type, event, std::move(object), std::move(old)});
+  pending.push_back({rv, type, event, object->Unpacked(), old ? old->Tree() : nullptr});
+  pending_slots.emplace_back(std::move(object), std::move(old));
 }
 
 Status Store::Impl::CommitPending() {
   if (pending.empty()) return Status::Ok();
   Status committed = options.durability ? options.durability->Commit(pending) : Status::Ok();
   if (committed.ok()) {
-    for (auto& c : pending) hub.Record(c.rv, *c.type, c.event, c.object, c.old);
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      hub.Record(pending[i].rv, *pending[i].type, pending[i].event, pending_slots[i].first,
+                 pending_slots[i].second);
+    }
   } else {
     // Undo in reverse order, so each entry finds the map as it left it.
     for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
@@ -174,14 +182,18 @@ Status Store::Impl::CommitPending() {
       } else {
         by_key.erase(it->key);
       }
-      Reindex(it->type, it->key, it->after.get(), it->before.get());
-      if (it->after) by_uid.erase(MetaString(*it->after, "uid"));
-      if (it->before) by_uid[MetaString(*it->before, "uid")] = {it->type, it->key};
+      ObjectPtr after = it->after ? it->after->Tree() : nullptr;
+      ObjectPtr before = it->before ? it->before->Tree() : nullptr;
+      Reindex(it->type, it->key, after.get(), before.get());
+      if (after) by_uid.erase(MetaString(*after, "uid"));
+      if (before) by_uid[MetaString(*before, "uid")] = {it->type, it->key};
     }
     rv = rv_before_pending;
   }
   pending.clear();
+  pending_slots.clear();
   undo.clear();
+  sweeper.MaybeSweep();  // the request's trees are held by its own copies, if at all
   return committed;
 }
 
@@ -190,12 +202,15 @@ void Store::Impl::Restore(const Snapshot& snapshot) {
     auto ptr = std::make_shared<const Json>(object);
     Key key{MetaString(*ptr, "namespace"), MetaString(*ptr, "name")};
     Reindex(type, key, nullptr, ptr.get());
-    objects[type->PluralGroup()][key] = ptr;
+    objects[type->PluralGroup()][key] = sweeper.Make(ptr);
     by_uid[MetaString(*ptr, "uid")] = {type, key};
   }
   rv = snapshot.rv;
   hub.Restore(snapshot.compacted_rv);
-  for (const auto& c : snapshot.history) hub.Record(c.rv, *c.type, c.event, c.object, c.old);
+  for (const auto& c : snapshot.history) {
+    hub.Record(c.rv, *c.type, c.event, sweeper.Make(c.object),
+               c.old ? sweeper.Make(c.old) : nullptr);
+  }
 }
 
 Status Store::Impl::CheckBody(TypeRef type, std::string_view ns, Json& object) const {
@@ -343,12 +358,12 @@ Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::stri
   if (candidates) {
     for (auto it = one_ns ? candidates->lower_bound(ns_start) : candidates->begin();
          it != candidates->end() && (!one_ns || it->first == ns); ++it) {
-      if (auto obj = t->second.find(*it); obj != t->second.end()) keep(obj->second);
+      if (auto obj = t->second.find(*it); obj != t->second.end()) keep(obj->second->Tree());
     }
   } else {
     for (auto it = one_ns ? t->second.lower_bound(ns_start) : t->second.begin();
          it != t->second.end() && (!one_ns || it->first.first == ns); ++it) {
-      keep(it->second);
+      keep(it->second->Tree());
     }
   }
   return items;
@@ -391,7 +406,7 @@ Result<std::shared_ptr<api::Watch>> Store::Impl::WatchLocked(TypeRef type, std::
   }
   std::vector<ObjectPtr> current;
   if (auto t = objects.find(type->PluralGroup()); synthetic && t != objects.end()) {
-    for (const auto& [key, obj] : t->second) current.push_back(obj);
+    for (const auto& [key, slot] : t->second) current.push_back(slot->Tree());
   }
   ASSIGN_OR_RETURN(auto stream, hub.Open(std::move(filter), synthetic, from, current));
   return std::shared_ptr<api::Watch>(std::move(stream));

@@ -161,7 +161,8 @@ Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {
   auto& by_key = objects[type->PluralGroup()];
   auto it = by_key.find(key);
   if (it == by_key.end()) return nullptr;
-  ObjectPtr last = it->second;
+  SlotPtr last_slot = it->second;
+  ObjectPtr last = last_slot->Tree();
   Json removed = final_state.is_null() ? *last : std::move(final_state);
   Reindex(type, key, last.get(), nullptr);
   by_key.erase(it);
@@ -169,7 +170,8 @@ Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {
   ++rv;
   MutableMeta(removed)["resourceVersion"] = std::to_string(rv);
   api::CompactManagedFields(removed);
-  Record(type, key, WatchEvent::Type::kDeleted, std::make_shared<const Json>(removed), last, last);
+  Record(type, key, WatchEvent::Type::kDeleted, sweeper.Make(std::make_shared<const Json>(removed)),
+         last_slot, last_slot);
   CollectGarbage(type, removed);
   return removed;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "emulator/common/random.h"
+#include "emulator/store/slot.h"
 #include "emulator/store/store.h"
 #include "emulator/store/watch_hub.h"
 
@@ -65,8 +66,8 @@ class Store::Impl {
   // Commits `object` as the new state: next RV, maps, history and watches. Returns the snapshot.
   ObjectPtr Put(TypeRef type, Json object, api::WatchEvent::Type event, ObjectPtr old);
   // Queues a committed change for CommitPending (with what to undo should the commit fail).
-  void Record(TypeRef type, const Key& key, api::WatchEvent::Type event, ObjectPtr object,
-              ObjectPtr old, ObjectPtr slot_before);
+  void Record(TypeRef type, const Key& key, api::WatchEvent::Type event, SlotPtr object,
+              SlotPtr old, SlotPtr slot_before);
   // Commits the queued changes through options.durability, then records them in the hub; on
   // failure restores the maps and rv as they were before the request.
   Status CommitPending();
@@ -124,7 +125,9 @@ class Store::Impl {
   Random random;
   mutable std::mutex mu;
   std::uint64_t rv = 0;
-  std::map<std::string, std::map<Key, ObjectPtr>> objects;  // by ResourceType::PluralGroup()
+  // Packs the versions no reader holds (slot.h); before `objects` and `hub`, which hold slots.
+  SlotSweeper sweeper;
+  std::map<std::string, std::map<Key, SlotPtr>> objects;  // by ResourceType::PluralGroup()
   std::unordered_map<std::string, std::pair<TypeRef, Key>> by_uid;
   // Indexes for garbage collection: owner uid -> dependents; involvedObject.uid -> Events.
   std::unordered_map<std::string, std::set<std::pair<TypeRef, Key>>> dependents;
@@ -138,10 +141,11 @@ class Store::Impl {
   struct Undo {
     TypeRef type;
     Key key;
-    ObjectPtr before;  // the map's entry before (null: absent)
-    ObjectPtr after;   // null: removed
+    SlotPtr before;  // the map's entry before (null: absent)
+    SlotPtr after;   // null: removed
   };
   std::vector<Change> pending;
+  std::vector<std::pair<SlotPtr, SlotPtr>> pending_slots;  // pending's object and old
   std::vector<Undo> undo;
   std::uint64_t rv_before_pending = 0;
 

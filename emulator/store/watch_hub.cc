@@ -103,10 +103,13 @@ void WatchStream::Notify() {
 bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bool initial) {
   const WatchFilter& f = w->filter();
   if (e.type_key != f.type.PluralGroup()) return true;
-  bool now = f.Matches(*e.object);
-  bool before = e.old ? f.Matches(*e.old) : now;
+  ObjectPtr object = e.object->Tree();  // shared with the store and every other watch
+  bool now = f.Matches(*object);
+  // Only selectors can tell the two states apart (the namespace never changes), so the old
+  // state is decoded only for a watch that has them.
+  ObjectPtr old = e.old && (!f.labels.Empty() || !f.fields.Empty()) ? e.old->Tree() : nullptr;
+  bool before = old ? f.Matches(*old) : now;
   WatchEvent::Type type = e.event;
-  ObjectPtr object = e.object;  // shared with the store and every other watch
   switch (e.event) {
     case WatchEvent::Type::kModified:
       if (before && now) {
@@ -115,7 +118,7 @@ bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bo
         type = WatchEvent::Type::kAdded;
       } else if (before) {
         // The watch cache's "left the selector": the previous state, at this event's RV.
-        Json gone = *e.old;
+        Json gone = *old;
         MutableMeta(gone)["resourceVersion"] = std::to_string(e.rv);
         type = WatchEvent::Type::kDeleted;
         object = std::make_shared<const Json>(std::move(gone));
@@ -135,7 +138,7 @@ bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bo
 }
 
 void WatchHub::Record(std::uint64_t rv, const api::ResourceType& type, WatchEvent::Type event,
-                      ObjectPtr object, ObjectPtr old) {
+                      SlotPtr object, SlotPtr old) {
   Entry e{rv, type.PluralGroup(), event, std::move(object), std::move(old)};
   // Deliver, dropping watches that ended (overflow), were stopped or were released by their
   // consumer (the hub holds them weakly, so an abandoned watch costs nothing).
@@ -164,7 +167,9 @@ Result<std::shared_ptr<WatchStream>> WatchHub::Open(WatchFilter filter, bool syn
   std::string key = w->filter().type.PluralGroup();
   if (synthetic) {
     for (const auto& obj : current) {
-      Deliver(w, Entry{0, key, WatchEvent::Type::kAdded, obj, nullptr}, true);
+      Deliver(
+          w, Entry{0, key, WatchEvent::Type::kAdded, std::make_shared<Slot>(obj, nullptr), nullptr},
+          true);
     }
   } else {
     for (const auto& e : history_) {

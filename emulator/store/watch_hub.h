@@ -19,6 +19,7 @@
 #include "emulator/api/resources.h"
 #include "emulator/api/selector.h"
 #include "emulator/common/status.h"
+#include "emulator/store/slot.h"
 #include "emulator/store/store.h"
 
 namespace pjemu::store {
@@ -86,8 +87,9 @@ class WatchHub {
 
   // Records a committed change (rv is the event's resourceVersion; `old` is the state before a
   // MODIFIED or DELETED, for selector transitions) and queues it on every matching watch.
+  // The history keeps the slots, so its versions are packed as the store's are.
   void Record(std::uint64_t rv, const api::ResourceType& type, api::WatchEvent::Type event,
-              ObjectPtr object, ObjectPtr old);
+              SlotPtr object, SlotPtr old);
   // Opens a watch. `current` lists the objects of the type now (for RV "" / "0"). `from_rv` is
   // the parsed resourceVersion (ignored when synthetic). Returns kExpired when from_rv is older
   // than the kept history.
@@ -106,8 +108,8 @@ class WatchHub {
     std::uint64_t rv;
     std::string type_key;  // ResourceType::PluralGroup()
     api::WatchEvent::Type event;
-    ObjectPtr object;
-    ObjectPtr old;
+    SlotPtr object;
+    SlotPtr old;
   };
   // Queues `e` on `w` as the watch sees it (selector transitions). False when `w` ended.
   bool Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bool initial);

@@ -1,0 +1,125 @@
+// Given versions that no reader holds, the sweeper should pack them a sweep period after they
+// were written or read, leave held ones as trees, and every read of a packed version should give
+// a tree equal to the one stored; a store that packs after every write should answer every read,
+// list and watch exactly as one that never packs.
+#include "emulator/store/slot.h"
+
+#include "tests/store/store_fixture.h"
+
+namespace pjemu::store::testing {
+namespace {
+
+Json Varied() {
+  return {{"metadata", {{"name", "p"}, {"labels", {{"a", "1"}}}}},
+          {"spec",
+           {{"containers", {{{"name", "main"}, {"args", {"-x", "ünïcödé ✓", ""}}}}},
+            {"priority", -5},
+            {"ratio", 0.25},
+            {"big", 18446744073709551615ULL},
+            {"nothing", nullptr},
+            {"flag", true},
+            {"empty", Json::object()}}}};
+}
+
+TEST_CASE("the sweeper packs unheld versions a period after they were fresh", "[store][slot]") {
+  SlotSweeper sweeper(2);
+  SlotPtr unheld = sweeper.Make(std::make_shared<const Json>(Varied()));
+  ObjectPtr reader = std::make_shared<const Json>(Varied());
+  SlotPtr held = sweeper.Make(reader);
+  sweeper.MaybeSweep();  // both are fresh: nothing is packed yet
+  CHECK_FALSE(unheld->packed());
+  CHECK_FALSE(held->packed());
+
+  SlotPtr later = sweeper.Make(std::make_shared<const Json>(Json{{"n", 1}}));
+  sweeper.Fresh(later);  // two fresh entries: the period is reached
+  sweeper.MaybeSweep();
+  CHECK(unheld->packed());
+  CHECK(unheld->packed_bytes() > 0);
+  CHECK_FALSE(held->packed());   // a reader holds its tree
+  CHECK_FALSE(later->packed());  // fresh in this period
+  CHECK(sweeper.packed_total() == 1);
+
+  // A read decodes an equal tree and makes the slot fresh again; packing it again reuses the
+  // packed bytes.
+  std::size_t bytes = unheld->packed_bytes();
+  ObjectPtr read = unheld->Tree();
+  CHECK(*read == Varied());
+  CHECK((*read)["spec"]["priority"].get<int>() == -5);
+  CHECK(read->dump() == Varied().dump());
+  CHECK_FALSE(unheld->packed());
+  read.reset();
+  reader.reset();  // the held one's reader lets go
+  for (int i = 0; i < 4; ++i) {
+    sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", i}})));
+    sweeper.MaybeSweep();
+  }
+  CHECK(unheld->packed());
+  CHECK(unheld->packed_bytes() == bytes);
+  CHECK(held->packed());
+  CHECK(*held->Tree() == Varied());
+}
+
+TEST_CASE("a sweeper with period 0 never packs", "[store][slot]") {
+  SlotSweeper sweeper(0);
+  SlotPtr slot = sweeper.Make(std::make_shared<const Json>(Varied()));
+  for (int i = 0; i < 8; ++i) {
+    sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", i}})));
+    sweeper.MaybeSweep();
+  }
+  CHECK_FALSE(slot->packed());
+  CHECK(sweeper.packed_total() == 0);
+}
+
+// Every read a client can make, as text, in order.
+std::vector<std::string> Reads(Store& store) {
+  std::vector<std::string> out;
+  for (const char* name : {"a", "b", "c"}) {
+    auto got = store.Get(api::Pods(), "default", name);
+    out.push_back(got.ok() ? got->dump() : got.status().ToString());
+  }
+  out.push_back(Must(store.List(api::Pods(), "default"))["items"].dump());
+  api::ListOptions by_label;
+  by_label.label_selector = "app=x";
+  out.push_back(Must(store.List(api::Pods(), "", by_label))["items"].dump());
+  for (const std::string& rv : {"1", "8"}) {
+    api::WatchOptions from;
+    from.resource_version = rv;
+    from.label_selector = rv == "8" ? "app=x" : "";
+    auto w = Must(store.Watch(api::Pods(), "default", from));
+    while (auto e = w->TryNext()) out.push_back(e->object().dump());
+  }
+  return out;
+}
+
+// The first round creates a, b and c; the next one creates c again.
+void Writes(Store& store, bool first) {
+  for (const char* name : {"a", "b", "c"}) {
+    if (!first && std::string(name) != "c") continue;
+    Must(store.Create(api::Pods(), "default", PodJson(name, {{"app", "x"}})));
+  }
+  for (int i = 0; i < 6; ++i) {
+    Json labels = {{"app", i % 3 ? "x" : "y"}, {"i", std::to_string(i)}};
+    Must(store.Patch(api::Pods(), "default", i % 2 ? "a" : "b", api::PatchType::kMerge,
+                     {{"metadata", {{"labels", labels}}}}));
+  }
+  Must(store.Delete(api::Pods(), "default", "c"));
+}
+
+TEST_CASE("a store that packs after every write reads, lists and watches as one that never does",
+          "[store][slot]") {
+  FakeClock clock;
+  StoreOptions packing;
+  packing.pack_after_writes = 1;
+  StoreOptions never;
+  never.pack_after_writes = 0;
+  Store packed(clock, packing), plain(clock, never);
+  Writes(packed, true);
+  Writes(plain, true);
+  CHECK(Reads(packed) == Reads(plain));
+  Writes(packed, false);  // updates of packed versions, c created again
+  Writes(plain, false);
+  CHECK(Reads(packed) == Reads(plain));
+}
+
+}  // namespace
+}  // namespace pjemu::store::testing
