@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <vector>
 
 namespace pjemu::store {
@@ -53,22 +54,23 @@ ObjectPtr Slot::Tree() const {
   return tree_;
 }
 
-bool Slot::PackIfUnheld() {
-  if (!tree_) return true;
-  if (tree_.use_count() != 1) return false;
-  if (packed_.empty()) {
-    std::vector<std::uint8_t> bytes = Json::to_msgpack(*tree_);
-    std::string packed(ZSTD_compressBound(bytes.size()), '\0');
-    std::size_t n = ZSTD_compressCCtx(ThreadContexts().compress, packed.data(), packed.size(),
-                                      bytes.data(), bytes.size(), kLevel);
-    if (ZSTD_isError(n)) return false;
-    packed.resize(n);
-    packed.shrink_to_fit();
-    packed_ = std::move(packed);
-  }
-  tree_.reset();
-  return true;
+namespace {
+
+// MessagePack then zstd; "" when zstd fails (the slot stays a tree).
+std::string Encode(const Json& tree) {
+  std::vector<std::uint8_t> bytes = Json::to_msgpack(tree);
+  std::string packed(ZSTD_compressBound(bytes.size()), '\0');
+  std::size_t n = ZSTD_compressCCtx(ThreadContexts().compress, packed.data(), packed.size(),
+                                    bytes.data(), bytes.size(), kLevel);
+  if (ZSTD_isError(n)) return "";
+  packed.resize(n);
+  packed.shrink_to_fit();
+  return packed;
 }
+
+}  // namespace
+
+SlotSweeper::~SlotSweeper() { Stop(); }
 
 SlotPtr SlotSweeper::Make(ObjectPtr tree) {
   auto slot = std::make_shared<Slot>(std::move(tree), period_ > 0 ? this : nullptr);
@@ -84,18 +86,83 @@ void SlotSweeper::Fresh(const SlotPtr& slot) {
 void SlotSweeper::MaybeSweep() {
   if (period_ == 0 || fresh_.size() < std::max(period_, aging_.size() / 4)) return;
   std::vector<std::weak_ptr<Slot>> held;
+  std::vector<Job> jobs;
   for (auto& weak : aging_) {
     SlotPtr slot = weak.lock();
     if (!slot || slot->packed()) continue;  // gone, or packed (a read makes it fresh again)
-    if (slot->PackIfUnheld()) {
-      ++packed_total_;
-    } else {
+    if (slot->tree_.use_count() != 1) {
       held.push_back(std::move(weak));
+      continue;
     }
+    jobs.push_back({std::move(weak), slot->tree_, slot->packed_.empty(), ""});
   }
   held.insert(held.end(), fresh_.begin(), fresh_.end());
   aging_ = std::move(held);
   fresh_.clear();
+  if (jobs.empty()) return;
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  if (stop_) return;
+  in_flight_ += jobs.size();
+  std::move(jobs.begin(), jobs.end(), std::back_inserter(queue_));
+  if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
+  queue_cv_.notify_one();
+}
+
+void SlotSweeper::Run() {
+  while (true) {
+    std::vector<Job> jobs;
+    {
+      std::unique_lock<std::mutex> lock(queue_mu_);
+      queue_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      jobs.swap(queue_);
+    }
+    for (Job& job : jobs) {
+      if (job.encode) job.packed = Encode(*job.tree);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      Install(jobs);
+    }
+    std::size_t n = jobs.size();
+    jobs.clear();  // the trees no one holds any more are freed here, outside the store's mutex
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    in_flight_ -= n;
+    if (in_flight_ == 0) idle_cv_.notify_all();
+  }
+}
+
+void SlotSweeper::Install(std::vector<Job>& done) {
+  for (Job& job : done) {
+    SlotPtr slot = job.slot.lock();
+    if (!slot || slot->tree_ != job.tree) continue;
+    if (job.encode) {
+      if (job.packed.empty()) continue;  // not packable: stays a tree
+      slot->packed_ = std::move(job.packed);
+    }
+    if (slot->tree_.use_count() == 2) {  // the slot's and this job's
+      slot->tree_.reset();
+      ++packed_total_;
+    } else {
+      Fresh(slot);  // a reader took it meanwhile: looked at again later
+    }
+  }
+}
+
+void SlotSweeper::Flush() {
+  std::unique_lock<std::mutex> lock(queue_mu_);
+  idle_cv_.wait(lock, [this] { return in_flight_ == 0 || stop_; });
+}
+
+void SlotSweeper::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    stop_ = true;
+    queue_.clear();
+  }
+  queue_cv_.notify_all();
+  idle_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace pjemu::store

@@ -9,12 +9,16 @@
 // queue).
 // A packed version decodes to an equal tree: the same keys, strings and values (`==` holds);
 // non-negative integers come back as unsigned, as any parsed JSON does.
-// Thread safety: none; the Store's mutex guards every slot and the sweeper.
+// Thread safety: the Store's mutex guards every slot and the sweeper; the sweeper's packing thread
+// takes that mutex to install what it packed.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "emulator/store/store.h"
@@ -33,39 +37,65 @@ class Slot : public std::enable_shared_from_this<Slot> {
   ObjectPtr Tree() const;
   // The tree as it is (null while packed), for the store's own bookkeeping: not a read.
   const ObjectPtr& Unpacked() const { return tree_; }
-  // Packs the version when the slot is the tree's only holder; true when the tree is gone.
-  bool PackIfUnheld();
   bool packed() const { return !tree_; }
   std::size_t packed_bytes() const { return packed_.size(); }
 
  private:
+  friend class SlotSweeper;
   mutable ObjectPtr tree_;      // null while packed
   std::string packed_;          // "" until first packed
   SlotSweeper* const sweeper_;
 };
 using SlotPtr = std::shared_ptr<Slot>;
 
-// Decides when slots are packed: every slot written or decoded is `Fresh`; each sweep packs the
-// slots that were fresh before the previous sweep and are held by no reader, and keeps looking
-// at the held ones in later sweeps. A sweep runs once a quarter as many slots turned fresh as the
-// last one kept (and at least `period`), so its cost is a constant per write. MaybeSweep runs only
-// where the store holds no bare reference into a slot's tree (after a request's changes are
-// recorded).
+// Decides when slots are packed, and packs them on a thread of its own: every slot written or
+// decoded is `Fresh`; each sweep hands the packing thread the slots that were fresh before the
+// previous sweep and that no reader holds, and keeps looking at the held ones in later sweeps. A
+// sweep runs once a quarter as many slots turned fresh as the last one kept (and at least
+// `period`), so its cost is a constant per write. The thread encodes and compresses, then, under
+// the store's mutex, keeps the bytes in the slot and drops the slot's tree if still no reader
+// holds it (one that took it meanwhile makes the slot fresh again); the tree is freed on that
+// thread, outside the mutex. The store's thread only ever decodes.
+// MaybeSweep runs only where the store holds no bare reference into a slot's tree (after a
+// request's changes are recorded).
 class SlotSweeper {
  public:
-  explicit SlotSweeper(std::size_t period) : period_(period) {}
+  // `mu` guards the slots; the packing thread (started by the first sweep with work) takes it.
+  SlotSweeper(std::size_t period, std::mutex& mu) : period_(period), mu_(mu) {}
+  ~SlotSweeper();  // Stop()
   SlotSweeper(const SlotSweeper&) = delete;
   SlotSweeper& operator=(const SlotSweeper&) = delete;
 
   SlotPtr Make(ObjectPtr tree);  // a new fresh slot (never packed when period is 0)
   void Fresh(const SlotPtr& slot);
   void MaybeSweep();
-  std::size_t packed_total() const { return packed_total_; }  // packings so far
+  // Waits until the packing thread has installed everything handed to it. REQUIRES: mu not held.
+  void Flush();
+  // Ends the packing thread, dropping what it has not packed. REQUIRES: mu not held.
+  void Stop();
+  std::size_t packed_total() const { return packed_total_; }  // trees dropped so far
 
  private:
+  struct Job {
+    std::weak_ptr<Slot> slot;
+    ObjectPtr tree;      // the slot's, held until installed
+    bool encode = true;  // false: the slot has its bytes already
+    std::string packed;
+  };
+  void Run();                            // the packing thread
+  void Install(std::vector<Job>& done);  // REQUIRES: mu held
+
   const std::size_t period_;
+  std::mutex& mu_;
   std::vector<std::weak_ptr<Slot>> fresh_, aging_;
   std::size_t packed_total_ = 0;
+
+  std::mutex queue_mu_;  // guards the four below
+  std::condition_variable queue_cv_, idle_cv_;
+  std::vector<Job> queue_;
+  std::size_t in_flight_ = 0;  // handed off and not installed yet
+  bool stop_ = false;
+  std::thread thread_;
 };
 
 }  // namespace pjemu::store

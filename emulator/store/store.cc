@@ -36,7 +36,7 @@ Store::Impl::Impl(const Clock& clock, StoreOptions options)
       // After a restart, uids and generateName suffixes must not replay the first run's.
       random(options.restore ? options.seed ^ (options.restore->rv * 0x9E3779B97F4A7C15ULL)
                              : options.seed),
-      sweeper(options.pack_after_writes),
+      sweeper(options.pack_after_writes, mu),
       hub(options.watch_history, options.watch_queue_limit) {}
 
 TypeRef Store::Impl::Canonical(const api::ResourceType& type) {

@@ -28,6 +28,7 @@ using TypeRef = const api::ResourceType*;         // always an entry of api::All
 class Store::Impl {
  public:
   Impl(const Clock& clock, StoreOptions options);
+  ~Impl() { sweeper.Stop(); }  // before the slots go: its thread installs into them
 
   // Runs f() under mu, then (unlocked) runs the notify callbacks of the watches it touched.
   template <typename F>

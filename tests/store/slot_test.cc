@@ -1,8 +1,11 @@
 // Given versions that no reader holds, the sweeper should pack them a sweep period after they
-// were written or read, leave held ones as trees, and every read of a packed version should give
-// a tree equal to the one stored; a store that packs after every write should answer every read,
+// were written or read (on its thread), leave held ones as trees (also one a reader takes while
+// it is being packed), and every read of a packed version should give a tree equal to the one
+// stored; a store that packs after every write should answer every read,
 // list and watch exactly as one that never packs.
 #include "emulator/store/slot.h"
+
+#include <mutex>
 
 #include "tests/store/store_fixture.h"
 
@@ -21,18 +24,28 @@ Json Varied() {
             {"empty", Json::object()}}}};
 }
 
+// A sweep under the slots' mutex, then waiting for the packing thread (as the store does it).
+void Sweep(std::mutex& mu, SlotSweeper& sweeper) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    sweeper.MaybeSweep();
+  }
+  sweeper.Flush();
+}
+
 TEST_CASE("the sweeper packs unheld versions a period after they were fresh", "[store][slot]") {
-  SlotSweeper sweeper(2);
+  std::mutex mu;
+  SlotSweeper sweeper(2, mu);
   SlotPtr unheld = sweeper.Make(std::make_shared<const Json>(Varied()));
   ObjectPtr reader = std::make_shared<const Json>(Varied());
   SlotPtr held = sweeper.Make(reader);
-  sweeper.MaybeSweep();  // both are fresh: nothing is packed yet
+  Sweep(mu, sweeper);  // both are fresh: nothing is packed yet
   CHECK_FALSE(unheld->packed());
   CHECK_FALSE(held->packed());
 
   SlotPtr later = sweeper.Make(std::make_shared<const Json>(Json{{"n", 1}}));
   sweeper.Fresh(later);  // two fresh entries: the period is reached
-  sweeper.MaybeSweep();
+  Sweep(mu, sweeper);
   CHECK(unheld->packed());
   CHECK(unheld->packed_bytes() > 0);
   CHECK_FALSE(held->packed());   // a reader holds its tree
@@ -51,7 +64,7 @@ TEST_CASE("the sweeper packs unheld versions a period after they were fresh", "[
   reader.reset();  // the held one's reader lets go
   for (int i = 0; i < 4; ++i) {
     sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", i}})));
-    sweeper.MaybeSweep();
+    Sweep(mu, sweeper);
   }
   CHECK(unheld->packed());
   CHECK(unheld->packed_bytes() == bytes);
@@ -59,12 +72,33 @@ TEST_CASE("the sweeper packs unheld versions a period after they were fresh", "[
   CHECK(*held->Tree() == Varied());
 }
 
+TEST_CASE("a version read while it is being packed stays a tree", "[store][slot]") {
+  std::mutex mu;
+  SlotSweeper sweeper(1, mu);
+  SlotPtr slot = sweeper.Make(std::make_shared<const Json>(Varied()));
+  ObjectPtr reader;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", 0}})));
+    sweeper.MaybeSweep();  // ages the first two
+    sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", 1}})));
+    sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", 2}})));
+    sweeper.MaybeSweep();  // hands `slot` to the packing thread
+    reader = slot->Tree();  // before the thread can install (it needs `mu`)
+  }
+  sweeper.Flush();
+  CHECK_FALSE(slot->packed());  // the bytes are kept, the tree stays for its reader
+  CHECK(slot->packed_bytes() > 0);
+  CHECK(*reader == Varied());
+}
+
 TEST_CASE("a sweeper with period 0 never packs", "[store][slot]") {
-  SlotSweeper sweeper(0);
+  std::mutex mu;
+  SlotSweeper sweeper(0, mu);
   SlotPtr slot = sweeper.Make(std::make_shared<const Json>(Varied()));
   for (int i = 0; i < 8; ++i) {
     sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", i}})));
-    sweeper.MaybeSweep();
+    Sweep(mu, sweeper);
   }
   CHECK_FALSE(slot->packed());
   CHECK(sweeper.packed_total() == 0);
