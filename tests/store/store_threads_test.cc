@@ -1,6 +1,7 @@
 // Given several writer threads and watcher threads reading at the same time, the store should
 // stay consistent: each watcher sees every event once, each object's events in RV order, and the
-// final state adds up. (Run under -fsanitize=thread to check the locking.)
+// final state adds up, also while unheld versions are packed after every write. (Run under
+// -fsanitize=thread to check the locking.)
 #include <atomic>
 #include <map>
 #include <thread>
@@ -25,7 +26,10 @@ struct Reader {
 
 TEST_CASE("concurrent writers and watchers stay consistent", "[store]") {
   RealClock clock;
-  Store store(clock);
+  StoreOptions options;
+  // The default, and packing (on the sweeper's thread) after every write.
+  options.pack_after_writes = GENERATE(std::size_t{1024}, std::size_t{1});
+  Store store(clock, options);
   constexpr int kWriters = 4, kObjects = 40, kReaders = 2;
   constexpr std::size_t kEvents = kWriters * kObjects * 2 + kWriters * kObjects / 2;
   std::atomic<bool> writers_done{false};
