@@ -404,9 +404,9 @@ Result<std::shared_ptr<api::Watch>> Store::Impl::WatchLocked(TypeRef type, std::
                     "Too large resource version: " + text + ", current: " + std::to_string(rv));
     }
   }
-  std::vector<ObjectPtr> current;
+  std::vector<SlotPtr> current;
   if (auto t = objects.find(type->PluralGroup()); synthetic && t != objects.end()) {
-    for (const auto& [key, slot] : t->second) current.push_back(slot->Tree());
+    for (const auto& [key, slot] : t->second) current.push_back(slot);
   }
   ASSIGN_OR_RETURN(auto stream, hub.Open(std::move(filter), synthetic, from, current));
   return std::shared_ptr<api::Watch>(std::move(stream));

@@ -2,8 +2,9 @@
 // JSON in wire form, so every field a user sends round-trips exactly; typed views are decoded
 // from it by the components that need logic. A version no reader holds any more is kept packed
 // (compressed MessagePack, slot.h) once StoreOptions::pack_after_writes writes have passed, and
-// decoded again when read: what is at rest costs its bytes, not a JSON tree. Writers: the API server (HTTP), LocalClient
-// (in-process actors). Readers: the same, plus watches that stream every change.
+// decoded again when read: what is at rest costs its bytes, not a JSON tree. Writers: the API
+// server (HTTP), LocalClient (in-process actors). Readers: the same, plus watches that stream
+// every change.
 //
 // Semantics (kube-apiserver's):
 //  - One global resourceVersion counter shared by all kinds (etcd's revision); uid,
@@ -81,7 +82,7 @@ struct StoreOptions {
   std::size_t watch_queue_limit =
       20000;                       // events a slow watcher may fall behind before it is ended
   std::uint64_t seed = 1;          // uids and generateName suffixes are drawn from it
-  // Versions no reader holds are kept packed (compressed JSON text) once they have not been
+  // Versions no reader holds are kept packed (compressed MessagePack) once they have not been
   // written or read for this many writes, and decoded again when read (slot.h); 0 = never.
   std::size_t pack_after_writes = 1024;
   bool default_namespaces = true;  // create default, kube-system, kube-public, kubeflow

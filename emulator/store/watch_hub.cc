@@ -158,7 +158,7 @@ void WatchHub::Record(std::uint64_t rv, const api::ResourceType& type, WatchEven
 
 Result<std::shared_ptr<WatchStream>> WatchHub::Open(WatchFilter filter, bool synthetic,
                                                     std::uint64_t from_rv,
-                                                    const std::vector<ObjectPtr>& current) {
+                                                    const std::vector<SlotPtr>& current) {
   if (!synthetic && from_rv < evicted_rv_) {
     return Status(Code::kExpired, "too old resource version: " + std::to_string(from_rv) + " (" +
                                       std::to_string(evicted_rv_) + ")");
@@ -166,10 +166,8 @@ Result<std::shared_ptr<WatchStream>> WatchHub::Open(WatchFilter filter, bool syn
   auto w = std::make_shared<WatchStream>(std::move(filter), queue_limit_);
   std::string key = w->filter().type.PluralGroup();
   if (synthetic) {
-    for (const auto& obj : current) {
-      Deliver(
-          w, Entry{0, key, WatchEvent::Type::kAdded, std::make_shared<Slot>(obj, nullptr), nullptr},
-          true);
+    for (const auto& slot : current) {
+      Deliver(w, Entry{0, key, WatchEvent::Type::kAdded, slot, nullptr}, true);
     }
   } else {
     for (const auto& e : history_) {

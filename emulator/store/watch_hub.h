@@ -95,7 +95,7 @@ class WatchHub {
   // than the kept history.
   Result<std::shared_ptr<WatchStream>> Open(WatchFilter filter, bool synthetic,
                                             std::uint64_t from_rv,
-                                            const std::vector<ObjectPtr>& current);
+                                            const std::vector<SlotPtr>& current);
   // After a restart: history before `compacted_rv` is gone (watches from older RVs get 410).
   void Restore(std::uint64_t compacted_rv) { evicted_rv_ = compacted_rv; }
   // Queues a BOOKMARK carrying `rv` on every watch opened with bookmarks.
