@@ -1,75 +1,19 @@
 #include "emulator/store/slot.h"
 
-#include <zstd.h>
-
 #include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <iterator>
 #include <vector>
 
+#include "emulator/common/packed_json.h"
+
 namespace pjemu::store {
-namespace {
-
-// MessagePack (nlohmann's encoder: twice as fast to write and a quarter faster to read as JSON
-// text, no UTF-8 check to fail), then zstd at its first fast level: a version is packed in about
-// 3 us (an Event) to 9 us (a Pod), to between a half (an Event) and a third (a Pod) of its JSON
-// text.
-constexpr int kLevel = -1;
-
-struct Contexts {
-  ZSTD_CCtx* compress = ZSTD_createCCtx();
-  ZSTD_DCtx* decompress = ZSTD_createDCtx();
-  ~Contexts() {
-    ZSTD_freeCCtx(compress);
-    ZSTD_freeDCtx(decompress);
-  }
-};
-
-// One pair per thread: reused contexts save zstd's setup on every small object.
-Contexts& ThreadContexts() {
-  thread_local Contexts contexts;
-  return contexts;
-}
-
-[[noreturn]] void Corrupt(const char* what) {
-  std::fprintf(stderr, "pjemu store: a packed object cannot be decoded (%s)\n", what);
-  std::abort();
-}
-
-}  // namespace
 
 ObjectPtr Slot::Tree() const {
   if (tree_) return tree_;
-  unsigned long long size = ZSTD_getFrameContentSize(packed_.data(), packed_.size());
-  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) Corrupt("frame");
-  std::string bytes(size, '\0');
-  std::size_t got = ZSTD_decompressDCtx(ThreadContexts().decompress, bytes.data(), bytes.size(),
-                                        packed_.data(), packed_.size());
-  if (ZSTD_isError(got) || got != size) Corrupt(ZSTD_getErrorName(got));
-  Json tree = Json::from_msgpack(bytes, true, false);
-  if (tree.is_discarded()) Corrupt("MessagePack");
-  tree_ = std::make_shared<const Json>(std::move(tree));
+  tree_ = std::make_shared<const Json>(UnpackJson(packed_, "a packed stored object"));
   if (sweeper_) sweeper_->Fresh(std::const_pointer_cast<Slot>(shared_from_this()));
   return tree_;
 }
-
-namespace {
-
-// MessagePack then zstd; "" when zstd fails (the slot stays a tree).
-std::string Encode(const Json& tree) {
-  std::vector<std::uint8_t> bytes = Json::to_msgpack(tree);
-  std::string packed(ZSTD_compressBound(bytes.size()), '\0');
-  std::size_t n = ZSTD_compressCCtx(ThreadContexts().compress, packed.data(), packed.size(),
-                                    bytes.data(), bytes.size(), kLevel);
-  if (ZSTD_isError(n)) return "";
-  packed.resize(n);
-  packed.shrink_to_fit();
-  return packed;
-}
-
-}  // namespace
 
 SlotSweeper::~SlotSweeper() { Stop(); }
 
@@ -119,7 +63,7 @@ void SlotSweeper::Run() {
       jobs.swap(queue_);
     }
     for (Job& job : jobs) {
-      if (job.encode) job.packed = Encode(*job.tree);
+      if (job.encode) job.packed = PackJson(*job.tree);
     }
     {
       std::lock_guard<std::mutex> lock(mu_);
