@@ -46,6 +46,21 @@ bool Deleting(const Json& object) {
   return !FieldAt(object, {"metadata", "deletionTimestamp"}).is_null();
 }
 
+Json Projection(const Json& obj, std::initializer_list<std::initializer_list<const char*>> paths) {
+  Json out = Json::object();
+  for (const auto& path : paths) {
+    const Json& value = FieldAt(obj, path);
+    if (value.is_null()) continue;
+    Json* at = &out;
+    for (const char* key : path) {
+      if (!at->is_object()) *at = Json::object();  // a shorter path's value gives way
+      at = &(*at)[key];
+    }
+    *at = value;
+  }
+  return out;
+}
+
 void SetIfAbsent(Json& obj, const char* key, Json value) {
   if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
 }

@@ -42,6 +42,10 @@ std::string ObjectKey(const Json& object);
 // Defaulting: obj[key] = value when obj lacks the key or holds null there. REQUIRES: obj is an
 // object.
 void SetIfAbsent(Json& obj, const char* key, Json value);
+// A copy of `obj` holding only the values at `paths` that it has ({{"metadata", "labels"},
+// {"spec", "nodeName"}}), under the same keys: what a long-lived cache keeps of an object it
+// reads a few fields of, instead of the whole object.
+Json Projection(const Json& obj, std::initializer_list<std::initializer_list<const char*>> paths);
 // The entry of status.conditions of `type` whose status is "True", or nullptr.
 const Json* TrueCondition(const Json& object, std::string_view type);
 

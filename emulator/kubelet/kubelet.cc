@@ -117,7 +117,9 @@ Status Kubelet::Start() {
                                {},
                                false,
                                0,
-                               {}});
+                               {},
+                               nullptr,
+                               {loop_, options_.warm_pods}});
   ctx_->gpus = GpuSlots(res.gpus, res.gpu_replicas, options_.gpu_indices);
   if (options_.image_service) {
     pulls_ = std::make_unique<ImagePulls>(loop_, *options_.image_service, options_.backoff_scale);
@@ -190,7 +192,7 @@ void Kubelet::Stop() {
     // Memory-backed volumes do not outlive the node (a reboot empties /dev/shm); the disk ones
     // stay for a kubelet that starts again on the same root_dir.
     std::error_code ec;
-    std::filesystem::remove_all(VolumeDirsOf(options_.root_dir, worker->pod()).shm, ec);
+    std::filesystem::remove_all(worker->dirs().shm, ec);
   }
   workers_.clear();
 }

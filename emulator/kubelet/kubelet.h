@@ -57,6 +57,9 @@ struct KubeletOptions {
   // nvidia.com/gpu.sharing-strategy), and pods sharing a GPU all see its index. 1: no sharing.
   int gpu_sharing = 1;
   int max_pods = 110;
+  // How many pods stay JSON trees between the times they are read (warm_pods.h); the others are
+  // kept packed, so that a node's thousands of pods cost their bytes at rest, not their trees.
+  std::size_t warm_pods = 512;
   std::map<std::string, std::string> node_labels;
   // spec.taints of the Node at registration ({key, value, effect} objects).
   Json node_taints = Json::array();

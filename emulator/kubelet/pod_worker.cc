@@ -8,6 +8,7 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pod_resources.h"
+#include "emulator/common/packed_json.h"
 #include "emulator/kubelet/container_env.h"
 #include "emulator/kubelet/gpu_injection.h"
 #include "emulator/kubelet/pod_mounts.h"
@@ -32,15 +33,14 @@ std::string FormatSeconds(Duration d) {
 
 }  // namespace
 
-
-PodWorker::PodWorker(WorkerContext& ctx, std::shared_ptr<const Json> pod)
-    : ctx_(ctx), pod_(std::move(pod)) {
-  const Json& meta = (*pod_)["metadata"];
+PodWorker::PodWorker(WorkerContext& ctx, std::shared_ptr<const Json> snapshot) : ctx_(ctx) {
+  SetPod(std::move(snapshot));
+  const Json& meta = pod()["metadata"];
   uid_ = meta.value("uid", "");
   ns_ = meta.value("namespace", "default");
   name_ = meta.value("name", "");
-  dirs_ = VolumeDirsOf(ctx_.options.root_dir, *pod_);
-  const Json spec = pod_->value("spec", Json::object());
+  dirs_ = VolumeDirsOf(ctx_.options.root_dir, pod());
+  const Json spec = pod().value("spec", Json::object());
   for (const char* field : {"initContainers", "containers"}) {
     for (const Json& c : spec.value(field, Json::array())) {
       ContainerState s;
@@ -64,28 +64,51 @@ PodWorker::~PodWorker() {
   if (kill_timer_) ctx_.loop.Cancel(kill_timer_);
   if (mount_timer_) ctx_.loop.Cancel(mount_timer_);
   ctx_.endpoint_waiters.Remove(uid_);
+  ctx_.warm.Forget(this);
   StopPause();
 }
 
-const Json& PodWorker::Spec(bool init, std::size_t i) const {
-  return (*pod_)["spec"][init ? "initContainers" : "containers"][i];
+const Json& PodWorker::pod() const {
+  if (!pod_) {
+    pod_ = std::make_shared<const Json>(UnpackJson(parked_, "a parked pod"));
+    parked_.clear();
+    ctx_.warm.Touch(const_cast<PodWorker*>(this));
+  }
+  return *pod_;
 }
 
-void PodWorker::Update(std::shared_ptr<const Json> pod) {
-  pod_ = std::move(pod);
-  if (written_ && written_ != pod_) {
-    const Json& rv = api::FieldAt(*pod_, {"metadata", "resourceVersion"});
-    // The same version: keep the shared snapshot, free the write's answer.
-    if (rv.is_string() && rv == api::FieldAt(*written_, {"metadata", "resourceVersion"})) {
-      written_ = pod_;
-    }
+void PodWorker::SetPod(std::shared_ptr<const Json> snapshot) {
+  pod_ = std::move(snapshot);
+  rv_ = api::Str(api::Field(*pod_, "metadata"), "resourceVersion");
+  parked_.clear();
+  ctx_.warm.Touch(this);
+}
+
+void PodWorker::Parked(std::string packed) {
+  parked_ = std::move(packed);
+  pod_.reset();
+}
+
+const Json& PodWorker::Spec(bool init, std::size_t i) const {
+  return pod()["spec"][init ? "initContainers" : "containers"][i];
+}
+
+void PodWorker::Update(std::shared_ptr<const Json> snapshot) {
+  const std::string rv = api::Str(api::Field(*snapshot, "metadata"), "resourceVersion");
+  if (admitted_ && std::find(own_rvs_.begin(), own_rvs_.end(), rv) != own_rvs_.end()) {
+    // One of this worker's own status writes coming back: nothing new to act on (a later one
+    // of them, or the version held, already has it). The version held is swapped for the
+    // shared snapshot (the write's answer is freed) unless parked; an older one is dropped.
+    if (rv == rv_ && pod_) SetPod(std::move(snapshot));
+    return;
   }
+  SetPod(std::move(snapshot));
   if (!admitted_) {
     // A pod this kubelet did not start but whose status says it ran: the node rebooted.
-    RecoverAfterReboot(*pod_, state_, ctx_.loop.Now());
+    RecoverAfterReboot(pod(), state_, ctx_.loop.Now());
     Admit();
   }
-  if ((*pod_)["metadata"].contains("deletionTimestamp") && !terminating_) {
+  if (pod()["metadata"].contains("deletionTimestamp") && !terminating_) {
     BeginTermination();
     return;
   }
@@ -110,7 +133,7 @@ void PodWorker::Admit() {
   if (state_.pod_ip.empty()) state_.pod_ip = ctx_.network->PodIp(uid_);
   state_.start_time = ctx_.loop.Now();
   // Device plugin: free GPU units, as many as the pod's limit asks for (gpu_slots.h).
-  auto requests = api::PodRequests(*pod_);
+  auto requests = api::PodRequests(pod());
   gpus_ = ctx_.gpus.Allocate(uid_, requests.ok() ? (*requests)["nvidia.com/gpu"] : 0);
   std::error_code ec;
   std::filesystem::create_directories(LogPath("", 0).substr(0, LogPath("", 0).rfind("/")), ec);
@@ -163,7 +186,7 @@ std::vector<std::string> PodWorker::KubeletEnv(const Json& container, EnvList& e
   // HOSTNAME is the container's hostname: spec.hostname (an Indexed Job's `<job>-<index>`) or
   // the pod's name.
   std::vector<std::string> out = {"PATH=" + std::string(process::kDefaultPath),
-                                  "HOSTNAME=" + PodHostname(*pod_),
+                                  "HOSTNAME=" + PodHostname(pod()),
                                   "HOME=" + ctx_.options.root_dir};
   // In a network of the pod's own, gloo's interface is eth0 (pjemu-trainer's default, lo, is
   // the pod's alone); the container's or the image's own value wins.
@@ -218,11 +241,11 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
     c.message = message;
     Event("Warning", reason, "Error: " + message);
   };
-  auto env_or = ContainerEnv(*pod_, spec, field, Objects());
+  auto env_or = ContainerEnv(pod(), spec, field, Objects());
   if (!env_or.ok()) return fail_waiting("CreateContainerConfigError", env_or.status().message());
   EnvList env = *env_or;
   if (spec.contains("envFrom")) {
-    for (const std::string& w : EnvFromWarnings(*pod_, spec, Objects())) {
+    for (const std::string& w : EnvFromWarnings(pod(), spec, Objects())) {
       Event("Warning", kInvalidEnvNamesReason, w);
     }
   }
@@ -302,7 +325,7 @@ process::ProcessSpec PodWorker::ProcessSpecOf(const Json& spec, const std::strin
     ps.working_dir = mounts->working_dir;
     // The container's command is PID 1 of its own PID namespace, or, in a pod sharing one
     // among its containers (shareProcessNamespace), one process of the pod's namespace.
-    if (!(*pod_)["spec"].value("shareProcessNamespace", false)) {
+    if (!pod()["spec"].value("shareProcessNamespace", false)) {
       ps.own_pid_namespace = ctx_.pid_namespaces;
     } else {
       ps.pid_namespace_of = SharedPidNamespace();
@@ -370,7 +393,7 @@ void PodWorker::OnExit(bool init, std::size_t i, const process::ProcessExit& exi
     if (!AnyRunning()) FinishEviction();
     return;
   }
-  std::string policy = (*pod_)["spec"].value("restartPolicy", "Always");
+  std::string policy = pod()["spec"].value("restartPolicy", "Always");
   // Init containers are retried on failure unless the policy is Never; success moves on.
   bool restart =
       init ? exit.exit_code != 0 && policy != "Never" : ShouldRestart(policy, exit.exit_code);
@@ -412,7 +435,7 @@ void PodWorker::Restart(bool init, std::size_t i) {
 
 void PodWorker::FinishIfTerminal() {
   if (!state_.terminal_phase.empty() || AnyRunning()) return;
-  std::string phase = ComputePhase(state_, (*pod_)["spec"].value("restartPolicy", "Always"));
+  std::string phase = ComputePhase(state_, pod()["spec"].value("restartPolicy", "Always"));
   if (phase != "Succeeded" && phase != "Failed") return;
   for (auto* list : {&state_.init, &state_.main}) {
     for (auto& c : *list) {
@@ -455,7 +478,7 @@ void PodWorker::FinishEviction() {
   state_.terminal_message = eviction_message_;
   // DisruptionTarget is not the kubelet's to compute: it goes into the stored status, which
   // ComputePodStatus keeps (on a copy: the snapshot is immutable).
-  Json pod = *pod_;
+  Json pod = this->pod();
   Json& status = pod["status"];
   if (!status.is_object()) status = Json::object();
   Json conds = Json::array();
@@ -469,7 +492,7 @@ void PodWorker::FinishEviction() {
                    {"lastTransitionTime", FormatTime(ctx_.loop.Now())},
                    {"lastProbeTime", nullptr}});
   status["conditions"] = conds;
-  pod_ = std::make_shared<const Json>(std::move(pod));
+  SetPod(std::make_shared<const Json>(std::move(pod)));
   ReleaseResources();
   WriteStatus();
 }
@@ -511,9 +534,9 @@ void PodWorker::StopPause() {
 
 void PodWorker::BeginTermination() {
   terminating_ = true;
-  const Json& meta = (*pod_)["metadata"];
+  const Json& meta = pod()["metadata"];
   std::int64_t grace = meta.value("deletionGracePeriodSeconds",
-                                  (*pod_)["spec"].value("terminationGracePeriodSeconds", 30));
+                                  pod()["spec"].value("terminationGracePeriodSeconds", 30));
   for (auto* list : {&state_.init, &state_.main}) {
     for (auto& c : *list) {
       if (c.timer) ctx_.loop.Cancel(c.timer), c.timer = 0;
@@ -571,7 +594,7 @@ void PodWorker::Deleted() {
   ReleaseResources();
   ctx_.network->ReleasePodIp(uid_);
   // The pod's volumes and container filesystems go with it; hostPath and PV directories stay.
-  if (!(*pod_)["spec"].value("volumes", Json::array()).empty() || ctx_.sandbox) {
+  if (!pod()["spec"].value("volumes", Json::array()).empty() || ctx_.sandbox) {
     TearDownVolumes(dirs_);
     std::error_code ec;
     std::filesystem::remove_all(dirs_.pod + "/containers", ec);

@@ -28,6 +28,7 @@
 #include "emulator/kubelet/pod_network.h"
 #include "emulator/kubelet/pod_state.h"
 #include "emulator/kubelet/volumes.h"
+#include "emulator/kubelet/warm_pods.h"
 #include "emulator/process/process_runner.h"
 
 namespace pjemu::kubelet {
@@ -77,20 +78,21 @@ struct WorkerContext {
   int node_index = 0;
   EndpointWaiters endpoint_waiters;        // wait-for-service builtins, woken by pod events
   ImagePulls* pulls = nullptr;  // the node's image store and pulls (null: image maps only)
+  WarmPods warm;                // which workers keep their pod as a tree
 
   // The image pull step: options.image_puller when set, else image_cache.
   ImagePuller& puller() { return options.image_puller ? *options.image_puller : image_cache; }
 };
 
-class PodWorker : public std::enable_shared_from_this<PodWorker> {
+class PodWorker : public std::enable_shared_from_this<PodWorker>, private Parkable {
  public:
   // `pod` is the informer's immutable snapshot (shared with the store and the other
-  // watchers); the worker keeps it, not a copy. Must not be null.
+  // watchers); the worker keeps it, not a copy, until ctx.warm parks it. Must not be null.
   PodWorker(WorkerContext& ctx, std::shared_ptr<const Json> pod);
   ~PodWorker();
 
   // A newer version of the pod (ADDED/MODIFIED), as the snapshot the constructor takes.
-  void Update(std::shared_ptr<const Json> pod);
+  void Update(std::shared_ptr<const Json> snapshot);
   // The pod is gone from the store: SIGKILL whatever runs, release resources.
   void Deleted();
   // SIGKILL everything (kubelet Stop); no status is written.
@@ -109,7 +111,10 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   // env references.
   void Housekeeping();
   const std::string& uid() const { return uid_; }
-  const Json& pod() const { return *pod_; }
+  // The pod as last seen, unparked when parked (a reference valid until the current EventLoop task
+  // ends or the pod is replaced).
+  const Json& pod() const;
+  const PodVolumeDirs& dirs() const { return dirs_; }
   const std::string& ns() const { return ns_; }
   const std::string& name() const { return name_; }
 
@@ -182,6 +187,11 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   void StopPause();
   void WriteStatus();
   void PublishLogs();
+  // Replaces the pod as last seen (not null).
+  void SetPod(std::shared_ptr<const Json> pod);
+  // Parkable (warm_pods.h): the pod's tree to pack; then its packed bytes, kept instead.
+  std::shared_ptr<const Json> ParkingTree() const override { return pod_; }
+  void Parked(std::string packed) override;
   void Event(const std::string& type, const std::string& reason, const std::string& message);
   std::string LogPath(const std::string& container, int restart_count) const;
   std::optional<ServiceTarget> Resolve(const std::string& host, bool need_ready);
@@ -200,7 +210,14 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   WorkerContext& ctx_;
   // The pod as last seen: the informer's snapshot, or between a status write and the watch
   // event that brings the same version, the write's answer (the next write's resourceVersion).
-  std::shared_ptr<const Json> pod_;
+  // Null while parked: then parked_ holds it packed (pod() unparks).
+  mutable std::shared_ptr<const Json> pod_;
+  mutable std::string parked_;
+  std::string rv_;  // the pod's metadata.resourceVersion
+  // The resourceVersions of this worker's last status writes, oldest first: their watch events
+  // bring nothing new (Update skips them). Writes arrive in order, so a few suffice.
+  static constexpr std::size_t kOwnVersions = 4;
+  std::vector<std::string> own_rvs_;
   std::string uid_, ns_, name_;
   PodState state_;
   bool admitted_ = false;
@@ -210,10 +227,9 @@ class PodWorker : public std::enable_shared_from_this<PodWorker> {
   bool evicting_ = false;
   std::string eviction_message_;
   EventLoop::TimerId kill_timer_ = 0;
-  // The pod as this worker's last successful status write left it (its .status is what was
-  // written; null before the first write): a status equal to it is not written again. The
-  // write's answer until the informer delivers that version, then the shared snapshot (Update).
-  std::shared_ptr<const Json> written_;
+  // The .status of this worker's last successful status write, as compact JSON text ("" before
+  // the first write): a status equal to it is not written again.
+  std::string written_status_;
   std::vector<int> gpus_;    // the GpuSlots units this pod holds
   std::string netns_path_;  // the pod's network namespace ("" = the host's network)
   process::Pid pause_pid_ = 0;  // the shared PID namespace's init (0: none running)

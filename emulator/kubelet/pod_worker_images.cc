@@ -242,7 +242,7 @@ std::optional<ImagePlan> PodWorker::StorePlan(bool init, std::size_t i,
 image::Keyring PodWorker::PullKeyring() {
   image::Keyring keyring;
   std::vector<std::string> missing;
-  for (const Json& ref : (*pod_)["spec"].value("imagePullSecrets", Json::array())) {
+  for (const Json& ref : pod()["spec"].value("imagePullSecrets", Json::array())) {
     const std::string name = ref.value("name", "");
     if (name.empty()) continue;
     auto secret = ctx_.client.Get(api::Secrets(), ns_, name);

@@ -23,6 +23,20 @@ void PodWorker::WaitForEndpoint(const std::string& host) {
 
 namespace {
 
+// The body of a status write: the pod's identity, its version (optimistic concurrency) and the
+// new status; the API server takes nothing else from a /status write, so the rest is not sent.
+Json StatusWrite(const Json& pod, Json status) {
+  const Json& meta = api::Field(pod, "metadata");
+  Json identity = Json::object();
+  for (const char* key : {"name", "namespace", "uid", "resourceVersion"}) {
+    if (meta.contains(key)) identity[key] = meta[key];
+  }
+  return {{"apiVersion", pod.value("apiVersion", "v1")},
+          {"kind", pod.value("kind", "Pod")},
+          {"metadata", std::move(identity)},
+          {"status", std::move(status)}};
+}
+
 bool PodReady(const Json& pod) {
   for (const Json& c : api::ArrayOr(api::FieldAt(pod, {"status", "conditions"}))) {
     if (c.value("type", "") == "Ready" && c.value("status", "") == "True") return true;
@@ -92,18 +106,17 @@ void PodWorker::WriteStatus() {
   if (deleted_) return;
   Time now = ctx_.loop.Now();
   for (int attempt = 0; attempt < 5; ++attempt) {
-    Json status = ComputePodStatus(*pod_, state_, now);
-    if (attempt == 0 && written_ && status == api::Field(*written_, "status")) return;
-    Json object = Json::object();  // the pod with the new status; the old one is not copied
-    for (const auto& [key, value] : pod_->items()) {
-      if (key != "status") object[key] = value;
-    }
-    object["status"] = status;
-    auto written =
-        ctx_.client.Update(api::Pods(), ns_, std::move(object), api::Subresource::kStatus);
+    Json status = ComputePodStatus(pod(), state_, now);
+    std::string status_text = status.dump();
+    if (attempt == 0 && !written_status_.empty() && status_text == written_status_) return;
+    auto written = ctx_.client.Update(api::Pods(), ns_, StatusWrite(pod(), std::move(status)),
+                                      api::Subresource::kStatus);
     if (written.ok()) {
       // A private copy until the informer delivers the stored snapshot of this version.
-      pod_ = written_ = std::make_shared<const Json>(std::move(*written));
+      SetPod(std::make_shared<const Json>(std::move(*written)));
+      written_status_ = std::move(status_text);
+      if (own_rvs_.size() == kOwnVersions) own_rvs_.erase(own_rvs_.begin());
+      own_rvs_.push_back(rv_);
       return;
     }
     const Code code = written.status().code();
@@ -119,7 +132,7 @@ void PodWorker::WriteStatus() {
     }
     auto current = ctx_.client.Get(api::Pods(), ns_, name_);
     if (!current.ok() || (*current)["metadata"].value("uid", "") != uid_) return;
-    pod_ = std::make_shared<const Json>(std::move(*current));
+    SetPod(std::make_shared<const Json>(std::move(*current)));
   }
 }
 

@@ -43,7 +43,7 @@ Result<std::string> PodWorker::FetchToken(const Json& source) {
   const auto& access = ctx_.options.in_cluster;
   api::TokenRequest r;
   r.ns = ns_;
-  r.service_account = api::PodServiceAccountName(*pod_);
+  r.service_account = api::PodServiceAccountName(pod());
   auto sa = ctx_.client.Get(api::ServiceAccounts(), ns_, r.service_account);
   if (!sa.ok()) return sa.status();  // serviceaccounts "x" not found: retried
   r.service_account_uid = (*sa)["metadata"].value("uid", "");
@@ -66,16 +66,16 @@ TokenFetcher PodWorker::Tokens() {
 
 Result<bool> PodWorker::SetUpServiceAccountVolume(const ObjectLookup& objects) {
   if (!ctx_.options.in_cluster || volumes_.count(kKubeApiAccess)) return true;
-  const Json spec = (*pod_)["spec"];
+  const Json spec = pod()["spec"];
   bool wanted = false;
   for (const char* list : {"initContainers", "containers"}) {
     for (const Json& c : spec.value(list, Json::array())) wanted |= !MountsServiceAccountPath(c);
   }
   if (!wanted) return true;
-  auto sa = objects(api::ServiceAccounts(), api::PodServiceAccountName(*pod_));
-  if (!api::AutomountServiceAccountToken(*pod_, sa ? &*sa : nullptr)) return true;
+  auto sa = objects(api::ServiceAccounts(), api::PodServiceAccountName(pod()));
+  if (!api::AutomountServiceAccountToken(pod(), sa ? &*sa : nullptr)) return true;
   TokenFetcher tokens = Tokens();
-  ASSIGN_OR_RETURN(PodVolume v, SetUpVolume(*pod_, api::KubeApiAccessVolume(kKubeApiAccess), dirs_,
+  ASSIGN_OR_RETURN(PodVolume v, SetUpVolume(pod(), api::KubeApiAccessVolume(kKubeApiAccess), dirs_,
                                             objects, &tokens));
   volumes_[kKubeApiAccess] = v;
   return true;
@@ -86,7 +86,7 @@ bool PodWorker::SetUpVolumes() {
   TokenFetcher tokens = Tokens();
   const Json no_volumes = Json::array();
   const Json& spec_volumes =
-      (*pod_)["spec"].contains("volumes") ? (*pod_)["spec"]["volumes"] : no_volumes;
+      pod()["spec"].contains("volumes") ? pod()["spec"]["volumes"] : no_volumes;
   for (std::size_t i = 0; i <= spec_volumes.size(); ++i) {
     Result<PodVolume> v = PodVolume{};
     std::string name = kKubeApiAccess;
@@ -98,7 +98,7 @@ bool PodWorker::SetUpVolumes() {
       const Json& volume = spec_volumes[i];
       name = volume.value("name", "");
       if (volumes_.count(name)) continue;
-      v = SetUpVolume(*pod_, volume, dirs_, objects, &tokens);
+      v = SetUpVolume(pod(), volume, dirs_, objects, &tokens);
     }
     if (!v.ok()) {
       if (v.status().message() != mount_error_) {
@@ -158,7 +158,7 @@ std::string PodWorker::EtcHostsText() {
   std::sort(services.begin(), services.end(), [](const HostsService& a, const HostsService& b) {
     return std::tie(a.ns, a.name) < std::tie(b.ns, b.name);
   });
-  return EtcHosts(*pod_, state_.pod_ip, services);
+  return EtcHosts(pod(), state_.pod_ip, services);
 }
 
 // A pod with a network of its own gets the kubelet's resolv.conf: the search path of its
@@ -194,11 +194,11 @@ Result<ContainerMounts> PodWorker::MountsOf(const Json& spec, const std::string&
   in.etc_hosts = dirs_.pod + "/etc-hosts";
   in.image_files = plan.files;
   in.image_working_dir = plan.working_dir;
-  in.hostname = PodHostname(*pod_);
+  in.hostname = PodHostname(pod());
   std::string home;
   if (plan.source == ImagePlan::Source::kStore) {  // the image's own root and user
     in.root_layers = plan.layers;
-    ASSIGN_OR_RETURN(ImageUser user, ResolveImageUser(plan.layers, plan.user, *pod_, spec));
+    ASSIGN_OR_RETURN(ImageUser user, ResolveImageUser(plan.layers, plan.user, pod(), spec));
     in.user = user.identity;
     home = user.home;
     in.devices = GpuDeviceNodes(ctx_.gpus.PhysicalIndices(gpus_));
@@ -261,9 +261,10 @@ void PodWorker::ObjectChanged(const std::string& plural, const std::string& name
     // The kubelet's atomic writer: a changed ConfigMap/Secret reaches the mounted files.
     ObjectLookup objects = Objects();
     TokenFetcher tokens = Tokens();
-    for (const Json& volume : (*pod_)["spec"].value("volumes", Json::array())) {
+    for (const Json& volume : pod()["spec"].value("volumes", Json::array())) {
       if (!VolumeReferences(volume, plural, name)) continue;
-      (void)SetUpVolume(*pod_, volume, dirs_, objects, &tokens);  // a deleted object keeps the old files
+      // A deleted object keeps the old files.
+      (void)SetUpVolume(pod(), volume, dirs_, objects, &tokens);
     }
   }
   RetryConfigErrors();

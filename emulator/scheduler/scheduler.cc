@@ -29,6 +29,18 @@ Json WithCondition(const Json& pod, const Json& cond) {
   return conditions;
 }
 
+// What is read of a pod bound to a node (CachedPod::pod): the inter-pod filters' namespace,
+// labels and anti-affinity terms, the gang counts' phase and node.
+Json BoundView(const Json& pod) {
+  return api::Projection(pod, {{"metadata", "name"},
+                               {"metadata", "namespace"},
+                               {"metadata", "uid"},
+                               {"metadata", "labels"},
+                               {"spec", "nodeName"},
+                               {"spec", "affinity", "podAntiAffinity"},
+                               {"status", "phase"}});
+}
+
 }  // namespace
 
 Scheduler::Scheduler(client::Client& client, EventLoop& loop, SchedulerOptions options)
@@ -193,6 +205,8 @@ void Scheduler::Upsert(std::shared_ptr<const Json> snapshot) {
     bool ours = name.empty() || name == options_.scheduler_name || entry.gang;
     if (ours && !meta.contains("deletionTimestamp") && !api::IsPodTerminal(pod))
       pending_[entry.order] = uid;
+  } else {
+    entry.pod = std::make_shared<const Json>(BoundView(pod));  // `pod` is not read after this
   }
 }
 

@@ -60,8 +60,9 @@ class Scheduler {
   // requests summed per node, and the pods waiting for a node in FIFO order, so that a pass
   // costs O(pending), not a List and a re-parse of every pod.
   struct CachedPod {
-    // The informer's snapshot itself (immutable, shared with the store and the other watchers):
-    // a cached pod costs a pointer, not a copy.
+    // A pending pod: the informer's snapshot itself (immutable, shared with the store and the
+    // other watchers), a pointer, not a copy. A bound one: only what is read of it (BoundView),
+    // so that the cache does not keep every running pod's whole tree.
     std::shared_ptr<const Json> pod;
     std::string node;      // spec.nodeName
     bool counted = false;  // bound, non-terminal: its requests are in used_[node]

@@ -25,6 +25,20 @@ std::string PodKey(const Json& pod) {
          api::Str(api::Field(pod, "metadata"), "name");
 }
 
+// What Pass reads of a pod: its node, tolerations, phase, deletion and identity.
+Json TaintView(const Json& pod) {
+  return api::Projection(pod, {{"apiVersion"},
+                               {"kind"},
+                               {"metadata", "name"},
+                               {"metadata", "namespace"},
+                               {"metadata", "uid"},
+                               {"metadata", "resourceVersion"},
+                               {"metadata", "deletionTimestamp"},
+                               {"spec", "nodeName"},
+                               {"spec", "tolerations"},
+                               {"status", "phase"}});
+}
+
 }  // namespace
 
 TaintManager::TaintManager(client::Client& client, EventLoop& loop)
@@ -50,7 +64,7 @@ TaintManager::TaintManager(client::Client& client, EventLoop& loop)
                       if (e.type == api::WatchEvent::Type::kDeleted) {
                         pods_.erase(uid);
                       } else {
-                        pods_[uid] = e.shared_object();
+                        pods_[uid] = TaintView(e.object());
                       }
                       if (!nodes_.empty() || !timers_.empty()) Trigger();
                     }) {}
@@ -94,7 +108,7 @@ void TaintManager::Pass() {
   for (const auto& entry : pods_) {
     // By name, not a structured binding: clang 14 cannot capture one in the lambda below.
     const std::string& uid = entry.first;
-    const Json& pod = *entry.second;
+    const Json& pod = entry.second;
     const std::string node = api::Str(api::Field(pod, "spec"), "nodeName");
     auto tainted = nodes_.find(node);
     if (tainted == nodes_.end() || api::IsPodTerminal(pod) ||
@@ -117,7 +131,7 @@ void TaintManager::Pass() {
       if (alive.expired()) return;
       timers_.erase(uid);
       auto it = pods_.find(uid);
-      if (it != pods_.end()) Evict(*it->second);
+      if (it != pods_.end()) Evict(it->second);
     });
   }
   // Evictions no longer called for: cancelled.
@@ -126,18 +140,24 @@ void TaintManager::Pass() {
     loop_.Cancel(timer);
     auto it = pods_.find(uid);
     if (it == pods_.end()) continue;
-    (void)client_.Create(api::Events(), api::Str(api::Field(*it->second, "metadata"), "namespace"),
-                         api::MakeEvent(api::ObjectReferenceOf(*it->second), "Normal",
-                                        "TaintManagerEviction",
-                                        "Cancelling deletion of Pod " + PodKey(*it->second),
-                                        {"taint-eviction-controller", ""}, loop_.Now()));
+    (void)client_.Create(
+        api::Events(), api::Str(api::Field(it->second, "metadata"), "namespace"),
+        api::MakeEvent(api::ObjectReferenceOf(it->second), "Normal", "TaintManagerEviction",
+                       "Cancelling deletion of Pod " + PodKey(it->second),
+                       {"taint-eviction-controller", ""}, loop_.Now()));
   }
   timers_ = std::move(keep);
 }
 
-void TaintManager::Evict(const Json& pod) {
-  const std::string ns = api::Str(api::Field(pod, "metadata"), "namespace");
-  const std::string name = api::Str(api::Field(pod, "metadata"), "name");
+void TaintManager::Evict(const Json& cached) {
+  const std::string ns = api::Str(api::Field(cached, "metadata"), "namespace");
+  const std::string name = api::Str(api::Field(cached, "metadata"), "name");
+  auto current = client_.Get(api::Pods(), ns, name);
+  if (!current.ok() ||
+      api::FieldAt(*current, {"metadata", "uid"}) != api::FieldAt(cached, {"metadata", "uid"})) {
+    return;  // gone (or another pod of the name): nothing to evict
+  }
+  const Json& pod = *current;
   Json conditions = Json::array();
   for (const Json& c : api::ArrayOr(api::FieldAt(pod, {"status", "conditions"}))) {
     if (api::Str(c, "type") != "DisruptionTarget") conditions.push_back(c);

@@ -37,12 +37,14 @@ class TaintManager {
  private:
   void Trigger();
   void Pass();
-  void Evict(const Json& pod);
+  // Evicts the pod `cached` names, as stored now (its conditions, its resourceVersion).
+  void Evict(const Json& cached);
 
   client::Client& client_;
   EventLoop& loop_;
   std::map<std::string, Json> nodes_;  // name -> NoExecute taints (JSON array) of the node
-  std::map<std::string, std::shared_ptr<const Json>> pods_;  // uid -> pod
+  // uid -> what Pass reads of the pod (TaintView): not its whole tree, kept for every pod.
+  std::map<std::string, Json> pods_;
   std::map<std::string, EventLoop::TimerId> timers_;         // pod uid -> pending eviction
   client::Informer node_informer_;
   client::Informer pod_informer_;

@@ -1,14 +1,12 @@
 // Slot: one stored version of an object (private to emulator/store), shared by the store's map
 // and its watch history. It holds the version as a tree (ObjectPtr) while anyone may read it; once
 // no one but the slot holds that tree and it has not been written or decoded for a sweep period,
-// the SlotSweeper packs it: the slot keeps the version as zstd-compressed MessagePack (about a
-// third of its JSON text, a fifteenth of the tree's memory) and drops the tree. The next read
+// the SlotSweeper packs it: the slot keeps the version as packed JSON (common/packed_json.h: about
+// a third of its JSON text, a fifteenth of the tree's memory) and drops the tree. The next read
 // decodes it again (Tree()), and the packed bytes are kept, so packing it again costs nothing.
 // This is etcd's and kube-apiserver's arrangement in small: objects at rest as bytes, decoded
 // objects only where a reader holds them (the informers' consumers, the actors' caches, a watch's
 // queue).
-// A packed version decodes to an equal tree: the same keys, strings and values (`==` holds);
-// non-negative integers come back as unsigned, as any parsed JSON does.
 // Thread safety: the Store's mutex guards every slot and the sweeper; the sweeper's packing thread
 // takes that mutex to install what it packed.
 #pragma once
@@ -52,12 +50,14 @@ using SlotPtr = std::shared_ptr<Slot>;
 // decoded is `Fresh`; each sweep hands the packing thread the slots that were fresh before the
 // previous sweep and that no reader holds, and keeps looking at the held ones in later sweeps. A
 // sweep runs once a quarter as many slots turned fresh as the last one kept (and at least
-// `period`), so its cost is a constant per write. The thread encodes and compresses, then, under
-// the store's mutex, keeps the bytes in the slot and drops the slot's tree if still no reader
-// holds it (one that took it meanwhile makes the slot fresh again); the tree is freed on that
-// thread, outside the mutex. The store's thread only ever decodes.
-// MaybeSweep runs only where the store holds no bare reference into a slot's tree (after a
-// request's changes are recorded).
+// `period`), so its cost is a constant per write or read. The thread encodes and compresses,
+// then, under the store's mutex, keeps the bytes in the slot and drops the slot's tree if still
+// no reader holds it (one that took it meanwhile makes the slot fresh again); the tree is freed
+// on that thread, outside the mutex. The store's thread only ever decodes.
+// MaybeSweep runs only where the store holds no bare reference into a slot's tree: after a
+// write's changes are recorded, and after a read (whose result holds what it decoded), so that a
+// run of reads with no write, such as the controllers' lists of their children, does not pile up
+// decoded trees.
 class SlotSweeper {
  public:
   // `mu` guards the slots; the packing thread (started by the first sweep with work) takes it.

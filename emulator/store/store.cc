@@ -450,6 +450,7 @@ Result<ObjectPtr> Store::GetShared(const api::ResourceType& type, std::string_vi
   std::lock_guard<std::mutex> lock(impl_->mu);
   ObjectPtr obj = impl_->Find(t, {t->namespaced ? std::string(ns) : "", std::string(name)});
   if (!obj) return NotFoundError(t->PluralGroup(), std::string(name));
+  impl_->sweeper.MaybeSweep();  // reads decode too: a run of reads with no write still sweeps
   return obj;
 }
 
@@ -467,6 +468,7 @@ Result<SharedList> Store::ListShared(const api::ResourceType& type, std::string_
   SharedList list;
   ASSIGN_OR_RETURN(list.items, impl_->SelectLocked(t, ns, options));
   list.resource_version = impl_->rv;
+  impl_->sweeper.MaybeSweep();  // as GetShared: what this list decoded is held by `list`
   return list;
 }
 

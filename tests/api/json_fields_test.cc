@@ -35,6 +35,25 @@ TEST_CASE("FieldAt follows a path and stops at the first absent step", "[api]") 
   CHECK(FieldAt(pod, {"status", "phase"}).is_null());
 }
 
+TEST_CASE("Projection keeps the values at the paths the object has, under the same keys", "[api]") {
+  Json pod = {{"apiVersion", "v1"},
+              {"metadata", {{"name", "p"}, {"labels", {{"a", "1"}}}, {"uid", "u"}}},
+              {"spec", {{"nodeName", "node-0"}, {"containers", Json::array({{{"name", "c"}}})}}},
+              {"status", {{"phase", "Running"}}}};
+  Json kept = Projection(pod, {{"apiVersion"},
+                               {"metadata", "labels"},
+                               {"metadata", "name"},
+                               {"spec", "nodeName"},
+                               {"spec", "tolerations"},
+                               {"status", "phase"}});
+  CHECK(kept == Json{{"apiVersion", "v1"},
+                     {"metadata", {{"name", "p"}, {"labels", {{"a", "1"}}}}},
+                     {"spec", {{"nodeName", "node-0"}}},
+                     {"status", {{"phase", "Running"}}}});
+  CHECK(Projection(pod, {{"spec", "affinity"}}) == Json::object());
+  CHECK(Projection(Json("not an object"), {{"metadata"}}) == Json::object());
+}
+
 TEST_CASE("ArrayOr and ObjectOr give an empty value for anything else", "[api]") {
   CHECK(ArrayOr(Json::array({1, 2})).size() == 2);
   CHECK(ArrayOr(Json{{"a", 1}}).empty());

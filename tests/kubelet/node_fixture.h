@@ -55,6 +55,10 @@ struct NodeFixture {
     if (opts.cpu.empty()) opts.cpu = "8";
     if (opts.memory.empty()) opts.memory = "16Gi";
     opts.service_poll_interval = 100ms;
+    // Each pod parked after every task that read it (warm_pods.h): the path a busy node takes,
+    // so every kubelet test also checks that nothing is lost in a pod's trip through its packed
+    // form. The cluster tests keep the default (a node of few pods never parks).
+    if (opts.warm_pods == KubeletOptions{}.warm_pods) opts.warm_pods = 0;
     // Tests write to host paths; only the tests about the container filesystem ask for kOn.
     if (opts.sandbox == KubeletOptions::Sandbox::kAuto) {
       opts.sandbox = KubeletOptions::Sandbox::kOff;

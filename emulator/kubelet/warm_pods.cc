@@ -1,0 +1,115 @@
+#include "emulator/kubelet/warm_pods.h"
+
+#include <iterator>
+
+#include "emulator/common/packed_json.h"
+
+namespace pjemu::kubelet {
+
+WarmPods::WarmPods(EventLoop& loop, std::size_t capacity) : loop_(loop), capacity_(capacity) {}
+
+WarmPods::~WarmPods() {
+  if (park_task_) loop_.Cancel(park_task_);
+  alive_.reset();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void WarmPods::Touch(Parkable* p) {
+  parking_.erase(p);
+  auto it = where_.find(p);
+  if (it != where_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second);
+  } else {
+    lru_.push_front(p);
+    where_.emplace(p, lru_.begin());
+  }
+  // A quarter over capacity before a pass: a pass (and its task) per many reads, not per read.
+  if (park_task_ || lru_.size() <= capacity_ + capacity_ / 4) return;
+  park_task_ = loop_.Post([this] {
+    park_task_ = 0;
+    ParkBeyondCapacity();
+  });
+}
+
+void WarmPods::Forget(Parkable* p) {
+  parking_.erase(p);
+  auto it = where_.find(p);
+  if (it == where_.end()) return;
+  lru_.erase(it->second);
+  where_.erase(it);
+}
+
+void WarmPods::ParkBeyondCapacity() {
+  std::vector<Job> jobs;
+  while (lru_.size() > capacity_) {
+    Parkable* p = lru_.back();
+    lru_.pop_back();
+    where_.erase(p);
+    if (auto tree = p->ParkingTree()) {
+      parking_[p] = tree;
+      jobs.push_back({p, std::move(tree), ""});
+    }
+  }
+  if (jobs.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::move(jobs.begin(), jobs.end(), std::back_inserter(queue_));
+  if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
+  cv_.notify_one();
+}
+
+void WarmPods::Run() {
+  while (true) {
+    std::vector<Job> jobs;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      jobs.swap(queue_);
+      packing_ = true;
+    }
+    for (Job& job : jobs) job.packed = PackJson(*job.tree);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const bool post = done_.empty();
+      std::move(jobs.begin(), jobs.end(), std::back_inserter(done_));
+      packing_ = false;
+      if (post) {
+        std::weak_ptr<bool> alive = alive_;
+        loop_.Post([this, alive] {
+          if (!alive.expired()) Install();
+        });
+      }
+    }
+    idle_cv_.notify_all();
+  }
+}
+
+void WarmPods::Install() {
+  std::vector<Job> done;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    done.swap(done_);
+  }
+  for (Job& job : done) {
+    auto it = parking_.find(job.who);
+    // Read or replaced since (Touch), or going (Forget): it keeps its tree.
+    if (it == parking_.end() || it->second != job.tree) continue;
+    parking_.erase(it);
+    if (!job.packed.empty()) job.who->Parked(std::move(job.packed));
+  }
+}
+
+void WarmPods::Flush() {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_cv_.wait(lock, [this] { return stop_ || (queue_.empty() && !packing_); });
+  }
+  Install();
+}
+
+}  // namespace pjemu::kubelet
