@@ -1,6 +1,7 @@
 #include "emulator/kubelet/warm_pods.h"
 
 #include <iterator>
+#include <utility>
 
 #include "emulator/common/packed_json.h"
 
@@ -10,13 +11,8 @@ WarmPods::WarmPods(EventLoop& loop, std::size_t capacity) : loop_(loop), capacit
 
 WarmPods::~WarmPods() {
   if (park_task_) loop_.Cancel(park_task_);
-  alive_.reset();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  packer_.Stop();  // joined: the thread no longer reads alive_
+  alive_.reset();  // an Install task it posted finds nothing to do
 }
 
 void WarmPods::Touch(Parkable* p) {
@@ -55,38 +51,19 @@ void WarmPods::ParkBeyondCapacity() {
       jobs.push_back({p, std::move(tree), ""});
     }
   }
-  if (jobs.empty()) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  std::move(jobs.begin(), jobs.end(), std::back_inserter(queue_));
-  if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
-  cv_.notify_one();
+  packer_.Submit(std::move(jobs));
 }
 
-void WarmPods::Run() {
-  while (true) {
-    std::vector<Job> jobs;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-      if (stop_) return;
-      jobs.swap(queue_);
-      packing_ = true;
-    }
-    for (Job& job : jobs) job.packed = PackJson(*job.tree);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      const bool post = done_.empty();
-      std::move(jobs.begin(), jobs.end(), std::back_inserter(done_));
-      packing_ = false;
-      if (post) {
-        std::weak_ptr<bool> alive = alive_;
-        loop_.Post([this, alive] {
-          if (!alive.expired()) Install();
-        });
-      }
-    }
-    idle_cv_.notify_all();
-  }
+void WarmPods::Pack(std::vector<Job>& jobs) {
+  for (Job& job : jobs) job.packed = PackJson(*job.tree);
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool post = done_.empty();  // else an Install task is already on its way
+  std::move(jobs.begin(), jobs.end(), std::back_inserter(done_));
+  if (!post) return;
+  std::weak_ptr<bool> alive = alive_;
+  loop_.Post([this, alive] {
+    if (!alive.expired()) Install();
+  });
 }
 
 void WarmPods::Install() {
@@ -105,10 +82,7 @@ void WarmPods::Install() {
 }
 
 void WarmPods::Flush() {
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    idle_cv_.wait(lock, [this] { return stop_ || (queue_.empty() && !packing_); });
-  }
+  packer_.Flush();
   Install();
 }
 

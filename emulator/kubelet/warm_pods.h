@@ -11,16 +11,15 @@
 // thread only packs trees it was handed (immutable, shared) and posts to the loop.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <list>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "emulator/common/batch_thread.h"
 #include "emulator/common/event_loop.h"
 #include "emulator/common/status.h"
 
@@ -63,8 +62,8 @@ class WarmPods {
     std::string packed;
   };
   void ParkBeyondCapacity();
+  void Pack(std::vector<Job>& jobs);  // the packing thread's work
   void Install();
-  void Run();
 
   EventLoop& loop_;
   const std::size_t capacity_;
@@ -75,12 +74,9 @@ class WarmPods {
   EventLoop::TimerId park_task_ = 0;  // the posted ParkBeyondCapacity, 0 when none
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for the thread's tasks
 
-  std::mutex mu_;  // guards the fields below
-  std::condition_variable cv_, idle_cv_;
-  std::vector<Job> queue_, done_;
-  bool packing_ = false;  // the thread is packing a batch
-  bool stop_ = false;
-  std::thread thread_;  // started by the first pass with work
+  std::mutex mu_;
+  std::vector<Job> done_;  // packed, not installed yet; GUARDED_BY(mu_)
+  BatchThread<Job> packer_{[this](std::vector<Job>& jobs) { Pack(jobs); }};  // last: stops first
 };
 
 }  // namespace pjemu::kubelet

@@ -1,7 +1,6 @@
 #include "emulator/store/slot.h"
 
 #include <algorithm>
-#include <iterator>
 #include <vector>
 
 #include "emulator/common/packed_json.h"
@@ -44,37 +43,17 @@ void SlotSweeper::MaybeSweep() {
   held.insert(held.end(), fresh_.begin(), fresh_.end());
   aging_ = std::move(held);
   fresh_.clear();
-  if (jobs.empty()) return;
-  std::lock_guard<std::mutex> lock(queue_mu_);
-  if (stop_) return;
-  in_flight_ += jobs.size();
-  std::move(jobs.begin(), jobs.end(), std::back_inserter(queue_));
-  if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
-  queue_cv_.notify_one();
+  packer_.Submit(std::move(jobs));
 }
 
-void SlotSweeper::Run() {
-  while (true) {
-    std::vector<Job> jobs;
-    {
-      std::unique_lock<std::mutex> lock(queue_mu_);
-      queue_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-      if (stop_) return;
-      jobs.swap(queue_);
-    }
-    for (Job& job : jobs) {
-      if (job.encode) job.packed = PackJson(*job.tree);
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      Install(jobs);
-    }
-    std::size_t n = jobs.size();
-    jobs.clear();  // the trees no one holds any more are freed here, outside the store's mutex
-    std::lock_guard<std::mutex> lock(queue_mu_);
-    in_flight_ -= n;
-    if (in_flight_ == 0) idle_cv_.notify_all();
+// The trees no one holds any more are freed after this, on the packing thread, outside the
+// store's mutex (BatchThread destroys the batch's jobs there).
+void SlotSweeper::Pack(std::vector<Job>& jobs) {
+  for (Job& job : jobs) {
+    if (job.encode) job.packed = PackJson(*job.tree);
   }
+  std::lock_guard<std::mutex> lock(mu_);
+  Install(jobs);
 }
 
 void SlotSweeper::Install(std::vector<Job>& done) {
@@ -94,20 +73,8 @@ void SlotSweeper::Install(std::vector<Job>& done) {
   }
 }
 
-void SlotSweeper::Flush() {
-  std::unique_lock<std::mutex> lock(queue_mu_);
-  idle_cv_.wait(lock, [this] { return in_flight_ == 0 || stop_; });
-}
+void SlotSweeper::Flush() { packer_.Flush(); }
 
-void SlotSweeper::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(queue_mu_);
-    stop_ = true;
-    queue_.clear();
-  }
-  queue_cv_.notify_all();
-  idle_cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+void SlotSweeper::Stop() { packer_.Stop(); }
 
 }  // namespace pjemu::store

@@ -11,14 +11,13 @@
 // takes that mutex to install what it packed.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "emulator/common/batch_thread.h"
 #include "emulator/store/store.h"
 
 namespace pjemu::store {
@@ -82,20 +81,14 @@ class SlotSweeper {
     bool encode = true;  // false: the slot has its bytes already
     std::string packed;
   };
-  void Run();                            // the packing thread
+  void Pack(std::vector<Job>& jobs);     // the packing thread's work: encode, then Install
   void Install(std::vector<Job>& done);  // REQUIRES: mu held
 
   const std::size_t period_;
   std::mutex& mu_;
   std::vector<std::weak_ptr<Slot>> fresh_, aging_;
   std::size_t packed_total_ = 0;
-
-  std::mutex queue_mu_;  // guards the four below
-  std::condition_variable queue_cv_, idle_cv_;
-  std::vector<Job> queue_;
-  std::size_t in_flight_ = 0;  // handed off and not installed yet
-  bool stop_ = false;
-  std::thread thread_;
+  BatchThread<Job> packer_{[this](std::vector<Job>& jobs) { Pack(jobs); }};  // last: stops first
 };
 
 }  // namespace pjemu::store

@@ -115,7 +115,7 @@ std::vector<std::string> Reads(Store& store) {
   api::ListOptions by_label;
   by_label.label_selector = "app=x";
   out.push_back(Must(store.List(api::Pods(), "", by_label))["items"].dump());
-  for (const std::string& rv : {"1", "8"}) {
+  for (const std::string rv : {"1", "8"}) {
     api::WatchOptions from;
     from.resource_version = rv;
     from.label_selector = rv == "8" ? "app=x" : "";
