@@ -29,10 +29,15 @@ struct Holder : Parkable {
   std::string packed;
 };
 
-TEST_CASE("the least recently read pods beyond capacity are parked after the task", "[kubelet]") {
+// A virtual-time loop and the names of the holders parked, in order.
+struct Parks {
   FakeClock clock;
-  EventLoop loop(clock);
+  EventLoop loop{clock};
   std::vector<std::string> parks;
+};
+
+TEST_CASE_METHOD(Parks, "the least recently read pods beyond capacity are parked after the task",
+                 "[kubelet]") {
   Holder a("a", parks), b("b", parks), c("c", parks), d("d", parks);
   WarmPods warm(loop, 2);
   warm.Touch(&a);
@@ -57,10 +62,7 @@ TEST_CASE("the least recently read pods beyond capacity are parked after the tas
   CHECK(parks == std::vector<std::string>{"b", "a"});
 }
 
-TEST_CASE("a pod read again while it is being packed keeps its tree", "[kubelet]") {
-  FakeClock clock;
-  EventLoop loop(clock);
-  std::vector<std::string> parks;
+TEST_CASE_METHOD(Parks, "a pod read again while it is being packed keeps its tree", "[kubelet]") {
   Holder a("a", parks);
   WarmPods warm(loop, 0);
   warm.Touch(&a);
@@ -78,10 +80,7 @@ TEST_CASE("a pod read again while it is being packed keeps its tree", "[kubelet]
   CHECK(warm.warm() == 0);
 }
 
-TEST_CASE("a WarmPods that goes cancels its pending pass", "[kubelet]") {
-  FakeClock clock;
-  EventLoop loop(clock);
-  std::vector<std::string> parks;
+TEST_CASE_METHOD(Parks, "a WarmPods that goes cancels its pending pass", "[kubelet]") {
   Holder a("a", parks);
   {
     WarmPods warm(loop, 0);
