@@ -26,15 +26,14 @@ namespace {
 // The body of a status write: the pod's identity, its version (optimistic concurrency) and the
 // new status; the API server takes nothing else from a /status write, so the rest is not sent.
 Json StatusWrite(const Json& pod, Json status) {
-  const Json& meta = api::Field(pod, "metadata");
-  Json identity = Json::object();
-  for (const char* key : {"name", "namespace", "uid", "resourceVersion"}) {
-    if (meta.contains(key)) identity[key] = meta[key];
-  }
-  return {{"apiVersion", pod.value("apiVersion", "v1")},
-          {"kind", pod.value("kind", "Pod")},
-          {"metadata", std::move(identity)},
-          {"status", std::move(status)}};
+  Json body = api::Projection(pod, {{"apiVersion"},
+                                    {"kind"},
+                                    {"metadata", "name"},
+                                    {"metadata", "namespace"},
+                                    {"metadata", "uid"},
+                                    {"metadata", "resourceVersion"}});
+  body["status"] = std::move(status);
+  return body;
 }
 
 bool PodReady(const Json& pod) {
