@@ -1,7 +1,9 @@
 #include "emulator/api/managed_fields.h"
 
 #include <algorithm>
+#include <memory>
 #include <tuple>
+#include <unordered_map>
 
 #include "emulator/api/field_schema.h"
 #include "emulator/api/structured_merge.h"
@@ -121,15 +123,39 @@ bool MayTouch(const Json& stored_fields, const FieldSet& set) {
   return false;
 }
 
-Json EncodeEntry(const Entry& e) {
+// The field set of an entry's fieldsV1, either form. Stored texts repeat (every pod of a replica
+// type carries the same kubelet and controller entries), so each thread keeps the sets it parsed
+// last: a bounded memo of a pure function, emptied when full.
+std::shared_ptr<const FieldSet> SetOf(const Json& fields_v1) {
+  constexpr std::size_t kMemo = 256;
+  if (!fields_v1.is_string()) return std::make_shared<const FieldSet>(FromFieldsV1(fields_v1));
+  thread_local std::unordered_map<std::string, std::shared_ptr<const FieldSet>> memo;
+  const std::string& text = fields_v1.get_ref<const std::string&>();
+  if (auto it = memo.find(text); it != memo.end()) return it->second;
+  if (memo.size() >= kMemo) memo.clear();
+  auto set = std::make_shared<FieldSet>();
+  if (!FromFieldsV1Text(text, set.get())) *set = FromFieldsV1(FieldsV1Of(fields_v1));
+  memo.emplace(text, set);
+  return set;
+}
+
+// An entry with the given fieldsV1 value (a tree, or the stored text).
+Json EntryJson(const Entry& e, Json fields_v1) {
   Json j = {{"apiVersion", e.api_version},
             {"fieldsType", "FieldsV1"},
-            {"fieldsV1", ToFieldsV1(e.set)},
+            {"fieldsV1", std::move(fields_v1)},
             {"operation", e.operation}};
   if (!e.manager.empty()) j["manager"] = e.manager;
   if (!e.time.empty()) j["time"] = e.time;
   if (!e.subresource.empty()) j["subresource"] = e.subresource;
   return j;
+}
+
+Json EncodeEntry(const Entry& e) { return EntryJson(e, ToFieldsV1(e.set)); }
+
+// The entry with the field set `set`, its fieldsV1 in the form the write asks for.
+Json EncodeEntry(const Entry& e, const FieldSet& set, const ManagedWrite& write) {
+  return EntryJson(e, write.stored_form ? Json(ToFieldsV1Text(set)) : ToFieldsV1(set));
 }
 
 // kube-apiserver's order of encoded entries: operation, time, manager, apiVersion, subresource.
@@ -329,8 +355,13 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
   // Only the writer's entry and those holding a field this write changed or removed are decoded
   // and rewritten; the others are kept as they are (the cost of the common write).
   const std::string sub = SubresourceName(write.subresource);
-  FieldSet changed = Union(c.added, c.modified);
-  FieldSet touched = Union(changed, c.removed);
+  // What the write set (its additions and modifications), and all it touched (the removals too).
+  FieldSet changed = c.modified.Empty() ? std::move(c.added)
+                     : c.added.Empty()  ? std::move(c.modified)
+                                        : Union(c.added, c.modified);
+  FieldSet touched_with_removed;
+  if (!c.removed.Empty()) touched_with_removed = Union(changed, c.removed);
+  const FieldSet& touched = c.removed.Empty() ? changed : touched_with_removed;
   Json out = Json::array();
   bool own_seen = false;
   for (const Json& e : base) {
@@ -338,31 +369,34 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
     if (!DecodeEntry(e, &entry, false)) continue;
     bool own = entry.Is(write.manager, "Update", sub);
     const Json* stored_fields = Find(e, "fieldsV1");
-    if (!own && stored_fields && !MayTouch(*stored_fields, touched)) {
+    if (!own && (!stored_fields || !MayTouch(*stored_fields, touched))) {
       out.push_back(e);
       continue;
     }
-    const Json fields_tree = stored_fields ? FieldsV1Of(*stored_fields) : Json();
-    const Json* fields = stored_fields ? &fields_tree : nullptr;
-    if (!own && !(fields && Touches(*fields, touched))) {
+    static const FieldSet kEmpty;
+    std::shared_ptr<const FieldSet> held = stored_fields ? SetOf(*stored_fields) : nullptr;
+    const FieldSet& set = held ? *held : kEmpty;
+    if (!own && !Intersects(set, touched)) {
       out.push_back(e);
       continue;
     }
-    entry.set = fields ? FromFieldsV1(*fields) : FieldSet{};
+    FieldSet kept;
     if (own) {
       own_seen = true;
-      entry.set = Difference(entry.set, c.removed);
-      if (!changed.Empty()) {
-        entry.set = Union(entry.set, changed);
-        entry.time = write.now;
-      }
+      if (!changed.Empty()) entry.time = write.now;
+      // The common write changes only fields its manager already owns.
+      bool same = !Intersects(set, c.removed) && Covers(set, changed);
+      if (same && !set.Empty()) out.push_back(EncodeEntry(entry, set, write));
+      if (same) continue;
+      kept = Union(Difference(set, c.removed), changed);
     } else {
-      entry.set = Difference(Difference(entry.set, changed), c.removed);
+      kept = Difference(Difference(set, changed), c.removed);
     }
-    if (!entry.set.Empty()) out.push_back(EncodeEntry(entry));
+    if (!kept.Empty()) out.push_back(EncodeEntry(entry, kept, write));
   }
   if (!own_seen && !changed.Empty()) {
-    out.push_back(EncodeEntry({write.manager, "Update", type.ApiVersion(), sub, write.now, changed}));
+    out.push_back(EncodeEntry({write.manager, "Update", type.ApiVersion(), sub, write.now, {}},
+                              changed, write));
   }
   SortEncoded(out);
   Store(next, std::move(out));

@@ -28,6 +28,9 @@ struct ManagedWrite {
   std::string manager;  // fieldManager, or the user agent's prefix (ManagerFromUserAgent)
   Subresource subresource = Subresource::kNone;
   std::string now;  // RFC 3339, the entry's time
+  // UpdateManagedFields writes the entries it adds or rewrites in the stored form (fieldsV1 as
+  // compact text, CompactManagedFields) rather than as trees: the store's writes.
+  bool stored_form = false;
 };
 
 // Sets next's metadata.managedFields after a create (live == nullptr), update or patch of the

@@ -1,5 +1,6 @@
 #include "emulator/api/structured_merge.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 
@@ -352,6 +353,134 @@ Json ToFieldsV1(const FieldSet& set) {
   return out;
 }
 
+namespace {
+
+// A path element as a JSON string, as nlohmann's dump writes it (the common plain case in place).
+void AppendElement(const std::string& element, std::string& out) {
+  bool plain = std::all_of(element.begin(), element.end(), [](char ch) {
+    auto u = static_cast<unsigned char>(ch);
+    return u >= 0x20 && u < 0x80 && ch != '"' && ch != '\\';
+  });
+  if (!plain) {
+    out += Json(element).dump(-1, ' ', false, Json::error_handler_t::replace);
+    return;
+  }
+  out += '"';
+  out += element;
+  out += '"';
+}
+
+void AppendFieldsV1(const FieldSet& set, std::string& out) {
+  out += '{';
+  bool first = true;
+  if (set.member && !set.children.empty()) {  // "." sorts before every "f:", "i:", "k:", "v:"
+    out += "\".\":{}";
+    first = false;
+  }
+  for (const auto& [element, child] : set.children) {
+    if (!first) out += ',';
+    first = false;
+    AppendElement(element, out);
+    out += ':';
+    AppendFieldsV1(child, out);
+  }
+  out += '}';
+}
+
+// Reads the fieldsV1 texts ToFieldsV1Text writes (FromFieldsV1Text's contract); any other
+// shape answers false.
+class FieldsV1Reader {
+ public:
+  explicit FieldsV1Reader(std::string_view text) : text_(text) {}
+
+  bool Read(FieldSet* out) {
+    bool empty = false;
+    Space();
+    if (!Object(*out, 0, &empty)) return false;
+    Space();
+    return at_ == text_.size();
+  }
+
+ private:
+  static constexpr int kMaxDepth = 64;
+
+  bool Eat(char ch) {
+    if (at_ >= text_.size() || text_[at_] != ch) return false;
+    ++at_;
+    return true;
+  }
+  void Space() {
+    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t' ||
+                                  text_[at_] == '\n' || text_[at_] == '\r')) {
+      ++at_;
+    }
+  }
+  bool String(std::string& out) {
+    if (!Eat('"')) return false;
+    while (at_ < text_.size()) {
+      auto ch = static_cast<unsigned char>(text_[at_++]);
+      if (ch == '"') return true;
+      if (ch < 0x20 || ch >= 0x80) return false;
+      if (ch != '\\') {
+        out += static_cast<char>(ch);
+        continue;
+      }
+      if (at_ >= text_.size()) return false;
+      static constexpr std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
+      auto which = kFrom.find(text_[at_++]);
+      if (which == std::string_view::npos) return false;  // \u and the like: the long way
+      out += kTo[which];
+    }
+    return false;
+  }
+  // An object at `at_` into `set`; *empty tells whether it had no keys.
+  bool Object(FieldSet& set, int depth, bool* empty) {
+    if (depth > kMaxDepth || !Eat('{')) return false;
+    Space();
+    *empty = Eat('}');
+    if (*empty) return true;
+    std::string last;
+    bool first = true;
+    do {
+      Space();
+      std::string key;
+      if (!String(key) || (!first && key <= last)) return false;
+      first = false;
+      Space();
+      if (!Eat(':')) return false;
+      Space();
+      FieldSet child;
+      bool child_empty = false;
+      if (!Object(child, depth + 1, &child_empty)) return false;
+      if (key == ".") {
+        set.member = true;
+      } else {
+        if (child_empty) child.member = true;
+        if (!child.Empty()) set.children.emplace_hint(set.children.end(), key, std::move(child));
+      }
+      last = std::move(key);
+      Space();
+    } while (Eat(','));
+    return Eat('}');
+  }
+
+  std::string_view text_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace
+
+bool FromFieldsV1Text(std::string_view text, FieldSet* out) {
+  *out = FieldSet{};
+  return FieldsV1Reader(text).Read(out);
+}
+
+std::string ToFieldsV1Text(const FieldSet& set) {
+  std::string out;
+  AppendFieldsV1(set, out);
+  return out;
+}
+
 FieldSet FromFieldsV1(const Json& fields) {
   FieldSet set;
   if (!fields.is_object()) return set;
@@ -403,6 +532,24 @@ FieldSet Intersection(const FieldSet& a, const FieldSet& b) {
     if (!c.Empty()) out.children.emplace(element, std::move(c));
   }
   return out;
+}
+
+bool Covers(const FieldSet& a, const FieldSet& b) {
+  if (b.member && !a.member) return false;
+  for (const auto& [element, child] : b.children) {
+    auto it = a.children.find(element);
+    if (it == a.children.end() ? !child.Empty() : !Covers(it->second, child)) return false;
+  }
+  return true;
+}
+
+bool Intersects(const FieldSet& a, const FieldSet& b) {
+  if (a.member && b.member) return true;
+  for (const auto& [element, child] : b.children) {
+    auto it = a.children.find(element);
+    if (it != a.children.end() && Intersects(it->second, child)) return true;
+  }
+  return false;
 }
 
 std::vector<std::string> PathStrings(const FieldSet& set) {

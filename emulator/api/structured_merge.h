@@ -13,6 +13,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "emulator/api/field_schema.h"
@@ -31,10 +32,20 @@ struct FieldSet {
 // fieldsV1 (`{"f:data":{"f:a":{}},...}`) and back. FromFieldsV1 ignores anything but objects.
 Json ToFieldsV1(const FieldSet& set);
 FieldSet FromFieldsV1(const Json& fields);
+// ToFieldsV1(set).dump() (compact, invalid UTF-8 replaced), written without building the tree.
+std::string ToFieldsV1Text(const FieldSet& set);
+// FromFieldsV1 of the parsed `text`, read without building the tree, for the texts ToFieldsV1Text
+// writes: objects only, keys sorted and distinct, ASCII, simple escapes, at most 64 deep. False
+// (and *out unspecified) for any other text, which the caller parses the long way.
+bool FromFieldsV1Text(std::string_view text, FieldSet* out);
 
 FieldSet Union(const FieldSet& a, const FieldSet& b);
 FieldSet Difference(const FieldSet& a, const FieldSet& b);
 FieldSet Intersection(const FieldSet& a, const FieldSet& b);
+// Whether every member path of `b` is a member of `a` (Union(a, b) == a, without building it).
+bool Covers(const FieldSet& a, const FieldSet& b);
+// Whether some member path of `b` is a member of `a` (Intersection(a, b) is not empty).
+bool Intersects(const FieldSet& a, const FieldSet& b);
 // The member paths in order, printed as structured-merge-diff prints them: `.data.a`,
 // `.spec.containers[name="c"].image`, `.metadata.finalizers[="x"]`.
 std::vector<std::string> PathStrings(const FieldSet& set);

@@ -100,6 +100,47 @@ TEST_CASE("fieldsV1 round-trips and set algebra", "[api][ssa]") {
         std::vector<std::string>{".metadata.finalizers[=\"x/y\"]",
                                  ".spec.containers[name=\"c\"].image",
                                  ".spec.ports[port=80,protocol=\"TCP\"]"});
+  // The stored text is the tree's compact dump, escapes and all.
+  FieldSet odd = FromFieldsV1(R"({"f:data":{"f:caf\u00e9":{},"f:t\tab":{},"f:\\":{}}})"_json);
+  for (const FieldSet* s : {&set, &a, &paths, &odd}) CHECK(ToFieldsV1Text(*s) == ToFieldsV1(*s).dump());
+  CHECK(ToFieldsV1Text(FieldSet{}) == "{}");
+  // Read back without the tree: what ToFieldsV1Text writes, escapes, spacing and "." included;
+  // any other text is left to the long way (false), never read differently.
+  FieldSet read;
+  for (const FieldSet* s : {&set, &a, &paths}) {
+    REQUIRE(FromFieldsV1Text(ToFieldsV1Text(*s), &read));
+    CHECK(read == *s);
+  }
+  REQUIRE(FromFieldsV1Text(R"( { "f:data" : { "." : { } , "f:a" : {} } } )", &read));
+  CHECK(read == FromFieldsV1(R"({"f:data":{".":{},"f:a":{}}})"_json));
+  REQUIRE(FromFieldsV1Text(R"({"f:a":{"f:b":{}},"f:c":{".":{}}})", &read));
+  CHECK(read == FromFieldsV1(R"({"f:a":{"f:b":{}},"f:c":{".":{}}})"_json));
+  for (const char* other : {
+           R"({"f:b":{},"f:a":{}})",          // unsorted
+           R"({"f:a":{},"f:a":{}})",          // repeated
+           R"({"f:a":1})",                    // not an object
+           R"({"f:café":{}})",           // \u escape
+           "{\"f:caf\xc3\xa9\":{}}",           // not ASCII
+           R"({"f:a":{}} x)",                 // trailing text
+           R"({"f:a":{})",                    // cut short
+           R"([])", ""}) {
+    INFO(other);
+    CHECK_FALSE(FromFieldsV1Text(other, &read));
+  }
+  std::string deep;
+  for (int i = 0; i < 70; ++i) deep += "{\"f:x\":";
+  deep += "{}" + std::string(70, '}');
+  CHECK_FALSE(FromFieldsV1Text(deep, &read));  // deeper than 64: the long way
+  // Covers: b adds nothing to a; Intersects: they share a member path.
+  CHECK(Covers(set, a));
+  CHECK_FALSE(Covers(a, set));
+  CHECK(Covers(set, FieldSet{}));
+  CHECK(Covers(set, FromFieldsV1(R"({"f:data":{".":{}}})"_json)));
+  CHECK_FALSE(Covers(a, FromFieldsV1(R"({"f:data":{".":{}}})"_json)));  // a holds only .data.a
+  CHECK(Intersects(set, a));
+  CHECK_FALSE(Intersects(set, FromFieldsV1(R"({"f:data":{"f:c":{}}})"_json)));
+  CHECK_FALSE(Intersects(a, FromFieldsV1(R"({"f:data":{".":{}}})"_json)));  // .data is not a's
+  CHECK_FALSE(Intersects(set, FieldSet{}));
 }
 
 struct SetRow {
@@ -321,6 +362,57 @@ TEST_CASE("updates over the stored form: untouched entries kept as text, touched
   CHECK(m[2]["fieldsV1"] == R"({"f:data":{"f:a":{}}})"_json);
   CompactManagedFields(next);
   CHECK(Managed(next)[1]["fieldsV1"] == R"({"f:data":{".":{},"f:b":{}}})");
+}
+
+TEST_CASE("the store's writes give the same entries as text as others get as trees",
+          "[api][ssa]") {
+  // ManagedWrite::stored_form: the store's writes write fieldsV1 as its compact text (and
+  // parse stored texts once per thread); the entries are those of the tree form, compacted.
+  Json pod = Pod({{{"name", "c"}, {"image", "x"}}, {{"name", "d"}, {"image", "y"}}});
+  auto status = [](const char* phase, std::vector<const char*> ready) {
+    Json conditions = Json::array();
+    for (const char* type : ready) conditions.push_back({{"type", type}, {"status", "True"}});
+    return Json{{"phase", phase}, {"conditions", conditions}};
+  };
+  struct Write {
+    Json status;
+    const char* manager;
+    const char* now;
+  };
+  const std::vector<Write> writes = {
+      {status("Pending", {}), "kubelet", kT0},
+      {status("Running", {"Ready"}), "kubelet", kT1},                // new fields: rewritten
+      {status("Running", {"Ready"}), "kubelet", "later"},            // no change: time stays
+      {status("Succeeded", {"Ready"}), "kubelet", "2026-11-27T03:02:00Z"},  // owned: time moves
+      {status("Succeeded", {"Ready", "Initialized"}), "other", "2026-11-27T03:03:00Z"},
+      {status("Failed", {}), "kubelet", "2026-11-27T03:04:00Z"},     // others' fields removed
+  };
+  Json trees = pod, texts = pod;
+  UpdateManagedFields(Pods(), nullptr, trees, {"ctl", Subresource::kNone, kT0});
+  UpdateManagedFields(Pods(), nullptr, texts, {"ctl", Subresource::kNone, kT0, true});
+  for (int round = 0; round < 2; ++round) {  // the second round reads the memo's sets
+    Json tree_live = trees, text_live = texts;
+    for (const Write& w : writes) {
+      INFO(round << " " << w.manager << " " << w.status.dump());
+      Json tree_next = tree_live, text_next = text_live;
+      tree_next["status"] = w.status;
+      text_next["status"] = w.status;
+      UpdateManagedFields(Pods(), &tree_live, tree_next, {w.manager, Subresource::kStatus, w.now});
+      UpdateManagedFields(Pods(), &text_live, text_next,
+                          {w.manager, Subresource::kStatus, w.now, /*stored_form=*/true});
+      for (const Json& e : Managed(text_next)) CHECK(e["fieldsV1"].is_string());
+      Json compacted = tree_next;
+      CompactManagedFields(compacted);
+      CHECK(Managed(text_next) == Managed(compacted));
+      CompactManagedFields(tree_next);  // the live object as the store keeps it
+      tree_live = tree_next;
+      text_live = text_next;
+    }
+    std::map<std::string, std::string> times;
+    for (const Json& e : Managed(text_live)) times[e["manager"]] = e.value("time", "");
+    CHECK(times == std::map<std::string, std::string>{{"ctl", kT0},
+                                                      {"kubelet", "2026-11-27T03:04:00Z"}});
+  }
 }
 
 TEST_CASE("status writes have their own entry and see only .status", "[api][ssa]") {

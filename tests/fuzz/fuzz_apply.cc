@@ -39,10 +39,16 @@ Json Live(const api::ResourceType& type) {
 
 int FuzzApply(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
-  Json config = Json::parse(AsText(data + 1, size - 1), nullptr, /*allow_exceptions=*/false);
+  const std::string text(AsText(data + 1, size - 1));
+  Json config = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  api::FieldSet read;
+  if (api::FromFieldsV1Text(text, &read)) {  // a text it reads, it reads as the parser does
+    FUZZ_CHECK(!config.is_discarded() && read == api::FromFieldsV1(config));
+  }
   if (config.is_discarded()) return 0;
   api::FieldSet set = api::FromFieldsV1(config);
   FUZZ_CHECK(api::FromFieldsV1(api::ToFieldsV1(set)) == set);
+  FUZZ_CHECK(api::ToFieldsV1Text(set) == api::ToFieldsV1(set).dump());
   (void)api::PathStrings(set);
   if (!config.is_object()) return 0;
   const api::ResourceType* types[] = {&api::ConfigMaps(), &api::Pods(), &api::PyTorchJobs(),
