@@ -65,6 +65,21 @@ class Client {
   // errors as List.
   virtual Result<api::ObjectList> ListObjects(const ResourceType& type, std::string_view ns,
                                               const ListOptions& options = {});
+  // Create, Update and Patch answering with a shared immutable snapshot, for writers that only
+  // read the answer (a status write, an Event): a LocalClient hands out the store's own (no
+  // copy); by default the answer is moved into one, through the call itself (so a decorator's
+  // Create, Update or Patch still applies). Same errors.
+  virtual Result<api::ObjectList::Ptr> CreateShared(const ResourceType& type, std::string_view ns,
+                                                    Json object, const WriteOptions& options = {});
+  virtual Result<api::ObjectList::Ptr> UpdateShared(const ResourceType& type, std::string_view ns,
+                                                    Json object,
+                                                    Subresource sub = Subresource::kNone,
+                                                    const WriteOptions& options = {});
+  virtual Result<api::ObjectList::Ptr> PatchShared(const ResourceType& type, std::string_view ns,
+                                                   std::string_view name, PatchType patch_type,
+                                                   const Json& patch,
+                                                   Subresource sub = Subresource::kNone,
+                                                   const WriteOptions& options = {});
 };
 
 inline Result<api::ObjectList> Client::ListObjects(const ResourceType& type, std::string_view ns,
@@ -75,6 +90,30 @@ inline Result<api::ObjectList> Client::ListObjects(const ResourceType& type, std
     for (Json& item : *items) out.push_back(std::move(item));
   }
   return out;
+}
+
+inline Result<api::ObjectList::Ptr> Client::CreateShared(const ResourceType& type,
+                                                         std::string_view ns, Json object,
+                                                         const WriteOptions& options) {
+  ASSIGN_OR_RETURN(Json created, Create(type, ns, std::move(object), options));
+  return std::make_shared<const Json>(std::move(created));
+}
+
+inline Result<api::ObjectList::Ptr> Client::UpdateShared(const ResourceType& type,
+                                                         std::string_view ns, Json object,
+                                                         Subresource sub,
+                                                         const WriteOptions& options) {
+  ASSIGN_OR_RETURN(Json updated, Update(type, ns, std::move(object), sub, options));
+  return std::make_shared<const Json>(std::move(updated));
+}
+
+inline Result<api::ObjectList::Ptr> Client::PatchShared(const ResourceType& type,
+                                                        std::string_view ns, std::string_view name,
+                                                        PatchType patch_type, const Json& patch,
+                                                        Subresource sub,
+                                                        const WriteOptions& options) {
+  ASSIGN_OR_RETURN(Json patched, Patch(type, ns, name, patch_type, patch, sub, options));
+  return std::make_shared<const Json>(std::move(patched));
 }
 
 }  // namespace pjemu::client

@@ -25,6 +25,26 @@ Result<api::ObjectList> LocalClient::ListObjects(const ResourceType& type, std::
   return api::ObjectList(std::move(list.items));
 }
 
+Result<api::ObjectList::Ptr> LocalClient::CreateShared(const ResourceType& type,
+                                                       std::string_view ns, Json object,
+                                                       const WriteOptions& options) {
+  return store_.CreateShared(type, ns, std::move(object), options);
+}
+
+Result<api::ObjectList::Ptr> LocalClient::UpdateShared(const ResourceType& type,
+                                                       std::string_view ns, Json object,
+                                                       Subresource sub,
+                                                       const WriteOptions& options) {
+  return store_.UpdateShared(type, ns, std::move(object), sub, options);
+}
+
+Result<api::ObjectList::Ptr> LocalClient::PatchShared(const ResourceType& type, std::string_view ns,
+                                                      std::string_view name, PatchType patch_type,
+                                                      const Json& patch, Subresource sub,
+                                                      const WriteOptions& options) {
+  return store_.PatchShared(type, ns, name, patch_type, patch, sub, options);
+}
+
 Result<Json> LocalClient::Update(const ResourceType& type, std::string_view ns, Json object,
                                  Subresource sub, const WriteOptions& options) {
   return store_.Update(type, ns, std::move(object), sub, options);

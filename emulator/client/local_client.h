@@ -40,6 +40,16 @@ class LocalClient final : public Client {
   // The store's own snapshots (Store::ListShared): no copy.
   Result<api::ObjectList> ListObjects(const ResourceType& type, std::string_view ns,
                                       const ListOptions& options = {}) override;
+  // The store's own snapshots (Store::CreateShared, UpdateShared, PatchShared): no copy.
+  Result<api::ObjectList::Ptr> CreateShared(const ResourceType& type, std::string_view ns,
+                                            Json object, const WriteOptions& options = {}) override;
+  Result<api::ObjectList::Ptr> UpdateShared(const ResourceType& type, std::string_view ns,
+                                            Json object, Subresource sub = Subresource::kNone,
+                                            const WriteOptions& options = {}) override;
+  Result<api::ObjectList::Ptr> PatchShared(const ResourceType& type, std::string_view ns,
+                                           std::string_view name, PatchType patch_type,
+                                           const Json& patch, Subresource sub = Subresource::kNone,
+                                           const WriteOptions& options = {}) override;
 
  private:
   store::Store& store_;

@@ -50,11 +50,11 @@ Json ControllerRef(const Json& owner) {
           {"blockOwnerDeletion", true}};
 }
 
-Result<Json> ChildWriter::Create(const Json& owner, const api::ResourceType& type,
-                                 const Json& object, bool announce) {
+Result<api::ObjectList::Ptr> ChildWriter::Create(const Json& owner, const api::ResourceType& type,
+                                                 const Json& object, bool announce) {
   const std::string ns = Str(Field(owner, "metadata"), "namespace");
   const std::string name = Str(Field(object, "metadata"), "name");
-  Result<Json> r = client_.Create(type, ns, object);
+  auto r = client_.CreateShared(type, ns, object);
   if (!r.ok()) {
     (void)recorder_.Record(owner, "Warning", "FailedCreate" + type.kind,
                            "Error creating: " + r.status().message());

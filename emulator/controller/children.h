@@ -48,8 +48,9 @@ class ChildWriter {
  public:
   ChildWriter(client::Client& client, EventRecorder& recorder)
       : client_(client), recorder_(recorder) {}
-  Result<Json> Create(const Json& owner, const api::ResourceType& type, const Json& object,
-                      bool announce);
+  // The answer is the created object's snapshot (Client::CreateShared).
+  Result<api::ObjectList::Ptr> Create(const Json& owner, const api::ResourceType& type,
+                                      const Json& object, bool announce);
   Status Delete(const Json& owner, const api::ResourceType& type, const std::string& name,
                 bool announce);
 

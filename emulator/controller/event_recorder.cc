@@ -23,7 +23,7 @@ Status EventRecorder::Record(const Json& object, const std::string& type, const 
     if (current.ok()) {
       std::int64_t count = OptInt(*current, "count").value_or(1) + 1;
       patch = {{"count", count}, {"lastTimestamp", ts}};
-      Result<Json> r = client_.Patch(api::Events(), ns, it->second, api::PatchType::kMerge, patch);
+      auto r = client_.PatchShared(api::Events(), ns, it->second, api::PatchType::kMerge, patch);
       if (r.ok()) return Status::Ok();
     }
     names_.erase(it);  // gone (TTL, deleted with its object): start a new one
@@ -31,7 +31,7 @@ Status EventRecorder::Record(const Json& object, const std::string& type, const 
   Json event = api::MakeEvent(api::ObjectReferenceOf(object), type, reason, message,
                               {component_, ""}, now);
   const std::string name = event["metadata"]["name"];
-  Result<Json> created = client_.Create(api::Events(), ns, std::move(event));
+  auto created = client_.CreateShared(api::Events(), ns, std::move(event));
   if (!created.ok()) return created.status();
   names_[key] = name;
   return Status::Ok();

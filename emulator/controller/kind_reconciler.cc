@@ -102,15 +102,15 @@ Status KindReconciler::Create(const Json& object, const Action& a) {
   const std::string ns = Str(Field(object, "metadata"), "namespace");
   const Json child =
       kind_.decorate ? kind_.decorate(a.object, *a.type, object, options_, recorder_) : a.object;
-  if (a.quiet) return client_.Create(*a.type, ns, child).status();
+  if (a.quiet) return client_.CreateShared(*a.type, ns, child).status();
   const bool kubeflow = kind_.child_events == ChildEvents::kKubeflow;
-  Result<Json> r = writer_.Create(object, *a.type, child, /*announce=*/kubeflow);
+  Result<api::ObjectList::Ptr> r = writer_.Create(object, *a.type, child, /*announce=*/kubeflow);
   if (!r.ok() && a.if_absent && r.status().code() == Code::kAlreadyExists) return Status::Ok();
   if (!r.ok()) return r.status();
   if (kind_.child_events == ChildEvents::kKubeControllerManager) {
     (void)recorder_.Record(
         object, "Normal", "SuccessfulCreate",
-        "Created " + AsciiLower(a.type->kind) + ": " + Str(Field(*r, "metadata"), "name"));
+        "Created " + AsciiLower(a.type->kind) + ": " + Str(Field(**r, "metadata"), "name"));
   }
   return Status::Ok();
 }
@@ -153,7 +153,7 @@ Status KindReconciler::Execute(const Json& object, const Action& a, bool* done) 
     case Action::Kind::kCreate:
       return Create(object, a);
     case Action::Kind::kUpdate:
-      return client_.Update(*a.type, Str(meta, "namespace"), a.object).status();
+      return client_.UpdateShared(*a.type, Str(meta, "namespace"), a.object).status();
     case Action::Kind::kDelete: {
       const bool self = *a.type == kind_.type() && a.name == Str(meta, "name");
       RETURN_IF_ERROR(Delete(object, a, self));
@@ -168,8 +168,8 @@ Status KindReconciler::WriteStatus(const Json& stored, const Sync& sync, const R
   if (!sync.status_changed) return Status::Ok();
   Json update = stored;
   update["status"] = sync.status;
-  Result<Json> r =
-      client_.Update(kind_.type(), request.ns, std::move(update), api::Subresource::kStatus);
+  auto r =
+      client_.UpdateShared(kind_.type(), request.ns, std::move(update), api::Subresource::kStatus);
   if (!r.ok()) {
     return r.status().WithContext("update status of " + kind_.type().singular + " " +
                                   request.Key());

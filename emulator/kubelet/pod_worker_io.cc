@@ -69,11 +69,12 @@ std::optional<ServiceTarget> PodWorker::ResolveTarget(const std::string& service
   api::ListOptions opts;
   opts.label_selector = ServiceSelector(*svc);
   if (opts.label_selector.empty()) return std::nullopt;
-  auto pods = ctx_.client.List(api::Pods(), ns, opts);
+  auto pods = ctx_.client.ListObjects(api::Pods(), ns, opts);
   if (!pods.ok()) return std::nullopt;
-  // Read in place (no copy of the pods): by name, the first with an IP (and Ready) wins.
+  // Read as shared snapshots (no copy of the pods): by name, the first with an IP (and Ready)
+  // wins.
   std::vector<const Json*> items;
-  for (const Json& p : api::ArrayOr(api::Field(*pods, "items"))) items.push_back(&p);
+  for (const Json& p : *pods) items.push_back(&p);
   std::sort(items.begin(), items.end(), [](const Json* a, const Json* b) {
     return (*a)["metadata"].value("name", "") < (*b)["metadata"].value("name", "");
   });
@@ -108,11 +109,10 @@ void PodWorker::WriteStatus() {
     Json status = ComputePodStatus(pod(), state_, now);
     std::string status_text = status.dump();
     if (attempt == 0 && !written_status_.empty() && status_text == written_status_) return;
-    auto written = ctx_.client.Update(api::Pods(), ns_, StatusWrite(pod(), std::move(status)),
-                                      api::Subresource::kStatus);
+    auto written = ctx_.client.UpdateShared(api::Pods(), ns_, StatusWrite(pod(), std::move(status)),
+                                            api::Subresource::kStatus);
     if (written.ok()) {
-      // A private copy until the informer delivers the stored snapshot of this version.
-      SetPod(std::make_shared<const Json>(std::move(*written)));
+      SetPod(std::move(*written));  // in process, the snapshot the informer will deliver
       written_status_ = std::move(status_text);
       if (own_rvs_.size() == kOwnVersions) own_rvs_.erase(own_rvs_.begin());
       own_rvs_.push_back(rv_);
@@ -165,9 +165,9 @@ void PodWorker::Event(const std::string& type, const std::string& reason,
                       const std::string& message) {
   const Json involved = {
       {"apiVersion", "v1"}, {"kind", "Pod"}, {"name", name_}, {"namespace", ns_}, {"uid", uid_}};
-  (void)ctx_.client.Create(api::Events(), ns_,
-                           api::MakeEvent(involved, type, reason, message,
-                                          {"kubelet", ctx_.node_name}, ctx_.loop.Now()));
+  (void)ctx_.client.CreateShared(api::Events(), ns_,
+                                 api::MakeEvent(involved, type, reason, message,
+                                                {"kubelet", ctx_.node_name}, ctx_.loop.Now()));
 }
 
 }  // namespace pjemu::kubelet

@@ -328,11 +328,11 @@ Status Scheduler::Bind(const Json& pod, const std::string& node) {
                {"lastProbeTime", nullptr},
                {"lastTransitionTime", FormatTime(loop_.Now())}};
   Json status_patch = {{"status", {{"conditions", WithCondition(pod, cond)}}}};
-  auto s = client_.Patch(api::Pods(), ns, name, api::PatchType::kMerge, status_patch,
-                         api::Subresource::kStatus);
+  auto s = client_.PatchShared(api::Pods(), ns, name, api::PatchType::kMerge, status_patch,
+                               api::Subresource::kStatus);
   if (!s.ok()) return s.status();
   Json bind = {{"spec", {{"nodeName", node}}}};
-  auto b = client_.Patch(api::Pods(), ns, name, api::PatchType::kMerge, bind);
+  auto b = client_.PatchShared(api::Pods(), ns, name, api::PatchType::kMerge, bind);
   if (!b.ok()) return b.status();
   last_message_.erase(pod["metadata"].value("uid", ""));
   Event(pod, "Normal", "Scheduled", "Successfully assigned " + ns + "/" + name + " to " + node);
@@ -359,9 +359,9 @@ void Scheduler::Event(const Json& pod, const std::string& type, const std::strin
   const std::string ns = pod["metadata"].value("namespace", "");
   std::string source = api::Str(api::Field(pod, "spec"), "schedulerName");
   if (source.empty()) source = options_.scheduler_name;
-  (void)client_.Create(api::Events(), ns,
-                       api::MakeEvent(api::ObjectReferenceOf(pod), type, reason, message,
-                                      {source, ""}, loop_.Now()));
+  (void)client_.CreateShared(api::Events(), ns,
+                             api::MakeEvent(api::ObjectReferenceOf(pod), type, reason, message,
+                                            {source, ""}, loop_.Now()));
 }
 
 }  // namespace pjemu::scheduler

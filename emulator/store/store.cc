@@ -275,8 +275,8 @@ Status Store::Impl::Admit(TypeRef type, Json& object, const Json* old,
   return api::kueue::ValidateQueuedJob(*type, object, old);
 }
 
-Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json object,
-                                       const api::WriteOptions& options, bool managed) {
+Result<ObjectPtr> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json object,
+                                            const api::WriteOptions& options, bool managed) {
   RETURN_IF_ERROR(CheckBody(type, ns, object));
   Json& meta = MutableMeta(object);
   std::string name = MetaString(object, "name");
@@ -323,11 +323,12 @@ Result<Json> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json o
   }
   if (!managed) {
     api::UpdateManagedFields(*type, nullptr, object,
-                             {options.field_manager, api::Subresource::kNone, FormatTime(clock.Now())});
+                             {options.field_manager, api::Subresource::kNone,
+                              FormatTime(clock.Now()), /*stored_form=*/true});
   }
   RETURN_IF_ERROR(Admit(type, object, nullptr, options));
-  if (options.dry_run) return object;
-  return *Put(type, std::move(object), WatchEvent::Type::kAdded, nullptr);
+  if (options.dry_run) return std::make_shared<const Json>(std::move(object));
+  return Put(type, std::move(object), WatchEvent::Type::kAdded, nullptr);
 }
 
 Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::string_view ns,
@@ -432,6 +433,12 @@ Store::~Store() = default;
 
 Result<Json> Store::Create(const api::ResourceType& type, std::string_view ns, Json object,
                            const api::WriteOptions& options) {
+  ASSIGN_OR_RETURN(ObjectPtr created, CreateShared(type, ns, std::move(object), options));
+  return Json(*created);  // the copy is made outside the lock
+}
+
+Result<ObjectPtr> Store::CreateShared(const api::ResourceType& type, std::string_view ns,
+                                      Json object, const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   return impl_->Locked([&] { return impl_->CreateLocked(t, ns, std::move(object), options); });
@@ -474,6 +481,13 @@ Result<SharedList> Store::ListShared(const api::ResourceType& type, std::string_
 
 Result<Json> Store::Update(const api::ResourceType& type, std::string_view ns, Json object,
                            api::Subresource sub, const api::WriteOptions& options) {
+  ASSIGN_OR_RETURN(ObjectPtr updated, UpdateShared(type, ns, std::move(object), sub, options));
+  return Json(*updated);
+}
+
+Result<ObjectPtr> Store::UpdateShared(const api::ResourceType& type, std::string_view ns,
+                                      Json object, api::Subresource sub,
+                                      const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   return impl_->Locked([&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options); });
@@ -482,6 +496,14 @@ Result<Json> Store::Update(const api::ResourceType& type, std::string_view ns, J
 Result<Json> Store::Patch(const api::ResourceType& type, std::string_view ns, std::string_view name,
                           api::PatchType patch_type, const Json& patch, api::Subresource sub,
                           const api::WriteOptions& options) {
+  ASSIGN_OR_RETURN(ObjectPtr patched, PatchShared(type, ns, name, patch_type, patch, sub, options));
+  return Json(*patched);
+}
+
+Result<ObjectPtr> Store::PatchShared(const api::ResourceType& type, std::string_view ns,
+                                     std::string_view name, api::PatchType patch_type,
+                                     const Json& patch, api::Subresource sub,
+                                     const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   return impl_->Locked(
@@ -493,8 +515,10 @@ Result<Json> Store::Apply(const api::ResourceType& type, std::string_view ns,
                           const api::WriteOptions& options, bool* created) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked(
-      [&] { return impl_->ServerSideApplyLocked(t, ns, name, config, sub, options, created); });
+  ASSIGN_OR_RETURN(ObjectPtr applied, impl_->Locked([&] {
+    return impl_->ServerSideApplyLocked(t, ns, name, config, sub, options, created);
+  }));
+  return Json(*applied);
 }
 
 Result<Json> Store::Delete(const api::ResourceType& type, std::string_view ns,

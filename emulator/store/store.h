@@ -136,6 +136,17 @@ class Store {
                      api::PatchType patch_type, const Json& patch,
                      api::Subresource sub = api::Subresource::kNone,
                      const api::WriteOptions& options = {});
+  // Create, Update and Patch answering with the stored snapshot itself (a dry run's or a no-op's
+  // answer is a snapshot of its own), not a copy: for writers that only read the answer.
+  Result<ObjectPtr> CreateShared(const api::ResourceType& type, std::string_view ns, Json object,
+                                 const api::WriteOptions& options = {});
+  Result<ObjectPtr> UpdateShared(const api::ResourceType& type, std::string_view ns, Json object,
+                                 api::Subresource sub = api::Subresource::kNone,
+                                 const api::WriteOptions& options = {});
+  Result<ObjectPtr> PatchShared(const api::ResourceType& type, std::string_view ns,
+                                std::string_view name, api::PatchType patch_type, const Json& patch,
+                                api::Subresource sub = api::Subresource::kNone,
+                                const api::WriteOptions& options = {});
   // Server-side apply (api::ApplyObject) of `config` to the object `name`: an update, or a
   // create when there is none (main resource only; *created tells which). Same errors as Update
   // and Create, plus 409 apply conflicts (options.force takes the fields instead).

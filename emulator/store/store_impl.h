@@ -53,8 +53,8 @@ class Store::Impl {
 
   // store.cc
   // `managed`: the object's managedFields are already computed (apply), else recorded here.
-  Result<Json> CreateLocked(TypeRef type, std::string_view ns, Json object,
-                            const api::WriteOptions& options, bool managed = false);
+  Result<ObjectPtr> CreateLocked(TypeRef type, std::string_view ns, Json object,
+                                 const api::WriteOptions& options, bool managed = false);
   Result<Json> ListLocked(TypeRef type, std::string_view ns, const api::ListOptions& options) const;
   // The snapshots a list with `options` returns, in list order.
   Result<std::vector<ObjectPtr>> SelectLocked(TypeRef type, std::string_view ns,
@@ -88,19 +88,20 @@ class Store::Impl {
                       const api::WriteOptions& options);
 
   // store_update.cc
-  Result<Json> UpdateLocked(TypeRef type, std::string_view ns, Json object, api::Subresource sub,
-                            const api::WriteOptions& options);
-  Result<Json> PatchLocked(TypeRef type, std::string_view ns, std::string_view name,
-                           api::PatchType patch_type, const Json& patch, api::Subresource sub,
-                           const api::WriteOptions& options);
+  Result<ObjectPtr> UpdateLocked(TypeRef type, std::string_view ns, Json object,
+                                 api::Subresource sub, const api::WriteOptions& options);
+  Result<ObjectPtr> PatchLocked(TypeRef type, std::string_view ns, std::string_view name,
+                                api::PatchType patch_type, const Json& patch, api::Subresource sub,
+                                const api::WriteOptions& options);
   // The rules every update follows (PUT and PATCH): RV and uid preconditions, subresource
   // scoping, immutable system fields, finalizers while deleting, generation, admission, no-op.
-  Result<Json> ApplyUpdate(TypeRef type, const ObjectPtr& old, Json incoming, api::Subresource sub,
-                           const api::WriteOptions& options, bool managed = false);
+  Result<ObjectPtr> ApplyUpdate(TypeRef type, const ObjectPtr& old, Json incoming,
+                                api::Subresource sub, const api::WriteOptions& options,
+                                bool managed = false);
   // Server-side apply (Store::Apply).
-  Result<Json> ServerSideApplyLocked(TypeRef type, std::string_view ns, std::string_view name,
-                                     const Json& config, api::Subresource sub,
-                                     const api::WriteOptions& options, bool* created);
+  Result<ObjectPtr> ServerSideApplyLocked(TypeRef type, std::string_view ns, std::string_view name,
+                                          const Json& config, api::Subresource sub,
+                                          const api::WriteOptions& options, bool* created);
 
   // store_delete.cc
   Result<Json> DeleteLocked(TypeRef type, std::string_view ns, std::string_view name,

@@ -29,8 +29,8 @@ std::string CleanMessage(const std::string& what) {
 
 }  // namespace
 
-Result<Json> Store::Impl::UpdateLocked(TypeRef type, std::string_view ns, Json object,
-                                       Subresource sub, const api::WriteOptions& options) {
+Result<ObjectPtr> Store::Impl::UpdateLocked(TypeRef type, std::string_view ns, Json object,
+                                            Subresource sub, const api::WriteOptions& options) {
   RETURN_IF_ERROR(CheckBody(type, ns, object));
   std::string name = MetaString(object, "name");
   if (name.empty()) {
@@ -41,9 +41,9 @@ Result<Json> Store::Impl::UpdateLocked(TypeRef type, std::string_view ns, Json o
   return ApplyUpdate(type, old, std::move(object), sub, options);
 }
 
-Result<Json> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, std::string_view name,
-                                      api::PatchType patch_type, const Json& patch, Subresource sub,
-                                      const api::WriteOptions& options) {
+Result<ObjectPtr> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, std::string_view name,
+                                           api::PatchType patch_type, const Json& patch,
+                                           Subresource sub, const api::WriteOptions& options) {
   std::string key_ns = type->namespaced ? std::string(ns) : "";
   ObjectPtr old = Find(type, {key_ns, std::string(name)});
   if (!old) return NotFoundError(type->PluralGroup(), std::string(name));
@@ -101,10 +101,11 @@ Result<Json> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, std::st
   return ApplyUpdate(type, old, std::move(doc), sub, options);
 }
 
-Result<Json> Store::Impl::ServerSideApplyLocked(TypeRef type, std::string_view ns,
-                                                std::string_view name, const Json& config,
-                                                Subresource sub, const api::WriteOptions& options,
-                                                bool* created) {
+Result<ObjectPtr> Store::Impl::ServerSideApplyLocked(TypeRef type, std::string_view ns,
+                                                     std::string_view name, const Json& config,
+                                                     Subresource sub,
+                                                     const api::WriteOptions& options,
+                                                     bool* created) {
   if (sub == Subresource::kScale) {
     return Status(Code::kNotFound, "the server could not find the requested resource");
   }
@@ -118,9 +119,9 @@ Result<Json> Store::Impl::ServerSideApplyLocked(TypeRef type, std::string_view n
   return ApplyUpdate(type, old, std::move(object), sub, options, /*managed=*/true);
 }
 
-Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Json incoming,
-                                      Subresource sub, const api::WriteOptions& options,
-                                      bool managed) {
+Result<ObjectPtr> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Json incoming,
+                                           Subresource sub, const api::WriteOptions& options,
+                                           bool managed) {
   const Json& old = *old_ptr;
   std::string name = MetaString(old, "name");
   std::string want_rv = MetaString(incoming, "resourceVersion");
@@ -198,8 +199,9 @@ Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Js
   }
   MutableMeta(next)["resourceVersion"] = MetaString(old, "resourceVersion");
   if (!managed) {
-    api::UpdateManagedFields(*type, &old, next,
-                             {options.field_manager, sub, FormatTime(clock.Now())});
+    api::UpdateManagedFields(
+        *type, &old, next,
+        {options.field_manager, sub, FormatTime(clock.Now()), /*stored_form=*/true});
   } else if (incoming_managed && incoming_managed->is_null()) {
     MutableMeta(next).erase("managedFields");
   } else if (incoming_managed) {
@@ -215,12 +217,13 @@ Result<Json> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Js
   } else {
     same = next == old;
   }
-  if (same || options.dry_run) return next;
+  if (same || options.dry_run) return std::make_shared<const Json>(std::move(next));
   if (ShouldRemove(next)) {
     // The last finalizer went: the write is the deletion (one DELETED event, as the real server).
-    return Remove(type, {MetaString(old, "namespace"), name}, std::move(next));
+    return std::make_shared<const Json>(
+        Remove(type, {MetaString(old, "namespace"), name}, std::move(next)));
   }
-  return *Put(type, std::move(next), WatchEvent::Type::kModified, old_ptr);
+  return Put(type, std::move(next), WatchEvent::Type::kModified, old_ptr);
 }
 
 }  // namespace pjemu::store

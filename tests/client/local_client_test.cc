@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/support/forwarding_client.h"
+
 namespace pjemu::client {
 namespace {
 
@@ -111,6 +113,41 @@ TEST_CASE("ListObjects hands out the store's own snapshots, other clients' come 
   CHECK(through.ptr(1) != first.ptr(1));  // the listed item, not the store's snapshot
   CHECK(other.ListObjects(api::Nodes(), "default", x).value().empty());
   CHECK(ListOnly(*c).ListObjects(api::Pods(), "missing").value().empty());
+}
+
+TEST_CASE("shared writes answer with the store's snapshot, other clients' through the write",
+          "[client]") {
+  FakeClock clock;
+  store::Store store(clock);
+  std::unique_ptr<Client> c = MakeLocalClient(store);
+  Json pod = {{"metadata", {{"name", "p"}}}, {"spec", {{"containers", Json::array()}}}};
+  api::ObjectList::Ptr created = c->CreateShared(api::Pods(), "default", pod).value();
+  CHECK(created == store.GetShared(api::Pods(), "default", "p").value());  // no copy
+  Json labelled = *created;
+  labelled["metadata"]["labels"] = {{"a", "b"}};
+  api::ObjectList::Ptr updated = c->UpdateShared(api::Pods(), "default", labelled).value();
+  CHECK(updated == store.GetShared(api::Pods(), "default", "p").value());
+  CHECK((*updated)["metadata"]["labels"]["a"] == "b");
+  api::ObjectList::Ptr patched =
+      c->PatchShared(api::Pods(), "default", "p", PatchType::kMerge,
+                     {{"status", {{"phase", "Running"}}}}, Subresource::kStatus)
+          .value();
+  CHECK(patched == store.GetShared(api::Pods(), "default", "p").value());
+  CHECK((*patched)["status"]["phase"] == "Running");
+  // The same errors as the plain writes.
+  CHECK(c->UpdateShared(api::Pods(), "default", labelled).status().code() == Code::kConflict);
+  CHECK(c->CreateShared(api::Pods(), "default", pod).status().code() == Code::kAlreadyExists);
+
+  // Through a decorator that forwards only the plain calls: its writes' answers, as snapshots.
+  pjemu::testing::ForwardingClient other(*c);
+  api::ObjectList::Ptr again = other
+                                   .PatchShared(api::Pods(), "default", "p", PatchType::kMerge,
+                                                {{"metadata", {{"labels", {{"a", "c"}}}}}})
+                                   .value();
+  CHECK((*again)["metadata"]["labels"]["a"] == "c");
+  CHECK(*again == *store.GetShared(api::Pods(), "default", "p").value());
+  CHECK(again != store.GetShared(api::Pods(), "default", "p").value());  // the write's answer
+  CHECK(other.CreateShared(api::Pods(), "default", pod).status().code() == Code::kAlreadyExists);
 }
 
 }  // namespace
