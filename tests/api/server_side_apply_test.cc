@@ -102,7 +102,8 @@ TEST_CASE("fieldsV1 round-trips and set algebra", "[api][ssa]") {
                                  ".spec.ports[port=80,protocol=\"TCP\"]"});
   // The stored text is the tree's compact dump, escapes and all.
   FieldSet odd = FromFieldsV1(R"({"f:data":{"f:caf\u00e9":{},"f:t\tab":{},"f:\\":{}}})"_json);
-  for (const FieldSet* s : {&set, &a, &paths, &odd}) CHECK(ToFieldsV1Text(*s) == ToFieldsV1(*s).dump());
+  for (const FieldSet* s : {&set, &a, &paths, &odd})
+    CHECK(ToFieldsV1Text(*s) == ToFieldsV1(*s).dump());
   CHECK(ToFieldsV1Text(FieldSet{}) == "{}");
   // Read back without the tree: what ToFieldsV1Text writes, escapes, spacing and "." included;
   // any other text is left to the long way (false), never read differently.
@@ -115,15 +116,14 @@ TEST_CASE("fieldsV1 round-trips and set algebra", "[api][ssa]") {
   CHECK(read == FromFieldsV1(R"({"f:data":{".":{},"f:a":{}}})"_json));
   REQUIRE(FromFieldsV1Text(R"({"f:a":{"f:b":{}},"f:c":{".":{}}})", &read));
   CHECK(read == FromFieldsV1(R"({"f:a":{"f:b":{}},"f:c":{".":{}}})"_json));
-  for (const char* other : {
-           R"({"f:b":{},"f:a":{}})",          // unsorted
-           R"({"f:a":{},"f:a":{}})",          // repeated
-           R"({"f:a":1})",                    // not an object
-           R"({"f:café":{}})",           // \u escape
-           "{\"f:caf\xc3\xa9\":{}}",           // not ASCII
-           R"({"f:a":{}} x)",                 // trailing text
-           R"({"f:a":{})",                    // cut short
-           R"([])", ""}) {
+  for (const char* other : {R"({"f:b":{},"f:a":{}})",  // unsorted
+                            R"({"f:a":{},"f:a":{}})",  // repeated
+                            R"({"f:a":1})",            // not an object
+                            R"({"f:café":{}})",        // \u escape
+                            "{\"f:caf\xc3\xa9\":{}}",  // not ASCII
+                            R"({"f:a":{}} x)",         // trailing text
+                            R"({"f:a":{})",            // cut short
+                            R"([])", ""}) {
     INFO(other);
     CHECK_FALSE(FromFieldsV1Text(other, &read));
   }
@@ -364,8 +364,7 @@ TEST_CASE("updates over the stored form: untouched entries kept as text, touched
   CHECK(Managed(next)[1]["fieldsV1"] == R"({"f:data":{".":{},"f:b":{}}})");
 }
 
-TEST_CASE("the store's writes give the same entries as text as others get as trees",
-          "[api][ssa]") {
+TEST_CASE("the store's writes give the same entries as text as others get as trees", "[api][ssa]") {
   // ManagedWrite::stored_form: the store's writes write fieldsV1 as its compact text (and
   // parse stored texts once per thread); the entries are those of the tree form, compacted.
   Json pod = Pod({{{"name", "c"}, {"image", "x"}}, {{"name", "d"}, {"image", "y"}}});
@@ -381,11 +380,11 @@ TEST_CASE("the store's writes give the same entries as text as others get as tre
   };
   const std::vector<Write> writes = {
       {status("Pending", {}), "kubelet", kT0},
-      {status("Running", {"Ready"}), "kubelet", kT1},                // new fields: rewritten
-      {status("Running", {"Ready"}), "kubelet", "later"},            // no change: time stays
+      {status("Running", {"Ready"}), "kubelet", kT1},                       // new fields: rewritten
+      {status("Running", {"Ready"}), "kubelet", "later"},                   // no change: time stays
       {status("Succeeded", {"Ready"}), "kubelet", "2026-11-27T03:02:00Z"},  // owned: time moves
       {status("Succeeded", {"Ready", "Initialized"}), "other", "2026-11-27T03:03:00Z"},
-      {status("Failed", {}), "kubelet", "2026-11-27T03:04:00Z"},     // others' fields removed
+      {status("Failed", {}), "kubelet", "2026-11-27T03:04:00Z"},  // others' fields removed
   };
   Json trees = pod, texts = pod;
   UpdateManagedFields(Pods(), nullptr, trees, {"ctl", Subresource::kNone, kT0});
@@ -410,8 +409,8 @@ TEST_CASE("the store's writes give the same entries as text as others get as tre
     }
     std::map<std::string, std::string> times;
     for (const Json& e : Managed(text_live)) times[e["manager"]] = e.value("time", "");
-    CHECK(times == std::map<std::string, std::string>{{"ctl", kT0},
-                                                      {"kubelet", "2026-11-27T03:04:00Z"}});
+    CHECK(times ==
+          std::map<std::string, std::string>{{"ctl", kT0}, {"kubelet", "2026-11-27T03:04:00Z"}});
   }
 }
 
