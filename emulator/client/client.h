@@ -33,6 +33,11 @@ class Client {
                               const WriteOptions& options = {}) = 0;
   virtual Result<Json> Get(const ResourceType& type, std::string_view ns,
                            std::string_view name) = 0;
+  // Get's object as a shared immutable snapshot, for readers that only read it: a LocalClient
+  // hands out the store's own (no copy); by default Get's answer moved into one (through Get,
+  // so a decorator's Get still applies). Same errors as Get.
+  virtual Result<api::ObjectList::Ptr> GetShared(const ResourceType& type, std::string_view ns,
+                                                 std::string_view name);
   // A <Kind>List object: {apiVersion, kind, metadata: {resourceVersion}, items: [...]}.
   // ns "" lists every namespace.
   virtual Result<Json> List(const ResourceType& type, std::string_view ns,
@@ -90,6 +95,12 @@ inline Result<api::ObjectList> Client::ListObjects(const ResourceType& type, std
     for (Json& item : *items) out.push_back(std::move(item));
   }
   return out;
+}
+
+inline Result<api::ObjectList::Ptr> Client::GetShared(const ResourceType& type, std::string_view ns,
+                                                      std::string_view name) {
+  ASSIGN_OR_RETURN(Json got, Get(type, ns, name));
+  return std::make_shared<const Json>(std::move(got));
 }
 
 inline Result<api::ObjectList::Ptr> Client::CreateShared(const ResourceType& type,

@@ -14,6 +14,11 @@ Result<Json> LocalClient::Get(const ResourceType& type, std::string_view ns,
   return store_.Get(type, ns, name);
 }
 
+Result<api::ObjectList::Ptr> LocalClient::GetShared(const ResourceType& type, std::string_view ns,
+                                                    std::string_view name) {
+  return store_.GetShared(type, ns, name);
+}
+
 Result<Json> LocalClient::List(const ResourceType& type, std::string_view ns,
                                const ListOptions& options) {
   return store_.List(type, ns, options);

@@ -20,6 +20,9 @@ class LocalClient final : public Client {
   Result<Json> Create(const ResourceType& type, std::string_view ns, Json object,
                       const WriteOptions& options = {}) override;
   Result<Json> Get(const ResourceType& type, std::string_view ns, std::string_view name) override;
+  // The store's own snapshot (Store::GetShared): no copy.
+  Result<api::ObjectList::Ptr> GetShared(const ResourceType& type, std::string_view ns,
+                                         std::string_view name) override;
   Result<Json> List(const ResourceType& type, std::string_view ns,
                     const ListOptions& options = {}) override;
   // The name comes from object.metadata.name.

@@ -84,11 +84,11 @@ Status ChildWriter::Delete(const Json& owner, const api::ResourceType& type,
   return Status::Ok();
 }
 
-Result<std::optional<Json>> GetIfExists(client::Client& client, const api::ResourceType& type,
-                                        const std::string& ns, const std::string& name) {
-  Result<Json> got = client.Get(type, type.namespaced ? ns : "", name);
-  if (got.ok()) return std::optional<Json>(std::move(*got));
-  if (got.status().code() == Code::kNotFound) return std::optional<Json>();
+Result<api::ObjectList::Ptr> GetIfExists(client::Client& client, const api::ResourceType& type,
+                                         const std::string& ns, const std::string& name) {
+  auto got = client.GetShared(type, type.namespaced ? ns : "", name);
+  if (got.ok()) return std::move(*got);
+  if (got.status().code() == Code::kNotFound) return api::ObjectList::Ptr();
   return got.status();
 }
 

@@ -26,10 +26,11 @@ namespace pjemu::controller {
 // Read as shared snapshots (Client::ListObjects): in process, the store's own, not copies.
 Result<api::ObjectList> ListControlled(client::Client& client, const api::ResourceType& type,
                                        const Json& owner, const std::string& label_selector);
-// The object ns/name of `type` (ns ignored for a cluster-scoped type); nullopt when NotFound.
-// Errors: the Client's others.
-Result<std::optional<Json>> GetIfExists(client::Client& client, const api::ResourceType& type,
-                                        const std::string& ns, const std::string& name);
+// The object ns/name of `type` (ns ignored for a cluster-scoped type) as a shared snapshot
+// (Client::GetShared: in process, the store's own); null when NotFound. Errors: the Client's
+// others.
+Result<api::ObjectList::Ptr> GetIfExists(client::Client& client, const api::ResourceType& type,
+                                         const std::string& ns, const std::string& name);
 // Runs one reconcile pass. Objects are user JSON: a shape nlohmann cannot read becomes
 // kInternal "reconcile <what> <ns/name>: <why>", never an exception out of the work queue.
 Result<ReconcileResult> GuardJson(const std::string& what, const Request& request,

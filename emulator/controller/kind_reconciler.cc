@@ -89,11 +89,11 @@ Result<Children> KindReconciler::ReadChildren(const Json& object) {
       for (std::size_t i = 0; i < listed.size(); ++i) children.Add(type, listed.ptr(i));
       continue;
     }
-    ASSIGN_OR_RETURN(std::optional<Json> got, GetIfExists(client_, type, ns, which));
+    ASSIGN_OR_RETURN(api::ObjectList::Ptr got, GetIfExists(client_, type, ns, which));
     if (!got) continue;
     // Not controlled by this object: never adopted.
     if (child.read == ChildType::Read::kByNameControlled && !ControlledBy(*got, uid)) continue;
-    children.Add(type, std::move(*got));
+    children.Add(type, std::move(got));
   }
   return children;
 }
@@ -178,7 +178,7 @@ Status KindReconciler::WriteStatus(const Json& stored, const Sync& sync, const R
 }
 
 Result<ReconcileResult> KindReconciler::ReconcileOnce(const Request& request) {
-  ASSIGN_OR_RETURN(std::optional<Json> got,
+  ASSIGN_OR_RETURN(api::ObjectList::Ptr got,
                    GetIfExists(client_, kind_.type(), request.ns, request.name));
   if (!got || api::Deleting(*got)) return ReconcileResult{};
   const Json& stored = *got;

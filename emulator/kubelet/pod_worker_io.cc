@@ -63,11 +63,11 @@ std::optional<ServiceTarget> PodWorker::Resolve(const std::string& host, bool ne
 std::optional<ServiceTarget> PodWorker::ResolveTarget(const std::string& service,
                                                       const std::string& ns,
                                                       const PodHost* pod_host, bool need_ready) {
-  auto svc = ctx_.client.Get(api::Services(), ns, service);
+  auto svc = ctx_.client.GetShared(api::Services(), ns, service);
   if (!svc.ok()) return std::nullopt;
-  Json spec = svc->value("spec", Json::object());
+  const Json& spec = api::ObjectOr(api::Field(**svc, "spec"));
   api::ListOptions opts;
-  opts.label_selector = ServiceSelector(*svc);
+  opts.label_selector = ServiceSelector(**svc);
   if (opts.label_selector.empty()) return std::nullopt;
   auto pods = ctx_.client.ListObjects(api::Pods(), ns, opts);
   if (!pods.ok()) return std::nullopt;
@@ -88,7 +88,7 @@ std::optional<ServiceTarget> PodWorker::ResolveTarget(const std::string& service
     break;
   }
   if (target.ip.empty()) return std::nullopt;
-  for (const Json& port : spec.value("ports", Json::array())) {
+  for (const Json& port : api::ArrayOr(api::Field(spec, "ports"))) {
     int p = port.value("port", 0);
     if (p <= 0) continue;
     auto host_port = ctx_.network->HostPort(ns, service, p);

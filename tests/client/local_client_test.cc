@@ -148,6 +148,14 @@ TEST_CASE("shared writes answer with the store's snapshot, other clients' throug
   CHECK(*again == *store.GetShared(api::Pods(), "default", "p").value());
   CHECK(again != store.GetShared(api::Pods(), "default", "p").value());  // the write's answer
   CHECK(other.CreateShared(api::Pods(), "default", pod).status().code() == Code::kAlreadyExists);
+
+  // Reads too: the store's snapshot in process, Get's answer through others.
+  CHECK(c->GetShared(api::Pods(), "default", "p").value() ==
+        store.GetShared(api::Pods(), "default", "p").value());
+  api::ObjectList::Ptr got = other.GetShared(api::Pods(), "default", "p").value();
+  CHECK(*got == *store.GetShared(api::Pods(), "default", "p").value());
+  CHECK(got != store.GetShared(api::Pods(), "default", "p").value());
+  CHECK(c->GetShared(api::Pods(), "default", "q").status().code() == Code::kNotFound);
 }
 
 }  // namespace
