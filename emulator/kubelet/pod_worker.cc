@@ -98,7 +98,8 @@ void PodWorker::Update(std::shared_ptr<const Json> snapshot) {
   if (admitted_ && std::find(own_rvs_.begin(), own_rvs_.end(), rv) != own_rvs_.end()) {
     // One of this worker's own status writes coming back: nothing new to act on (a later one
     // of them, or the version held, already has it). The version held is swapped for the
-    // shared snapshot (the write's answer is freed) unless parked; an older one is dropped.
+    // delivered snapshot (in process the same one; over a wire the write's answer is freed)
+    // unless parked; an older one is dropped.
     if (rv == rv_ && pod_) SetPod(std::move(snapshot));
     return;
   }

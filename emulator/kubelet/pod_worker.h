@@ -209,7 +209,8 @@ class PodWorker : public std::enable_shared_from_this<PodWorker>, private Parkab
 
   WorkerContext& ctx_;
   // The pod as last seen: the informer's snapshot, or between a status write and the watch
-  // event that brings the same version, the write's answer (the next write's resourceVersion).
+  // event that brings the same version, the write's answer (Client::UpdateShared: in process the
+  // store's snapshot itself, the one the event brings).
   // Null while parked: then parked_ holds it packed (pod() unparks).
   mutable std::shared_ptr<const Json> pod_;
   mutable std::string parked_;
