@@ -95,18 +95,6 @@ bool Decode(const Json* managed, std::vector<Entry>* out) {
   return true;
 }
 
-// True when a member path of `set` is also a member of the fieldsV1 tree `fields`.
-bool Touches(const Json& fields, const FieldSet& set) {
-  if (!fields.is_object()) return false;
-  for (const auto& [element, child] : set.children) {
-    auto it = fields.find(element);
-    if (it == fields.end() || !it->is_object()) continue;
-    if (child.member && (it->empty() || it->contains("."))) return true;
-    if (Touches(*it, child)) return true;
-  }
-  return false;
-}
-
 // Whether an entry's stored fieldsV1 may touch `set`, told from its text without parsing it: a
 // set it touches holds one of `set`'s top-level elements ("f:status") as a key, so its text
 // holds that quoted string (whatever the spacing; a match elsewhere only costs the parse).
