@@ -121,8 +121,7 @@ std::shared_ptr<const FieldSet> SetOf(const Json& fields_v1) {
   const std::string& text = fields_v1.get_ref<const std::string&>();
   if (auto it = memo.find(text); it != memo.end()) return it->second;
   if (memo.size() >= kMemo) memo.clear();
-  auto set = std::make_shared<FieldSet>();
-  if (!FromFieldsV1Text(text, set.get())) *set = FromFieldsV1(FieldsV1Of(fields_v1));
+  auto set = std::make_shared<const FieldSet>(FromFieldsV1Text(text));
   memo.emplace(text, set);
   return set;
 }

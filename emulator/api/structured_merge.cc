@@ -387,92 +387,100 @@ void AppendFieldsV1(const FieldSet& set, std::string& out) {
   out += '}';
 }
 
-// Reads the fieldsV1 texts ToFieldsV1Text writes (FromFieldsV1Text's contract); any other
-// shape answers false.
-class FieldsV1Reader {
+// Builds FromFieldsV1's set from nlohmann's SAX events, so no tree is built: a frame per open
+// object or array, the innermost last. Values inside arrays, and scalars, are skipped as
+// FromFieldsV1 skips them; a key given twice keeps its last value, as the parser's tree does.
+class FieldsV1Sax {
  public:
-  explicit FieldsV1Reader(std::string_view text) : text_(text) {}
+  using Number = Json::number_integer_t;
+  using Unsigned = Json::number_unsigned_t;
+  using Float = Json::number_float_t;
 
-  bool Read(FieldSet* out) {
-    bool empty = false;
-    Space();
-    if (!Object(*out, 0, &empty)) return false;
-    Space();
-    return at_ == text_.size();
+  explicit FieldsV1Sax(FieldSet* out) : out_(out) {}
+
+  bool null() { return Value(); }
+  bool boolean(bool) { return Value(); }
+  bool number_integer(Number) { return Value(); }
+  bool number_unsigned(Unsigned) { return Value(); }
+  bool number_float(Float, const std::string&) { return Value(); }
+  bool string(std::string&) { return Value(); }
+  bool binary(Json::binary_t&) { return Value(); }
+  bool start_object(std::size_t) { return Open(/*skip=*/Skipping()); }
+  bool key(std::string& key) {
+    frames_.back().key = std::move(key);
+    frames_.back().empty = false;
+    return true;
+  }
+  bool end_object() {
+    Frame done = std::move(frames_.back());
+    frames_.pop_back();
+    if (done.skip) return true;
+    if (frames_.empty()) {
+      *out_ = std::move(done.set);
+      return true;
+    }
+    Frame& parent = frames_.back();
+    if (parent.key == ".") {
+      parent.set.member = true;
+    } else {
+      if (done.empty) done.set.member = true;
+      if (done.set.Empty()) {
+        parent.set.children.erase(parent.key);
+      } else {
+        parent.set.children[parent.key] = std::move(done.set);
+      }
+    }
+    return true;
+  }
+  bool start_array(std::size_t) {
+    Value();
+    return Open(/*skip=*/true);
+  }
+  bool end_array() {
+    frames_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+    return false;
   }
 
  private:
-  static constexpr int kMaxDepth = 64;
-
-  bool Eat(char ch) {
-    if (at_ >= text_.size() || text_[at_] != ch) return false;
-    ++at_;
+  struct Frame {
+    FieldSet set;
+    std::string key;  // the key whose value comes next
+    bool empty = true;
+    bool skip = false;  // an array, or inside one: nothing in it counts
+  };
+  bool Skipping() const { return !frames_.empty() && frames_.back().skip; }
+  bool Open(bool skip) {
+    frames_.push_back(Frame{});
+    frames_.back().skip = skip;
     return true;
   }
-  void Space() {
-    while (at_ < text_.size() &&
-           (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r')) {
-      ++at_;
+  // A value that is not an object, for the current key: "." still marks the node; any other
+  // key's earlier object value is replaced by it, so it drops out.
+  bool Value() {
+    if (frames_.empty() || frames_.back().skip) return true;
+    Frame& at = frames_.back();
+    if (at.key == ".") {
+      at.set.member = true;
+    } else {
+      at.set.children.erase(at.key);
     }
-  }
-  bool String(std::string& out) {
-    if (!Eat('"')) return false;
-    while (at_ < text_.size()) {
-      auto ch = static_cast<unsigned char>(text_[at_++]);
-      if (ch == '"') return true;
-      if (ch < 0x20 || ch >= 0x80) return false;
-      if (ch != '\\') {
-        out += static_cast<char>(ch);
-        continue;
-      }
-      if (at_ >= text_.size()) return false;
-      static constexpr std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
-      auto which = kFrom.find(text_[at_++]);
-      if (which == std::string_view::npos) return false;  // \u and the like: the long way
-      out += kTo[which];
-    }
-    return false;
-  }
-  // An object at `at_` into `set`; *empty tells whether it had no keys.
-  bool Object(FieldSet& set, int depth, bool* empty) {
-    if (depth > kMaxDepth || !Eat('{')) return false;
-    Space();
-    *empty = Eat('}');
-    if (*empty) return true;
-    std::string last;
-    bool first = true;
-    do {
-      Space();
-      std::string key;
-      if (!String(key) || (!first && key <= last)) return false;
-      first = false;
-      Space();
-      if (!Eat(':')) return false;
-      Space();
-      FieldSet child;
-      bool child_empty = false;
-      if (!Object(child, depth + 1, &child_empty)) return false;
-      if (key == ".") {
-        set.member = true;
-      } else {
-        if (child_empty) child.member = true;
-        if (!child.Empty()) set.children.emplace_hint(set.children.end(), key, std::move(child));
-      }
-      last = std::move(key);
-      Space();
-    } while (Eat(','));
-    return Eat('}');
+    return true;
   }
 
-  std::string_view text_;
-  std::size_t at_ = 0;
+  FieldSet* out_;
+  std::vector<Frame> frames_;
 };
 
 }  // namespace
 
-bool FromFieldsV1Text(std::string_view text, FieldSet* out) {
-  *out = FieldSet{};
-  return FieldsV1Reader(text).Read(out);
+FieldSet FromFieldsV1Text(std::string_view text) {
+  FieldSet out;
+  FieldsV1Sax sax(&out);
+  if (!Json::sax_parse(text, &sax)) return FieldSet{};  // not JSON: as FromFieldsV1 of nothing
+  return out;
 }
 
 std::string ToFieldsV1Text(const FieldSet& set) {

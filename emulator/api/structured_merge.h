@@ -34,10 +34,9 @@ Json ToFieldsV1(const FieldSet& set);
 FieldSet FromFieldsV1(const Json& fields);
 // ToFieldsV1(set).dump() (compact, invalid UTF-8 replaced), written without building the tree.
 std::string ToFieldsV1Text(const FieldSet& set);
-// FromFieldsV1 of the parsed `text`, read without building the tree, for the texts ToFieldsV1Text
-// writes: objects only, keys sorted and distinct, ASCII, simple escapes, at most 64 deep. False
-// (and *out unspecified) for any other text, which the caller parses the long way.
-bool FromFieldsV1Text(std::string_view text, FieldSet* out);
+// FromFieldsV1 of the parsed `text` (an empty set when it is not JSON), read with nlohmann's SAX
+// parser: the same set, without building the tree.
+FieldSet FromFieldsV1Text(std::string_view text);
 
 FieldSet Union(const FieldSet& a, const FieldSet& b);
 FieldSet Difference(const FieldSet& a, const FieldSet& b);
