@@ -370,19 +370,31 @@ void AppendElement(const std::string& element, std::string& out) {
   out += '"';
 }
 
+// The tree's keys in its (byte) order: "." where it sorts among the children (before every
+// "f:", "i:", "k:" and "v:"; after a stray key such as "\"x"), unless a child takes its place.
 void AppendFieldsV1(const FieldSet& set, std::string& out) {
   out += '{';
-  bool first = true;
-  if (set.member && !set.children.empty()) {  // "." sorts before every "f:", "i:", "k:", "v:"
-    out += "\".\":{}";
-    first = false;
-  }
-  for (const auto& [element, child] : set.children) {
+  bool first = true, dot = set.member && !set.children.empty();
+  auto next = [&] {
     if (!first) out += ',';
     first = false;
+  };
+  for (const auto& [element, child] : set.children) {
+    if (dot && element >= ".") {
+      dot = false;
+      if (element != ".") {
+        next();
+        out += "\".\":{}";
+      }
+    }
+    next();
     AppendElement(element, out);
     out += ':';
     AppendFieldsV1(child, out);
+  }
+  if (dot) {
+    next();
+    out += "\".\":{}";
   }
   out += '}';
 }

@@ -105,6 +105,13 @@ TEST_CASE("fieldsV1 round-trips and set algebra", "[api][ssa]") {
   for (const FieldSet* s : {&set, &a, &paths, &odd})
     CHECK(ToFieldsV1Text(*s) == ToFieldsV1(*s).dump());
   CHECK(ToFieldsV1Text(FieldSet{}) == "{}");
+  // "." in its sorted place, also after a stray key that sorts first (fuzz_apply's finding).
+  FieldSet stray = FromFieldsV1(R"({"f:data":{".":{},"\"name\":\"c\"}":{},"!":{},"f:z":{}}})"_json);
+  CHECK(ToFieldsV1Text(stray) == ToFieldsV1(stray).dump());
+  FieldSet only_stray;
+  only_stray.member = true;
+  only_stray.children["\"x"].member = true;
+  CHECK(ToFieldsV1Text(only_stray) == ToFieldsV1(only_stray).dump());
   // Read without the tree (nlohmann's SAX events): the set the parsed tree gives, for the texts
   // ToFieldsV1Text writes and for any other, spacing, escapes, repeats and odd values included.
   for (const FieldSet* s : {&set, &a, &paths, &odd})
