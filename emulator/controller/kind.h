@@ -77,7 +77,6 @@ class Children {
   const api::ObjectList& Of(const api::ResourceType& type) const;
   // The first of them, or nullptr.
   const Json* One(const api::ResourceType& type) const;
-  void Add(const api::ResourceType& type, Json object);
   void Add(const api::ResourceType& type, api::ObjectList::Ptr object);
   void Ensure(const api::ResourceType& type);
 

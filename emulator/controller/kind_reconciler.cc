@@ -52,10 +52,6 @@ const Json* Children::One(const api::ResourceType& type) const {
   return all.empty() ? nullptr : &all.front();
 }
 
-void Children::Add(const api::ResourceType& type, Json object) {
-  by_type_[type.PluralGroup()].push_back(std::move(object));
-}
-
 void Children::Add(const api::ResourceType& type, api::ObjectList::Ptr object) {
   by_type_[type.PluralGroup()].push_back(std::move(object));
 }
