@@ -1,9 +1,12 @@
 // PackedJson: a JSON value kept as zstd-compressed MessagePack, for what is held a long time and
-// read rarely (the store's versions at rest, store/slot.h; the kubelet's parked pods). A packed
-// value is about a third of its JSON text and a fifteenth of its tree's memory; it decodes to an
-// equal tree (the same keys, strings and values; non-negative integers come back unsigned, as
-// any parsed JSON does).
-// Thread safety: the functions are reentrant (each thread reuses zstd contexts of its own).
+// read rarely (the store's versions at rest, store/slot.h; the kubelet's parked pods). Objects
+// that name an apiVersion and a kind are packed with a zstd dictionary of that kind, trained once
+// from the first 256 packed (process-wide, up to 32 kinds): a Pod then packs to about a twentieth
+// of its JSON text and an Event to about an eighth, where alone they pack to a third and a half. A
+// packed value decodes to an equal tree (the same keys, strings and values; non-negative integers
+// come back unsigned, as any parsed JSON does), whichever way it was packed.
+// Thread safety: the functions are reentrant (each thread reuses zstd contexts of its own; the
+// dictionaries are trained under a mutex and read without one once published).
 #pragma once
 
 #include <string>
