@@ -2,6 +2,7 @@
 // and Pods, status writes, events, and the log index Find() reads.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include "emulator/api/event.h"
 #include "emulator/api/json_fields.h"
@@ -107,13 +108,13 @@ void PodWorker::WriteStatus() {
   Time now = ctx_.loop.Now();
   for (int attempt = 0; attempt < 5; ++attempt) {
     Json status = ComputePodStatus(pod(), state_, now);
-    std::string status_text = status.dump();
-    if (attempt == 0 && !written_status_.empty() && status_text == written_status_) return;
+    const std::size_t digest = std::hash<std::string>{}(status.dump());
+    if (attempt == 0 && written_status_ == digest) return;
     auto written = ctx_.client.UpdateShared(api::Pods(), ns_, StatusWrite(pod(), std::move(status)),
                                             api::Subresource::kStatus);
     if (written.ok()) {
       SetPod(std::move(*written));  // in process, the snapshot the informer will deliver
-      written_status_ = std::move(status_text);
+      written_status_ = digest;
       if (own_rvs_.size() == kOwnVersions) own_rvs_.erase(own_rvs_.begin());
       own_rvs_.push_back(rv_);
       return;
