@@ -273,7 +273,16 @@ void Informer::Remember(const api::WatchEvent& event) {
   known.uid = Text(meta, "uid");
   known.resource_version = Text(meta, "resourceVersion");
   auto refs = meta.find("ownerReferences");
-  known.owner_references = refs != meta.end() && !refs->is_null() ? refs->dump() : "";
+  if (refs == meta.end() || refs->is_null()) {
+    known.owner_references = nullptr;
+    return;
+  }
+  std::string text = refs->dump();
+  if (known.owner_references && *known.owner_references == text) return;
+  if (!last_owner_references_ || *last_owner_references_ != text) {
+    last_owner_references_ = std::make_shared<const std::string>(std::move(text));
+  }
+  known.owner_references = last_owner_references_;
 }
 
 api::WatchEvent Informer::Tombstone(const std::string& key, const Known& known) const {
@@ -284,8 +293,8 @@ api::WatchEvent Informer::Tombstone(const std::string& key, const Known& known) 
                {"uid", known.uid},
                {"resourceVersion", known.resource_version}};
   if (!ns.empty()) meta["namespace"] = ns;
-  if (!known.owner_references.empty()) {
-    meta["ownerReferences"] = Json::parse(known.owner_references);
+  if (known.owner_references) {
+    meta["ownerReferences"] = Json::parse(*known.owner_references);
   }
   Json object = {{"apiVersion", type_.ApiVersion()}, {"kind", type_.kind}, {"metadata", meta}};
   return {Type::kDeleted, std::move(object)};

@@ -138,7 +138,9 @@ class Informer {
   struct Known {
     std::string uid;
     std::string resource_version;
-    std::string owner_references;  // metadata.ownerReferences as compact JSON; "" when none
+    // metadata.ownerReferences as compact JSON, null when none; shared with the objects
+    // remembered before it that had the same (a job's pods and Services all do).
+    std::shared_ptr<const std::string> owner_references;
   };
   // The DELETED for a delivered object that vanished while nothing was watching.
   api::WatchEvent Tombstone(const std::string& key, const Known& known) const;
@@ -157,6 +159,7 @@ class Informer {
   std::deque<api::WatchEvent> pending_;  // the last list's events not yet delivered
   // The identity of each delivered object, by namespace/name.
   std::map<std::string, Known> known_;
+  std::shared_ptr<const std::string> last_owner_references_;  // the last remembered, for sharing
   std::string last_rv_;
   std::int64_t stream_events_ = 0;  // taken from the current stream
   Duration backoff_;

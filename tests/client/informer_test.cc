@@ -225,6 +225,40 @@ TEST_CASE("a relist's DELETED carries the last known identity", "[client][inform
   CHECK(meta["ownerReferences"] == pod["metadata"]["ownerReferences"]);
 }
 
+TEST_CASE("a relist's DELETEDs carry each object's own owners, shared or changed",
+          "[client][informer]") {
+  Fixture f;
+  auto owners = [](const std::string& uid) {
+    return Json::array({{{"apiVersion", "v1"}, {"kind", "Thing"}, {"name", uid}, {"uid", uid}}});
+  };
+  auto set_owners = [&](const std::string& name, const Json& refs) {
+    Json patch = {{"metadata", {{"ownerReferences", refs}}}};
+    REQUIRE(f.local->Patch(api::Pods(), "default", name, api::PatchType::kMerge, patch).ok());
+  };
+  for (const char* name : {"a", "b", "c", "d"}) f.Create(name);
+  set_owners("a", owners("x"));
+  set_owners("b", owners("y"));
+  set_owners("c", owners("x"));
+  std::map<std::string, Json> deleted;
+  Informer informer(f.flaky, f.loop, api::Pods(), f.options, [&](const api::WatchEvent& e) {
+    if (e.type == Type::kDeleted) deleted[e.object()["metadata"]["name"]] = e.object();
+  });
+  REQUIRE(informer.Start().ok());
+  f.loop.RunUntilIdle();
+  set_owners("a", owners("y"));  // moves from x's shared text to y's
+  set_owners("c", nullptr);      // loses its owners
+  set_owners("d", owners("z"));  // gains some
+  f.loop.RunUntilIdle();
+  f.flaky.BreakWatches(Code::kExpired);
+  for (const char* name : {"a", "b", "c", "d"}) f.Delete(name);
+  f.loop.RunUntilIdle();
+  REQUIRE(deleted.size() == 4);
+  CHECK(deleted["a"]["metadata"]["ownerReferences"] == owners("y"));
+  CHECK(deleted["b"]["metadata"]["ownerReferences"] == owners("y"));
+  CHECK_FALSE(deleted["c"]["metadata"].contains("ownerReferences"));
+  CHECK(deleted["d"]["metadata"]["ownerReferences"] == owners("z"));
+}
+
 TEST_CASE("a broken stream relists after the backoff", "[client][informer]") {
   Fixture f;
   f.Create("a");
