@@ -313,11 +313,88 @@ Json MergeApplied(const ResourceType& type, const TypeSchema& ts, const Json& li
   return merged;
 }
 
-}  // namespace
+// Appends the shape of `v` to `out`: its keys, nested, with null leaves told apart, and the value
+// of each leaf the zero object (`zero`, at the same place) has too, so that two values of one
+// shape compare alike against that zero object. False for a value with a list anywhere: a list's
+// elements (their keys, or their values) are in its field set.
+bool AppendShape(const Json& v, const Json* zero, std::string& out) {
+  if (v.is_array()) return false;
+  if (!v.is_object()) {
+    if (zero && !zero->is_object()) {
+      out += v.dump();
+    } else {
+      out += v.is_null() ? '~' : '.';
+    }
+    return true;
+  }
+  out += '{';
+  for (const auto& [key, child] : v.items()) {
+    out += std::to_string(key.size());
+    out += ':';
+    out += key;
+    const Json* zero_child = nullptr;
+    if (zero && zero->is_object()) {
+      auto it = zero->find(key);
+      if (it != zero->end()) zero_child = &*it;
+    }
+    if (!AppendShape(child, zero_child, out)) return false;
+  }
+  out += '}';
+  return true;
+}
 
-void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
-                         const ManagedWrite& write) {
-  const TypeSchema& ts = SchemaOf(type);
+// The fieldsV1 texts of plain creates (no managedFields sent, the stored form), by type and
+// shape: a create's set depends only on its shape, and creates repeat their shapes (every Event a
+// component records), so each thread keeps the texts it computed last: a bounded memo of a pure
+// function, emptied when full. "" is a create that no manager owns anything of.
+std::unordered_map<std::string, std::string>& CreatedTexts() {
+  thread_local std::unordered_map<std::string, std::string> memo;
+  return memo;
+}
+
+// The memo's key for a plain create of `next`, "" when it is no plain create or has a list.
+std::string CreatedShape(const ResourceType& type, const TypeSchema& ts, const Json* live,
+                         const Json& next, const ManagedWrite& write) {
+  if (live || !write.stored_form || write.subresource != Subresource::kNone || ManagedOf(&next)) {
+    return "";
+  }
+  std::string shape = type.PluralGroup();
+  shape.push_back('\n');
+  if (!AppendShape(next, &ts.zero, shape)) return "";
+  return shape;
+}
+
+// Keeps the text the create wrote (one entry), so that the next of its shape reuses it.
+void RememberCreated(std::string shape, const Json& next) {
+  constexpr std::size_t kMemo = 256;
+  const Json* managed = ManagedOf(&next);
+  std::string text;
+  if (managed && managed->size() == 1) {
+    const Json* fields = Find((*managed)[0], "fieldsV1");
+    if (!fields || !fields->is_string()) return;
+    text = fields->get<std::string>();
+  } else if (managed && !managed->empty()) {
+    return;
+  }
+  auto& memo = CreatedTexts();
+  if (memo.size() >= kMemo) memo.clear();
+  memo.emplace(std::move(shape), std::move(text));
+}
+
+// What UpdateManagedFields writes for a create whose shape's text is `text`.
+void StoreCreated(const ResourceType& type, Json& next, const ManagedWrite& write,
+                  const std::string& text) {
+  if (!text.empty()) {
+    Store(next, Json::array({EntryJson(
+                    {write.manager, "Update", type.ApiVersion(), "", write.now, {}}, Json(text))}));
+  } else if (next.contains("metadata") && next["metadata"].is_object()) {
+    next["metadata"].erase("managedFields");
+  }
+}
+
+// UpdateManagedFields without the memo of creates.
+void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* live, Json& next,
+                   const ManagedWrite& write) {
   const Json& before = live ? *live : ts.zero;
   const Json* stored = ManagedOf(live);
   const Json* sent = ManagedOf(&next);
@@ -387,6 +464,23 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
   }
   SortEncoded(out);
   Store(next, std::move(out));
+}
+
+}  // namespace
+
+void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
+                         const ManagedWrite& write) {
+  const TypeSchema& ts = SchemaOf(type);
+  std::string shape = CreatedShape(type, ts, live, next, write);
+  if (!shape.empty()) {
+    auto& memo = CreatedTexts();
+    if (auto it = memo.find(shape); it != memo.end()) {
+      StoreCreated(type, next, write, it->second);
+      return;
+    }
+  }
+  UpdateEntries(type, ts, live, next, write);
+  if (!shape.empty()) RememberCreated(std::move(shape), next);
 }
 
 Result<Json> ApplyObject(const ResourceType& type, const Json* live, const Json& config,

@@ -420,6 +420,54 @@ TEST_CASE("the store's writes give the same entries as text as others get as tre
   }
 }
 
+TEST_CASE("creates of one shape reuse its text, and any other shape gets its own", "[api][ssa]") {
+  // UpdateManagedFields keeps, per thread, the fieldsV1 text of each list-free shape a plain
+  // create (the store's) computed; every create must still get what the tree form gives it.
+  auto event = [](const std::string& name, const Json& reason) {
+    return Json{{"apiVersion", "v1"},
+                {"kind", "Event"},
+                {"metadata", {{"name", name}, {"namespace", "default"}}},
+                {"involvedObject", {{"kind", "Pod"}, {"name", name + "-pod"}}},
+                {"reason", reason},
+                {"count", 1}};
+  };
+  auto pod = [](const Json& containers, const char* node) {
+    return Json{{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", "p"}}},
+                {"spec", {{"containers", containers}, {"nodeName", node}}}};
+  };
+  Json with_label = event("e3", "Started");
+  with_label["metadata"]["labels"] = {{"a", "b"}};
+  const std::vector<std::pair<const ResourceType*, Json>> creates = {
+      {&Events(), event("e1", "Started")},
+      {&Events(), event("e2", "Pulled")},               // same shape, other values
+      {&Events(), event("e2", nullptr)},                // a null leaf
+      {&Events(), with_label},                          // another key
+      {&Events(), {{"metadata", {{"name", "bare"}}}}},  // nothing anyone owns
+      {&Pods(), pod(nullptr, "a")},                     // .spec.containers as the zero Pod has it
+      {&Pods(), pod("x", "b")},            // and not: the zero object's leaf is compared
+      {&Pods(), pod(Json::array(), "c")},  // a list: not kept
+  };
+  for (int round = 0; round < 2; ++round) {  // the second round finds every list-free shape kept
+    for (const auto& [type, object] : creates) {
+      INFO(round << " " << object.dump());
+      Json tree = object, text = object;
+      UpdateManagedFields(*type, nullptr, tree, {"ctl", Subresource::kNone, kT0});
+      UpdateManagedFields(*type, nullptr, text,
+                          {"ctl", Subresource::kNone, round ? kT1 : kT0, /*stored_form=*/true});
+      CompactManagedFields(tree);
+      if (round == 1 && !Managed(tree).is_null())
+        tree["metadata"]["managedFields"][0]["time"] = kT1;
+      CHECK(Managed(text) == Managed(tree));
+    }
+  }
+  Json pulled = event("e9", "Pulled");
+  UpdateManagedFields(Events(), nullptr, pulled, {"recorder", Subresource::kNone, kT1, true});
+  CHECK(Managed(pulled)[0]["manager"] == "recorder");
+  CHECK(Managed(pulled)[0]["fieldsV1"].get<std::string>().find("f:reason") != std::string::npos);
+}
+
 TEST_CASE("status writes have their own entry and see only .status", "[api][ssa]") {
   // [fm] subresource entries; the pod strategy's reset fields (main writes never own status).
   Json pod = Pod({{{"name", "c"}, {"image", "x"}}});
