@@ -57,6 +57,7 @@ Json ResourceList(const std::string& group, const std::string& version) {
       resources.push_back(s);
     };
     if (r.plural == "pods") {
+      sub("binding", "Binding", "", "", {"create"});
       sub("eviction", "Eviction", "policy", "v1", {"create"});
       sub("log", "Pod", "", "", {"get"});
     }
@@ -92,6 +93,7 @@ Json AggregatedResource(const api::ResourceType& r, const std::string& version) 
     subs.push_back({{"subresource", name}, {"responseKind", kind}, {"verbs", verbs}});
   };
   if (r.plural == "pods") {
+    sub("binding", {{"group", ""}, {"version", "v1"}, {"kind", "Binding"}}, {"create"});
     sub("eviction", {{"group", "policy"}, {"version", "v1"}, {"kind", "Eviction"}}, {"create"});
     sub("log", {{"group", ""}, {"version", "v1"}, {"kind", "Pod"}}, {"get"});
   }

@@ -1,9 +1,10 @@
-// Router's pods/{name}/eviction subresource and the served status of PodDisruptionBudgets
-// (router.h). The gather-decide-delete and the status are api::EvictPod and api::BudgetWithStatus
-// (shared with client::LocalClient::Evict) over the store; this file decodes the Eviction and
-// answers.
+// Router's pods/{name}/eviction and pods/{name}/binding subresources and the served status of
+// PodDisruptionBudgets (router.h). The gather-decide-delete and the status are api::EvictPod and
+// api::BudgetWithStatus (shared with client::LocalClient::Evict) over the store, the binding is
+// api::ParseBinding and Store::BindPod; this file decodes the bodies and answers.
 #include "emulator/api/disruption.h"
 #include "emulator/api/json_fields.h"
+#include "emulator/api/pod_binding.h"
 #include "emulator/apiserver/router.h"
 
 namespace pjemu::apiserver {
@@ -79,6 +80,22 @@ Result<HttpResponse> Router::Evict(const HttpRequest& request, const ApiPath& pa
   std::lock_guard<std::mutex> lock(evictions_);
   api::AccessOver<store::Store> access(store_);
   RETURN_IF_ERROR(api::EvictPod(access, path.ns, path.name, options));
+  return Success(201);
+}
+
+Result<HttpResponse> Router::Bind(const HttpRequest& request, const ApiPath& path) const {
+  if (request.method != "POST") {
+    return Status(Code::kMethodNotAllowed,
+                  "the server does not allow this method on the requested resource");
+  }
+  if (path.ns.empty()) return UnknownPathError();
+  Json body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) {
+    return BadRequestError(
+        "Binding in version \"v1\" cannot be handled as a Binding: the body is not JSON");
+  }
+  ASSIGN_OR_RETURN(api::PodBinding binding, api::ParseBinding(body, path.ns, path.name));
+  RETURN_IF_ERROR(store_.BindPod(path.ns, path.name, binding).status());
   return Success(201);
 }
 

@@ -190,12 +190,12 @@ Result<ApiPath> ParseTarget(std::string_view target, Query* query) {
   out.version = version;
   if (!out.ns.empty() && !type->namespaced) return UnknownPathError();
   if (!out.subresource.empty()) {
-    bool known =
-        (out.subresource == "status" && type->has_status) ||
-        (out.subresource == "scale" && type->scale != nullptr) ||
-        ((out.subresource == "log" || out.subresource == "eviction" || out.subresource == "exec" ||
-          out.subresource == "attach" || out.subresource == "portforward") &&
-         type->plural == "pods");
+    bool known = (out.subresource == "status" && type->has_status) ||
+                 (out.subresource == "scale" && type->scale != nullptr) ||
+                 ((out.subresource == "log" || out.subresource == "eviction" ||
+                   out.subresource == "exec" || out.subresource == "attach" ||
+                   out.subresource == "portforward" || out.subresource == "binding") &&
+                  type->plural == "pods");
     if (!known) return UnknownPathError();
   }
   if (!out.ns.empty()) RETURN_IF_ERROR(ValidatePathSegment(out.ns, "namespace"));

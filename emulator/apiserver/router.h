@@ -100,6 +100,9 @@ class Router {
   // PodDisruptionBudgets (api::CheckEviction), then the pod deleted with its deleteOptions.
   Result<HttpResponse> Evict(const HttpRequest& request, const ApiPath& path,
                              const Query& query) const;
+  // POST pods/{name}/binding: a v1 Binding (api::ParseBinding) applied by Store::BindPod; 201
+  // with a Success Status, as kube-apiserver answers.
+  Result<HttpResponse> Bind(const HttpRequest& request, const ApiPath& path) const;
   // A PodDisruptionBudget as served: its status computed from the store's pods
   // (api::DisruptionStatus).
   Json BudgetWithStatus(Json pdb) const;

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "emulator/api/object_list.h"
+#include "emulator/api/pod_binding.h"
 #include "emulator/api/requests.h"
 #include "emulator/api/resources.h"
 #include "emulator/common/status.h"
@@ -64,6 +65,12 @@ class Client {
   // api::EvictPod (as the served subresource does); a real API server decides for itself.
   virtual Status Evict(std::string_view ns, std::string_view name,
                        const DeleteOptions& options = {}) = 0;
+  // The pods/binding subresource (a core/v1 Binding of pod ns/name, api/pod_binding.h): the pod
+  // gets the binding's node and PodScheduled True in one write, as kube-scheduler binds. The
+  // API server's answers: kNotFound, kConflict for a failed precondition or a pod that is bound
+  // already, being deleted or gated.
+  virtual Status Bind(std::string_view ns, std::string_view name,
+                      const api::PodBinding& binding) = 0;
   // List's items as shared immutable snapshots, for readers that only read them (a
   // controller's children): a LocalClient hands out the store's own (no copy); by default each
   // listed item is moved into one, through List (so a decorator's List still applies). Same

@@ -391,6 +391,12 @@ Status HttpClient::Evict(std::string_view ns, std::string_view name,
   return Call("POST", PathOf(api::Pods(), ns, name) + "/eviction", &eviction).status();
 }
 
+Status HttpClient::Bind(std::string_view ns, std::string_view name,
+                        const api::PodBinding& binding) {
+  Json body = api::BindingBody(ns, name, binding);
+  return Call("POST", PathOf(api::Pods(), ns, name) + "/binding", &body).status();
+}
+
 Result<std::shared_ptr<api::Watch>> HttpClient::Watch(const ResourceType& type,
                                                       std::string_view ns,
                                                       const WatchOptions& options) {

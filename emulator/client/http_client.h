@@ -59,6 +59,8 @@ class HttpClient final : public Client {
   // /api/v1/namespaces/NS/pods/NAME/eviction: the server's own budgets decide.
   Status Evict(std::string_view ns, std::string_view name,
                const DeleteOptions& options = {}) override;
+  // POST a v1 Binding (api::BindingBody) to /api/v1/namespaces/NS/pods/NAME/binding.
+  Status Bind(std::string_view ns, std::string_view name, const api::PodBinding& binding) override;
 
   // A raw exchange: target is the path with query ("/api/v1/pods?limit=5"). kUnavailable when
   // the server cannot be reached; any HTTP status is a successful HttpReply.

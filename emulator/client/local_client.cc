@@ -76,6 +76,11 @@ std::unique_ptr<Client> MakeLocalClient(store::Store& store) {
   return std::make_unique<LocalClient>(store);
 }
 
+Status LocalClient::Bind(std::string_view ns, std::string_view name,
+                         const api::PodBinding& binding) {
+  return store_.BindPod(ns, name, binding).status();
+}
+
 Status LocalClient::Evict(std::string_view ns, std::string_view name,
                           const DeleteOptions& options) {
   std::lock_guard<std::mutex> lock(evictions_);

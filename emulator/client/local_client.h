@@ -40,6 +40,8 @@ class LocalClient final : public Client {
   // the API server's own: a Router over the same store holds another mutex).
   Status Evict(std::string_view ns, std::string_view name,
                const DeleteOptions& options = {}) override;
+  Status Bind(std::string_view ns, std::string_view name,
+              const api::PodBinding& binding) override;  // Store::BindPod
   // The store's own snapshots (Store::ListShared): no copy.
   Result<api::ObjectList> ListObjects(const ResourceType& type, std::string_view ns,
                                       const ListOptions& options = {}) override;

@@ -147,6 +147,12 @@ Status FaultyClient::Evict(std::string_view ns, std::string_view name,
   return inner_.Evict(ns, name, options);
 }
 
+Status FaultyClient::Bind(std::string_view ns, std::string_view name,
+                          const api::PodBinding& binding) {
+  RETURN_IF_ERROR(Check(Verb::kCreate, api::Pods(), client::Subresource::kNone, name));
+  return inner_.Bind(ns, name, binding);
+}
+
 Result<std::shared_ptr<api::Watch>> FaultyClient::Watch(const client::ResourceType& type,
                                                         std::string_view ns,
                                                         const client::WatchOptions& options) {

@@ -65,6 +65,8 @@ class FaultyClient final : public client::Client {
   // Counts as a create of pods (the pods/eviction subresource); passed on as inner's Evict.
   Status Evict(std::string_view ns, std::string_view name,
                const client::DeleteOptions& options = {}) override;
+  // Counts as a create of pods (the pods/binding subresource); passed on as inner's Bind.
+  Status Bind(std::string_view ns, std::string_view name, const api::PodBinding& binding) override;
 
  private:
   struct Entry {

@@ -51,6 +51,9 @@ class NamespaceScope final : public client::Client {
                const client::DeleteOptions& o) override {
     return inner_.Evict(In(api::Pods(), ns), name, o);
   }
+  Status Bind(std::string_view ns, std::string_view name, const api::PodBinding& b) override {
+    return inner_.Bind(In(api::Pods(), ns), name, b);
+  }
 
  private:
   std::string_view In(const client::ResourceType& t, std::string_view ns) const {

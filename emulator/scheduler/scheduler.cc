@@ -323,17 +323,10 @@ void Scheduler::ScheduleAll() {
 Status Scheduler::Bind(const Json& pod, const std::string& node) {
   const std::string ns = pod["metadata"].value("namespace", "");
   const std::string name = pod["metadata"].value("name", "");
-  Json cond = {{"type", "PodScheduled"},
-               {"status", "True"},
-               {"lastProbeTime", nullptr},
-               {"lastTransitionTime", FormatTime(loop_.Now())}};
-  Json status_patch = {{"status", {{"conditions", WithCondition(pod, cond)}}}};
-  auto s = client_.PatchShared(api::Pods(), ns, name, api::PatchType::kMerge, status_patch,
-                               api::Subresource::kStatus);
-  if (!s.ok()) return s.status();
-  Json bind = {{"spec", {{"nodeName", node}}}};
-  auto b = client_.PatchShared(api::Pods(), ns, name, api::PatchType::kMerge, bind);
-  if (!b.ok()) return b.status();
+  api::PodBinding binding;
+  binding.node = node;
+  binding.uid = pod["metadata"].value("uid", "");
+  RETURN_IF_ERROR(client_.Bind(ns, name, binding));
   last_message_.erase(pod["metadata"].value("uid", ""));
   Event(pod, "Normal", "Scheduled", "Successfully assigned " + ns + "/" + name + " to " + node);
   return Status::Ok();

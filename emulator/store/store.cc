@@ -510,6 +510,11 @@ Result<ObjectPtr> Store::PatchShared(const api::ResourceType& type, std::string_
       [&] { return impl_->PatchLocked(t, ns, name, patch_type, patch, sub, options); });
 }
 
+Result<ObjectPtr> Store::BindPod(std::string_view ns, std::string_view name,
+                                 const api::PodBinding& binding) {
+  return impl_->Locked([&] { return impl_->BindLocked(ns, name, binding); });
+}
+
 Result<Json> Store::Apply(const api::ResourceType& type, std::string_view ns,
                           std::string_view name, const Json& config, api::Subresource sub,
                           const api::WriteOptions& options, bool* created) {

@@ -69,6 +69,7 @@
 #include <string_view>
 #include <vector>
 
+#include "emulator/api/pod_binding.h"
 #include "emulator/api/requests.h"
 #include "emulator/api/resources.h"
 #include "emulator/common/clock.h"
@@ -147,6 +148,12 @@ class Store {
                                 std::string_view name, api::PatchType patch_type, const Json& patch,
                                 api::Subresource sub = api::Subresource::kNone,
                                 const api::WriteOptions& options = {});
+  // The pods/binding subresource (api::BindPod): pod ns/name gets the binding's node, its
+  // annotations and PodScheduled True in one write that leaves managedFields as they were.
+  // kNotFound; 409 for a failed uid or resourceVersion precondition, or a pod that cannot be
+  // bound (api::BindPod).
+  Result<ObjectPtr> BindPod(std::string_view ns, std::string_view name,
+                            const api::PodBinding& binding);
   // Server-side apply (api::ApplyObject) of `config` to the object `name`: an update, or a
   // create when there is none (main resource only; *created tells which). Same errors as Update
   // and Create, plus 409 apply conflicts (options.force takes the fields instead).

@@ -98,6 +98,8 @@ class Store::Impl {
   Result<ObjectPtr> ApplyUpdate(TypeRef type, const ObjectPtr& old, Json incoming,
                                 api::Subresource sub, const api::WriteOptions& options,
                                 bool managed = false);
+  Result<ObjectPtr> BindLocked(std::string_view ns, std::string_view name,
+                               const api::PodBinding& binding);
   // Server-side apply (Store::Apply).
   Result<ObjectPtr> ServerSideApplyLocked(TypeRef type, std::string_view ns, std::string_view name,
                                           const Json& config, api::Subresource sub,

@@ -119,6 +119,27 @@ Result<ObjectPtr> Store::Impl::ServerSideApplyLocked(TypeRef type, std::string_v
   return ApplyUpdate(type, old, std::move(object), sub, options, /*managed=*/true);
 }
 
+// kube-apiserver's setPodHostAndAnnotations: a storage update under the uid and
+// resourceVersion preconditions, below the pod strategy (no generation, no managedFields).
+Result<ObjectPtr> Store::Impl::BindLocked(std::string_view ns, std::string_view name,
+                                          const api::PodBinding& binding) {
+  TypeRef type = &api::Pods();
+  ObjectPtr old = Find(type, {std::string(ns), std::string(name)});
+  if (!old) return NotFoundError(type->PluralGroup(), std::string(name));
+  const std::string have_uid = MetaString(*old, "uid");
+  if (!binding.uid.empty() && binding.uid != have_uid) {
+    return PreconditionFailedError(type->PluralGroup(), std::string(name), "UID", binding.uid,
+                                   have_uid);
+  }
+  if (!binding.resource_version.empty() &&
+      binding.resource_version != MetaString(*old, "resourceVersion")) {
+    return ConflictError(type->PluralGroup(), std::string(name));
+  }
+  Json next = *old;
+  RETURN_IF_ERROR(api::BindPod(next, binding, FormatTime(clock.Now())));
+  return Put(type, std::move(next), WatchEvent::Type::kModified, old);
+}
+
 Result<ObjectPtr> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Json incoming,
                                            Subresource sub, const api::WriteOptions& options,
                                            bool managed) {

@@ -433,6 +433,37 @@ TEST_CASE("pods/eviction honours a PodDisruptionBudget: 429, then the pod delete
   CHECK(f.Do("POST", url, eviction.dump()).status == 404);
 }
 
+TEST_CASE("pods/binding binds a pod once: 201, then 409 naming its node", "[apiserver]") {
+  RouterFixture f;
+  REQUIRE(f.store.Create(api::Pods(), "default", PodJson("p")).ok());
+  const std::string url = "/api/v1/namespaces/default/pods/p/binding";
+  Json binding = {{"apiVersion", "v1"},
+                  {"kind", "Binding"},
+                  {"metadata", {{"name", "p"}, {"namespace", "default"}}},
+                  {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", "node-a"}}}};
+  auto bound = f.Do("POST", url, binding.dump());
+  CHECK(bound.status == 201);
+  CHECK(RouterFixture::Body(bound)["status"] == "Success");
+  Json pod = *f.store.Get(api::Pods(), "default", "p");
+  CHECK(pod["spec"]["nodeName"] == "node-a");
+  CHECK(pod["status"]["conditions"][0]["type"] == "PodScheduled");
+  auto again = f.Do("POST", url, binding.dump());
+  CHECK(again.status == 409);
+  CHECK(RouterFixture::Body(again)["message"] ==
+        "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to node "
+        "\"node-a\"");
+  Json no_node = binding;
+  no_node["target"].erase("name");
+  CHECK(f.Do("POST", url, no_node.dump()).status == 422);
+  CHECK(f.Do("POST", url, "{").status == 400);
+  CHECK(f.Do("GET", url).status == 405);
+  CHECK(f.Do("POST", "/api/v1/namespaces/default/pods/gone/binding",
+             R"({"metadata":{"name":"gone"},"target":{"name":"node-a"}})")
+            .status == 404);
+  CHECK(f.Do("POST", "/api/v1/namespaces/default/services/p/binding", binding.dump()).status ==
+        404);
+}
+
 TEST_CASE("a PodDisruptionBudget with both minAvailable and maxUnavailable is refused",
           "[apiserver][eviction]") {
   RouterFixture f;

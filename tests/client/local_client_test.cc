@@ -78,6 +78,9 @@ class ListOnly : public Client {
   Status Evict(std::string_view, std::string_view, const DeleteOptions&) override {
     return Status(Code::kInternal, "unused");
   }
+  Status Bind(std::string_view, std::string_view, const api::PodBinding&) override {
+    return Status(Code::kInternal, "unused");
+  }
   int lists = 0;
 
  private:

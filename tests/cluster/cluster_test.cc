@@ -202,6 +202,15 @@ TEST_CASE("real clock, real processes, own loop thread, API server: HTTP clients
   client::HttpClient http(ho);
   REQUIRE(http.Create(api::Pods(), "default", Pod("p", "true")).ok());
   CHECK(WaitFor([&] { return PodPhase(http, "p") == "Succeeded"; }));
+  // A pod no scheduler here serves, bound by hand through pods/binding, runs on the node.
+  Json manual = Pod("manual", "true");
+  manual["spec"]["schedulerName"] = "by-hand";
+  REQUIRE(http.Create(api::Pods(), "default", manual).ok());
+  api::PodBinding binding;
+  binding.node = "pjemu-node";
+  REQUIRE(http.Bind("default", "manual", binding).ok());
+  CHECK(http.Bind("default", "manual", binding).code() == Code::kConflict);
+  CHECK(WaitFor([&] { return PodPhase(http, "manual") == "Succeeded"; }));
   auto console = http.Request("GET", "/ui/", {}, {}, "text/html");
   REQUIRE(console.ok());
   CHECK(console->status == 200);

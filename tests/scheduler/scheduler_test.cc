@@ -50,13 +50,26 @@ TEST_CASE("pods are bound with PodScheduled=True and a Scheduled event", "[sched
   Cluster c;
   REQUIRE(c.client->Create(api::Nodes(), "", NodeObject("node-a", "1")).ok());
   REQUIRE(c.scheduler.Start().ok());
-  REQUIRE(c.client->Create(api::Pods(), "default", PodObject("p1", 1)).ok());
+  auto created = c.client->Create(api::Pods(), "default", PodObject("p1", 1));
+  REQUIRE(created.ok());
+  api::WatchOptions from_create;
+  from_create.resource_version = (*created)["metadata"]["resourceVersion"];
+  auto watch = c.client->Watch(api::Pods(), "default", from_create);
+  REQUIRE(watch.ok());
   c.loop.RunFor(1s);
   Json p = c.Pod("p1");
   CHECK(p["spec"]["nodeName"] == "node-a");
   CHECK(p["status"]["conditions"][0]["type"] == "PodScheduled");
   CHECK(p["status"]["conditions"][0]["status"] == "True");
   CHECK(c.Events("Scheduled") == 1);
+  // One write, as pods/binding is: a watcher never sees the condition without the node. The
+  // binding is the storage's write, so no field manager owns what it set.
+  std::vector<Json> seen;
+  while (auto e = (*watch)->TryNext()) seen.push_back(e->object());
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0]["spec"]["nodeName"] == "node-a");
+  CHECK(seen[0]["status"]["conditions"][0]["status"] == "True");
+  CHECK(p["metadata"]["managedFields"] == (*created)["metadata"]["managedFields"]);
 }
 
 TEST_CASE("an unschedulable pod is retried when a node that fits appears", "[scheduler]") {
@@ -80,6 +93,7 @@ TEST_CASE("an unschedulable pod is retried when a node that fits appears", "[sch
   p = c.Pod("second");
   CHECK(p["spec"]["nodeName"] == "node-b");
   CHECK(p["status"]["conditions"][0]["status"] == "True");
+  CHECK_FALSE(p["status"]["conditions"][0].contains("reason"));  // replaced, as UpdatePodCondition
 }
 
 TEST_CASE("a finished pod frees its resources for pending ones", "[scheduler]") {

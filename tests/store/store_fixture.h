@@ -19,6 +19,13 @@ T Must(Result<T> r) {
   return std::move(r).value();
 }
 
+// Watch options that resume from `rv`.
+inline api::WatchOptions From(const std::string& rv) {
+  api::WatchOptions o;
+  o.resource_version = rv;
+  return o;
+}
+
 inline Json PodJson(const std::string& name, Json labels = Json::object()) {
   return {{"metadata", {{"name", name}, {"labels", labels}}},
           {"spec", {{"containers", {{{"name", "main"}, {"image", "busybox"}}}}}}};

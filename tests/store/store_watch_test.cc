@@ -6,12 +6,6 @@
 namespace pjemu::store::testing {
 namespace {
 
-api::WatchOptions From(const std::string& rv) {
-  api::WatchOptions o;
-  o.resource_version = rv;
-  return o;
-}
-
 TEST_CASE("watch from a resourceVersion delivers every later change in order", "[store]") {
   StoreFixture f;
   Json a = Must(f.store.Create(api::PyTorchJobs(), "default", JobJson("a")));

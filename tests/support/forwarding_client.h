@@ -42,6 +42,9 @@ class ForwardingClient : public client::Client {
   Status Evict(std::string_view ns, std::string_view n, const api::DeleteOptions& o) override {
     return inner_.Evict(ns, n, o);
   }
+  Status Bind(std::string_view ns, std::string_view n, const api::PodBinding& b) override {
+    return inner_.Bind(ns, n, b);
+  }
   Result<std::shared_ptr<api::Watch>> Watch(const api::ResourceType& t, std::string_view ns,
                                             const api::WatchOptions& o) override {
     return inner_.Watch(t, ns, o);
