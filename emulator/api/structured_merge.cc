@@ -132,7 +132,11 @@ struct Walk {
   }
 
   void Node(const Json* l, const Json* r, const FieldSchema& s, const FieldSet* skip) {
-    if (l && r && *l == *r) return;  // an unchanged subtree adds nothing (the common case)
+    // An unchanged subtree adds nothing (the common case). Where part of it is skipped (the
+    // parts a write may not touch: all but .status for a status write), only the rest is
+    // compared, below: the whole would compare what is skipped too.
+    const bool skips = skip && !skip->children.empty();
+    if (!skips && l && r && *l == *r) return;
     // A null on one side takes the other side's form (structured-merge-diff's wildcard): its
     // contents are all added or removed, the node itself is neither.
     bool l_null = l && l->is_null() && r && (r->is_object() || r->is_array());
