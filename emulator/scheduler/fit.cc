@@ -10,18 +10,20 @@ namespace pjemu::scheduler {
 
 NodeView ViewOfNode(const Json& node) {
   NodeView v;
-  v.name = node["metadata"].value("name", "");
-  const Json labels = node["metadata"].value("labels", Json::object());
-  for (auto& [k, val] : labels.items()) {
+  const Json& meta = api::Field(node, "metadata");
+  v.name = api::Str(meta, "name");
+  for (const auto& [k, val] : api::Field(meta, "labels").items()) {
     if (val.is_string()) v.labels[k] = val.get<std::string>();
   }
-  Json status = node.value("status", Json::object());
-  auto alloc = api::ParseResourceList(status.value("allocatable", Json::object()));
+  const Json& status = api::Field(node, "status");
+  const Json& allocatable = api::Field(status, "allocatable");
+  auto alloc = api::ParseResourceList(allocatable.is_null() ? Json::object() : allocatable);
   if (alloc.ok()) v.allocatable = *alloc;
-  for (const Json& c : status.value("conditions", Json::array())) {
-    if (c.value("type", "") == "Ready") v.ready = c.value("status", "") == "True";
+  for (const Json& c : api::ArrayOr(api::Field(status, "conditions"))) {
+    if (api::Str(c, "type") == "Ready") v.ready = api::Str(c, "status") == "True";
   }
-  v.unschedulable = node.value("spec", Json::object()).value("unschedulable", false);
+  const Json& unschedulable = api::Field(api::Field(node, "spec"), "unschedulable");
+  v.unschedulable = unschedulable.is_boolean() && unschedulable.get<bool>();
   v.taints = api::TaintsOf(node);
   return v;
 }

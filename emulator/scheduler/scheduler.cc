@@ -241,11 +241,11 @@ void Scheduler::ScheduleAll() {
   pods_.Drain();  // the cache must include this loop's own earlier bindings
   claims_.Drain();
   in_pass_ = false;
-  auto node_list = client_.List(api::Nodes(), "");
+  auto node_list = client_.ListObjects(api::Nodes(), "");  // read in place, once per pass
   if (!node_list.ok()) return;
   std::vector<NodeView> nodes;
   std::map<std::string, std::size_t> node_index;
-  for (const Json& n : (*node_list)["items"]) {
+  for (const Json& n : *node_list) {
     nodes.push_back(ViewOfNode(n));
     node_index[nodes.back().name] = nodes.size() - 1;
     auto used = used_.find(nodes.back().name);
