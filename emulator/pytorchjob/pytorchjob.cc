@@ -32,6 +32,10 @@ std::string Owned(const Json& job) {
 
 // The HPA of the job's name, read only for an elastic job with metrics.
 std::string HpaName(const Json& job) {
+  // Only an elasticPolicy with metrics makes an HPA (DesiredHpa), and defaulting adds neither:
+  // a job without them needs no defaulted copy to tell (every reconcile asks).
+  const Json& elastic = Field(Field(job, "spec"), "elasticPolicy");
+  if (!elastic.is_object() || Field(elastic, "metrics").is_null()) return "";
   if (ManagedByExternalController(job) || DesiredHpa(SetDefaults(job)).is_null()) return "";
   return Str(Field(job, "metadata"), "name");
 }
