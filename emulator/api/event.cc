@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "emulator/api/json_fields.h"
+
 namespace pjemu::api {
 
 std::string EventName(std::string_view object_name, Time now) {
@@ -15,37 +17,42 @@ std::string EventName(std::string_view object_name, Time now) {
 }
 
 Json ObjectReferenceOf(const Json& object) {
-  const Json& meta = object.contains("metadata") ? object["metadata"] : Json::object();
-  Json ref = {{"apiVersion", object.value("apiVersion", "")},
-              {"kind", object.value("kind", "")},
-              {"name", meta.value("name", "")},
-              {"uid", meta.value("uid", "")}};
-  if (meta.contains("namespace")) ref["namespace"] = meta["namespace"];
-  if (meta.contains("resourceVersion")) ref["resourceVersion"] = meta["resourceVersion"];
+  const Json& meta = Field(object, "metadata");
+  Json ref = Json::object();
+  ref["apiVersion"] = Str(object, "apiVersion");
+  ref["kind"] = Str(object, "kind");
+  ref["name"] = Str(meta, "name");
+  ref["uid"] = Str(meta, "uid");
+  for (const char* key : {"namespace", "resourceVersion"}) {
+    if (const Json& v = Field(meta, key); !v.is_null()) ref[key] = v;
+  }
   return ref;
 }
 
-Json MakeEvent(const Json& involved, std::string_view type, std::string_view reason,
+// Built field by field: an initializer list would copy `involved` and check every pair.
+Json MakeEvent(Json involved, std::string_view type, std::string_view reason,
                std::string_view message, const EventSource& source, Time now) {
   const std::string ts = FormatTime(now);
-  Json src = {{"component", source.component}};
+  Json event = Json::object();
+  event["apiVersion"] = "v1";
+  event["kind"] = "Event";
+  Json& meta = event["metadata"];
+  meta["name"] = EventName(Str(involved, "name"), now);
+  meta["namespace"] = Str(involved, "namespace");
+  event["involvedObject"] = std::move(involved);
+  event["reason"] = reason;
+  event["message"] = message;
+  event["type"] = type;
+  Json& src = event["source"];
+  src["component"] = source.component;
   if (!source.host.empty()) src["host"] = source.host;
-  return {{"apiVersion", "v1"},
-          {"kind", "Event"},
-          {"metadata",
-           {{"name", EventName(involved.value("name", ""), now)},
-            {"namespace", involved.value("namespace", "")}}},
-          {"involvedObject", involved},
-          {"reason", reason},
-          {"message", message},
-          {"type", type},
-          {"source", src},
-          {"reportingComponent", source.component},
-          {"reportingInstance", source.host},
-          {"firstTimestamp", ts},
-          {"lastTimestamp", ts},
-          {"eventTime", nullptr},
-          {"count", 1}};
+  event["reportingComponent"] = source.component;
+  event["reportingInstance"] = source.host;
+  event["firstTimestamp"] = ts;
+  event["lastTimestamp"] = ts;
+  event["eventTime"] = nullptr;
+  event["count"] = 1;
+  return event;
 }
 
 }  // namespace pjemu::api

@@ -23,8 +23,9 @@ struct EventSource {
   std::string host;       // the node, for node-local components; "" otherwise
 };
 
-// A first occurrence (count 1) of an Event of `type` (Normal or Warning) about `involved`.
-Json MakeEvent(const Json& involved, std::string_view type, std::string_view reason,
+// A first occurrence (count 1) of an Event of `type` (Normal or Warning) about `involved` (taken
+// into the event: pass ObjectReferenceOf's answer as it is).
+Json MakeEvent(Json involved, std::string_view type, std::string_view reason,
                std::string_view message, const EventSource& source, Time now);
 
 }  // namespace pjemu::api
