@@ -44,14 +44,14 @@ std::int64_t ResourceAmount(const std::string& resource, const Json& quantity) {
 
 Result<ResourceList> PodRequests(const Json& pod) {
   ResourceList sum;
-  const Json spec = pod.value("spec", Json::object());
-  const Json containers = spec.value("containers", Json::array());
+  const Json& spec = ObjectOr(Field(pod, "spec"));  // read in place: every pod's admission asks
+  const Json& containers = ArrayOr(Field(spec, "containers"));
   for (std::size_t i = 0; i < containers.size(); ++i) {
     ASSIGN_OR_RETURN(ResourceList r, ContainerRequests(containers[i], "spec.containers[" +
                                                                           std::to_string(i) + "]"));
     for (auto& [k, v] : r) sum[k] += v;
   }
-  const Json inits = spec.value("initContainers", Json::array());
+  const Json& inits = ArrayOr(Field(spec, "initContainers"));
   for (std::size_t i = 0; i < inits.size(); ++i) {
     ASSIGN_OR_RETURN(ResourceList r,
                      ContainerRequests(inits[i], "spec.initContainers[" + std::to_string(i) + "]"));
@@ -136,9 +136,9 @@ std::string PodQosClass(const Json& pod) {
   bool any = false, guaranteed = true;
   for (const char* field : {"initContainers", "containers"}) {
     for (const Json& c : ArrayOr(Field(spec, field))) {
-      Json res = c.value("resources", Json::object());
-      auto limits = ParseResourceList(res.value("limits", Json::object()));
-      auto requests = ParseResourceList(res.value("requests", Json::object()));
+      const Json& res = ObjectOr(Field(c, "resources"));
+      auto limits = ParseResourceList(ObjectOr(Field(res, "limits")));
+      auto requests = ParseResourceList(ObjectOr(Field(res, "requests")));
       if (!limits.ok() || !requests.ok()) continue;
       for (const ResourceList* l : {&*limits, &*requests}) {
         for (auto& [k, v] : *l) {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "emulator/api/base64.h"
+#include "emulator/api/json_fields.h"
 #include "emulator/api/resource_quantity.h"
 
 namespace pjemu::kubelet {
@@ -30,9 +31,9 @@ std::string JoinIPs(const Json& status, const char* plural, const char* single) 
 }  // namespace
 
 Result<std::string> FieldRefValue(const Json& pod, const std::string& path) {
-  const Json meta = pod.value("metadata", Json::object());
-  const Json spec = pod.value("spec", Json::object());
-  const Json status = pod.value("status", Json::object());
+  const Json& meta = api::ObjectOr(api::Field(pod, "metadata"));  // read in place, not copied
+  const Json& spec = api::ObjectOr(api::Field(pod, "spec"));
+  const Json& status = api::ObjectOr(api::Field(pod, "status"));
   if (path == "metadata.name") return meta.value("name", "");
   if (path == "metadata.namespace") return meta.value("namespace", "");
   if (path == "metadata.uid") return meta.value("uid", "");
@@ -46,8 +47,8 @@ Result<std::string> FieldRefValue(const Json& pod, const std::string& path) {
   for (const char* map : {"metadata.labels", "metadata.annotations"}) {
     std::string key = SubscriptKey(path, map);
     if (!key.empty()) {
-      Json m = meta.value(std::string(map).substr(9), Json::object());
-      return m.value(key, "");
+      const std::string field = std::string(map).substr(9);
+      return api::ObjectOr(api::Field(meta, field.c_str())).value(key, "");
     }
   }
   return Status(Code::kInvalid, "fieldRef.fieldPath: Unsupported value: \"" + path + "\"");
@@ -193,7 +194,7 @@ Status ForEachEnvFrom(const Json& container, const std::string& field, const Obj
 
 Result<std::optional<std::string>> ValueFrom(const Json& pod, const Json& container,
                                              const Json& from, const ObjectLookup& objects) {
-  std::string ns = pod.value("metadata", Json::object()).value("namespace", "");
+  std::string ns = api::Str(api::Field(pod, "metadata"), "namespace");
   if (from.contains("fieldRef")) {
     ASSIGN_OR_RETURN(std::string v, FieldRefValue(pod, from["fieldRef"].value("fieldPath", "")));
     return std::optional(v);
@@ -294,7 +295,7 @@ Result<EnvList> ContainerEnv(const Json& pod, const Json& container, const std::
 
 std::vector<std::string> EnvFromWarnings(const Json& pod, const Json& container,
                                          const ObjectLookup& objects) {
-  std::string ns = pod.value("metadata", Json::object()).value("namespace", "");
+  std::string ns = api::Str(api::Field(pod, "metadata"), "namespace");
   std::vector<std::string> out;
   Status ignored = ForEachEnvFrom(
       container, "", objects,

@@ -9,6 +9,7 @@
 #include <limits>
 #include <regex>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/api/service_account.h"
 
 namespace pjemu::kubelet {
@@ -215,8 +216,8 @@ std::optional<PodHost> ParsePodHost(const std::string& host, const std::string& 
 }
 
 bool AnswersTo(const Json& pod, const PodHost& host) {
-  const Json& meta = pod.contains("metadata") ? pod["metadata"] : Json::object();
-  const Json spec = pod.value("spec", Json::object());
+  const Json& meta = api::ObjectOr(api::Field(pod, "metadata"));  // read in place, not copied
+  const Json& spec = api::ObjectOr(api::Field(pod, "spec"));
   std::string hostname = spec.value("hostname", "");
   if (hostname.empty()) hostname = meta.value("name", "");
   return hostname == host.hostname && spec.value("subdomain", "") == host.subdomain &&
@@ -225,9 +226,8 @@ bool AnswersTo(const Json& pod, const PodHost& host) {
 
 std::string ServiceSelector(const Json& service) {
   std::string out;
-  const Json spec = service.value("spec", Json::object());
-  const Json selector = spec.value("selector", Json::object());  // a local: items() outlives it
-  for (auto& [k, v] : selector.items()) {
+  const Json& selector = api::ObjectOr(api::FieldAt(service, {"spec", "selector"}));
+  for (const auto& [k, v] : selector.items()) {
     if (v.is_string()) out += (out.empty() ? "" : ",") + k + "=" + v.get<std::string>();
   }
   return out;

@@ -40,9 +40,9 @@ PodWorker::PodWorker(WorkerContext& ctx, std::shared_ptr<const Json> snapshot) :
   ns_ = meta.value("namespace", "default");
   name_ = meta.value("name", "");
   dirs_ = VolumeDirsOf(ctx_.options.root_dir, pod());
-  const Json spec = pod().value("spec", Json::object());
+  const Json& spec = api::ObjectOr(api::Field(pod(), "spec"));
   for (const char* field : {"initContainers", "containers"}) {
-    for (const Json& c : spec.value(field, Json::array())) {
+    for (const Json& c : api::ArrayOr(api::Field(spec, field))) {
       ContainerState s;
       s.name = c.value("name", "");
       s.image = c.value("image", "");
