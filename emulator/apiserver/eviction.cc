@@ -83,7 +83,8 @@ Result<HttpResponse> Router::Evict(const HttpRequest& request, const ApiPath& pa
   return Success(201);
 }
 
-Result<HttpResponse> Router::Bind(const HttpRequest& request, const ApiPath& path) const {
+Result<HttpResponse> Router::Bind(const HttpRequest& request, const ApiPath& path,
+                                  const Query& query) const {
   if (request.method != "POST") {
     return Status(Code::kMethodNotAllowed,
                   "the server does not allow this method on the requested resource");
@@ -95,7 +96,8 @@ Result<HttpResponse> Router::Bind(const HttpRequest& request, const ApiPath& pat
         "Binding in version \"v1\" cannot be handled as a Binding: the body is not JSON");
   }
   ASSIGN_OR_RETURN(api::PodBinding binding, api::ParseBinding(body, path.ns, path.name));
-  RETURN_IF_ERROR(store_.BindPod(path.ns, path.name, binding).status());
+  ASSIGN_OR_RETURN(bool dry_run, DryRun(query));
+  RETURN_IF_ERROR(store_.BindPod(path.ns, path.name, binding, dry_run).status());
   return Success(201);
 }
 

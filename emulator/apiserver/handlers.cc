@@ -74,14 +74,6 @@ Status CheckPatchOptions(const Query& query, bool apply) {
                 Json{{"group", "meta.k8s.io"}, {"kind", "PatchOptions"}, {"causes", {cause}}});
 }
 
-Result<bool> DryRun(const Query& query) {
-  std::string value = query.Get("dryRun");
-  if (value.empty()) return false;
-  if (value == "All") return true;
-  return Status(Code::kBadRequest, "Invalid dryRun parameter: unsupported value: \"" + value +
-                                       "\": supported values: \"All\"");
-}
-
 Result<api::ListOptions> ListOptionsFrom(const Query& query) {
   api::ListOptions options;
   options.label_selector = query.Get("labelSelector");
@@ -161,6 +153,14 @@ api::Subresource SubresourceOf(const ApiPath& path) {
 }
 
 }  // namespace
+
+Result<bool> DryRun(const Query& query) {
+  std::string value = query.Get("dryRun");
+  if (value.empty()) return false;
+  if (value == "All") return true;
+  return Status(Code::kBadRequest, "Invalid dryRun parameter: unsupported value: \"" + value +
+                                       "\": supported values: \"All\"");
+}
 
 Result<HttpResponse> Router::Get(const HttpRequest& request, const ApiPath& path,
                                  const Query&) const {

@@ -132,7 +132,7 @@ Result<HttpResponse> Router::RouteResource(const HttpRequest& request, const Api
     return Connect(request, path, query);
   }
   if (path.subresource == "eviction") return Evict(request, path, query);
-  if (path.subresource == "binding") return Bind(request, path);
+  if (path.subresource == "binding") return Bind(request, path, query);
   if (path.name.empty()) {
     if (m == "GET" || m == "HEAD") {
       ASSIGN_OR_RETURN(bool watch, query.GetBool("watch"));

@@ -55,6 +55,8 @@ using api::ScaleSpecReplicas;
 // (422 naming it when unknown), gracePeriodSeconds, preconditions, dryRun. Also the
 // deleteOptions of an Eviction.
 Result<api::DeleteOptions> DeleteOptionsFrom(const Json& body, const Query& query);
+// The dryRun query parameter: false when absent, true for "All", 400 naming it otherwise.
+Result<bool> DryRun(const Query& query);
 
 class Router {
  public:
@@ -100,9 +102,10 @@ class Router {
   // PodDisruptionBudgets (api::CheckEviction), then the pod deleted with its deleteOptions.
   Result<HttpResponse> Evict(const HttpRequest& request, const ApiPath& path,
                              const Query& query) const;
-  // POST pods/{name}/binding: a v1 Binding (api::ParseBinding) applied by Store::BindPod; 201
-  // with a Success Status, as kube-apiserver answers.
-  Result<HttpResponse> Bind(const HttpRequest& request, const ApiPath& path) const;
+  // POST pods/{name}/binding: a v1 Binding (api::ParseBinding) applied by Store::BindPod (only
+  // checked under dryRun=All); 201 with a Success Status, as kube-apiserver answers.
+  Result<HttpResponse> Bind(const HttpRequest& request, const ApiPath& path,
+                            const Query& query) const;
   // A PodDisruptionBudget as served: its status computed from the store's pods
   // (api::DisruptionStatus).
   Json BudgetWithStatus(Json pdb) const;

@@ -511,8 +511,8 @@ Result<ObjectPtr> Store::PatchShared(const api::ResourceType& type, std::string_
 }
 
 Result<ObjectPtr> Store::BindPod(std::string_view ns, std::string_view name,
-                                 const api::PodBinding& binding) {
-  return impl_->Locked([&] { return impl_->BindLocked(ns, name, binding); });
+                                 const api::PodBinding& binding, bool dry_run) {
+  return impl_->Locked([&] { return impl_->BindLocked(ns, name, binding, dry_run); });
 }
 
 Result<Json> Store::Apply(const api::ResourceType& type, std::string_view ns,

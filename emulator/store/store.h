@@ -151,9 +151,9 @@ class Store {
   // The pods/binding subresource (api::BindPod): pod ns/name gets the binding's node, its
   // annotations and PodScheduled True in one write that leaves managedFields as they were.
   // kNotFound; 409 for a failed uid or resourceVersion precondition, or a pod that cannot be
-  // bound (api::BindPod).
+  // bound (api::BindPod). A dry run answers the same and stores nothing.
   Result<ObjectPtr> BindPod(std::string_view ns, std::string_view name,
-                            const api::PodBinding& binding);
+                            const api::PodBinding& binding, bool dry_run = false);
   // Server-side apply (api::ApplyObject) of `config` to the object `name`: an update, or a
   // create when there is none (main resource only; *created tells which). Same errors as Update
   // and Create, plus 409 apply conflicts (options.force takes the fields instead).

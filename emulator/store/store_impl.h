@@ -99,7 +99,7 @@ class Store::Impl {
                                 api::Subresource sub, const api::WriteOptions& options,
                                 bool managed = false);
   Result<ObjectPtr> BindLocked(std::string_view ns, std::string_view name,
-                               const api::PodBinding& binding);
+                               const api::PodBinding& binding, bool dry_run);
   // Server-side apply (Store::Apply).
   Result<ObjectPtr> ServerSideApplyLocked(TypeRef type, std::string_view ns, std::string_view name,
                                           const Json& config, api::Subresource sub,

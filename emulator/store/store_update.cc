@@ -122,7 +122,7 @@ Result<ObjectPtr> Store::Impl::ServerSideApplyLocked(TypeRef type, std::string_v
 // kube-apiserver's setPodHostAndAnnotations: a storage update under the uid and
 // resourceVersion preconditions, below the pod strategy (no generation, no managedFields).
 Result<ObjectPtr> Store::Impl::BindLocked(std::string_view ns, std::string_view name,
-                                          const api::PodBinding& binding) {
+                                          const api::PodBinding& binding, bool dry_run) {
   TypeRef type = &api::Pods();
   ObjectPtr old = Find(type, {std::string(ns), std::string(name)});
   if (!old) return NotFoundError(type->PluralGroup(), std::string(name));
@@ -137,6 +137,7 @@ Result<ObjectPtr> Store::Impl::BindLocked(std::string_view ns, std::string_view 
   }
   Json next = *old;
   RETURN_IF_ERROR(api::BindPod(next, binding, FormatTime(clock.Now())));
+  if (dry_run) return std::make_shared<const Json>(std::move(next));
   return Put(type, std::move(next), WatchEvent::Type::kModified, old);
 }
 

@@ -441,6 +441,10 @@ TEST_CASE("pods/binding binds a pod once: 201, then 409 naming its node", "[apis
                   {"kind", "Binding"},
                   {"metadata", {{"name", "p"}, {"namespace", "default"}}},
                   {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", "node-a"}}}};
+  auto dry = f.Do("POST", url + "?dryRun=All", binding.dump());
+  CHECK(dry.status == 201);
+  CHECK_FALSE((*f.store.Get(api::Pods(), "default", "p"))["spec"].contains("nodeName"));
+  CHECK(f.Do("POST", url + "?dryRun=Some", binding.dump()).status == 400);
   auto bound = f.Do("POST", url, binding.dump());
   CHECK(bound.status == 201);
   CHECK(RouterFixture::Body(bound)["status"] == "Success");
