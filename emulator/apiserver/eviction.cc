@@ -49,6 +49,16 @@ Result<Json> DecodeEviction(const std::string& text, const ApiPath& path) {
   return options.is_object() ? options : Json::object();
 }
 
+// What the pods' create subresources (eviction, binding) take: a POST to a namespaced path.
+Status PostInNamespace(const HttpRequest& request, const ApiPath& path) {
+  if (request.method != "POST") {
+    return Status(Code::kMethodNotAllowed,
+                  "the server does not allow this method on the requested resource");
+  }
+  if (path.ns.empty()) return UnknownPathError();
+  return Status::Ok();
+}
+
 HttpResponse Success(int code) {
   HttpResponse response;
   response.status = code;
@@ -70,11 +80,7 @@ Json Router::BudgetWithStatus(Json pdb) const {
 
 Result<HttpResponse> Router::Evict(const HttpRequest& request, const ApiPath& path,
                                    const Query& query) const {
-  if (request.method != "POST") {
-    return Status(Code::kMethodNotAllowed,
-                  "the server does not allow this method on the requested resource");
-  }
-  if (path.ns.empty()) return UnknownPathError();
+  RETURN_IF_ERROR(PostInNamespace(request, path));
   ASSIGN_OR_RETURN(Json delete_body, DecodeEviction(request.body, path));
   ASSIGN_OR_RETURN(api::DeleteOptions options, DeleteOptionsFrom(delete_body, query));
   std::lock_guard<std::mutex> lock(evictions_);
@@ -85,11 +91,7 @@ Result<HttpResponse> Router::Evict(const HttpRequest& request, const ApiPath& pa
 
 Result<HttpResponse> Router::Bind(const HttpRequest& request, const ApiPath& path,
                                   const Query& query) const {
-  if (request.method != "POST") {
-    return Status(Code::kMethodNotAllowed,
-                  "the server does not allow this method on the requested resource");
-  }
-  if (path.ns.empty()) return UnknownPathError();
+  RETURN_IF_ERROR(PostInNamespace(request, path));
   Json body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) {
     return BadRequestError(
