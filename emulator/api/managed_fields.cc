@@ -37,13 +37,26 @@ const Json* ManagedOf(const Json* object) {
   return meta ? Find(*meta, "managedFields") : nullptr;
 }
 
-// One entry; false when it is not a FieldsV1 entry of operation Apply or Update. Its fields
-// are decoded only when `fields` is set.
 // An entry's fieldsV1 as a tree, whichever form it is stored in (CompactManagedFields).
 Json FieldsV1Of(const Json& v1) {
   if (!v1.is_string()) return v1;
   Json tree = Json::parse(v1.get_ref<const std::string&>(), nullptr, /*allow_exceptions=*/false);
   return tree.is_discarded() ? Json::object() : tree;
+}
+
+// The field set of an entry's fieldsV1, either form. Stored texts repeat (every pod of a replica
+// type carries the same kubelet and controller entries), so each thread keeps the sets it parsed
+// last: a bounded memo of a pure function, emptied when full.
+std::shared_ptr<const FieldSet> SetOf(const Json& fields_v1) {
+  constexpr std::size_t kMemo = 256;
+  if (!fields_v1.is_string()) return std::make_shared<const FieldSet>(FromFieldsV1(fields_v1));
+  thread_local std::unordered_map<std::string, std::shared_ptr<const FieldSet>> memo;
+  const std::string& text = fields_v1.get_ref<const std::string&>();
+  if (auto it = memo.find(text); it != memo.end()) return it->second;
+  if (memo.size() >= kMemo) memo.clear();
+  auto set = std::make_shared<const FieldSet>(FromFieldsV1Text(text));
+  memo.emplace(text, set);
+  return set;
 }
 
 // Applies `f` to each entry's fieldsV1 in the object's managedFields (or each list item's).
@@ -63,6 +76,8 @@ void ForEachFieldsV1(Json& object, F&& f) {
   }
 }
 
+// One entry; false when it is not a FieldsV1 entry of operation Apply or Update. Its fields
+// are decoded only when `fields` is set.
 bool DecodeEntry(const Json& e, Entry* entry, bool fields) {
   if (!e.is_object()) return false;
   auto str = [&](const char* k) {
@@ -77,7 +92,7 @@ bool DecodeEntry(const Json& e, Entry* entry, bool fields) {
   }
   if (fields) {
     const Json* v1 = Find(e, "fieldsV1");
-    entry->set = v1 ? FromFieldsV1(FieldsV1Of(*v1)) : FieldSet{};
+    entry->set = v1 ? *SetOf(*v1) : FieldSet{};
   }
   return true;
 }
@@ -109,21 +124,6 @@ bool MayTouch(const Json& stored_fields, const FieldSet& set) {
     if (!plain || text.find("\"" + element + "\"") != std::string::npos) return true;
   }
   return false;
-}
-
-// The field set of an entry's fieldsV1, either form. Stored texts repeat (every pod of a replica
-// type carries the same kubelet and controller entries), so each thread keeps the sets it parsed
-// last: a bounded memo of a pure function, emptied when full.
-std::shared_ptr<const FieldSet> SetOf(const Json& fields_v1) {
-  constexpr std::size_t kMemo = 256;
-  if (!fields_v1.is_string()) return std::make_shared<const FieldSet>(FromFieldsV1(fields_v1));
-  thread_local std::unordered_map<std::string, std::shared_ptr<const FieldSet>> memo;
-  const std::string& text = fields_v1.get_ref<const std::string&>();
-  if (auto it = memo.find(text); it != memo.end()) return it->second;
-  if (memo.size() >= kMemo) memo.clear();
-  auto set = std::make_shared<const FieldSet>(FromFieldsV1Text(text));
-  memo.emplace(text, set);
-  return set;
 }
 
 // An entry with the given fieldsV1 value (a tree, or the stored text).
