@@ -4,6 +4,8 @@
 #include <cctype>
 #include <regex>
 
+#include "emulator/common/memo.h"
+
 namespace pjemu::api {
 namespace {
 
@@ -48,21 +50,8 @@ std::pair<std::string, std::string> SplitDomain(const std::string& name) {
 
 Status Invalid(const std::string& why) { return Status(Code::kInvalid, why); }
 
-}  // namespace
-
-std::string ImageReference::Name() const { return domain + "/" + path; }
-
-std::string ImageReference::String() const {
-  return digest.empty() ? Name() + ":" + tag : Name() + "@" + digest;
-}
-
-std::string ImageReference::WithDigest(const std::string& d) const { return Name() + "@" + d; }
-
-std::string ImageReference::RegistryHost() const {
-  return domain == "docker.io" ? "registry-1.docker.io" : domain;
-}
-
-Result<ImageReference> ParseImageReference(const std::string& text) {
+// ParseImageReference, computed.
+Result<ImageReference> ParseUncached(const std::string& text) {
   static const std::regex hex64("^[a-f0-9]{64}$");
   if (text.empty()) return Invalid("invalid reference format");
   if (std::regex_match(text, hex64)) {
@@ -92,6 +81,26 @@ Result<ImageReference> ParseImageReference(const std::string& text) {
     ref.tag = "latest";
   }
   return ref;
+}
+
+}  // namespace
+
+std::string ImageReference::Name() const { return domain + "/" + path; }
+
+std::string ImageReference::String() const {
+  return digest.empty() ? Name() + ":" + tag : Name() + "@" + digest;
+}
+
+std::string ImageReference::WithDigest(const std::string& d) const { return Name() + "@" + d; }
+
+std::string ImageReference::RegistryHost() const {
+  return domain == "docker.io" ? "registry-1.docker.io" : domain;
+}
+
+Result<ImageReference> ParseImageReference(const std::string& text) {
+  // The kubelet parses every container's image at each start: the same few names, by regex.
+  thread_local Memo<Result<ImageReference>> memo;
+  return memo.Get(text, [&] { return ParseUncached(text); });
 }
 
 std::string InvalidImageNameMessage(const std::string& image, const std::string& why) {

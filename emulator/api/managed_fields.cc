@@ -7,6 +7,7 @@
 
 #include "emulator/api/field_schema.h"
 #include "emulator/api/structured_merge.h"
+#include "emulator/common/memo.h"
 
 namespace pjemu::api {
 namespace {
@@ -48,15 +49,10 @@ Json FieldsV1Of(const Json& v1) {
 // type carries the same kubelet and controller entries), so each thread keeps the sets it parsed
 // last: a bounded memo of a pure function, emptied when full.
 std::shared_ptr<const FieldSet> SetOf(const Json& fields_v1) {
-  constexpr std::size_t kMemo = 256;
   if (!fields_v1.is_string()) return std::make_shared<const FieldSet>(FromFieldsV1(fields_v1));
-  thread_local std::unordered_map<std::string, std::shared_ptr<const FieldSet>> memo;
+  thread_local Memo<std::shared_ptr<const FieldSet>> memo;
   const std::string& text = fields_v1.get_ref<const std::string&>();
-  if (auto it = memo.find(text); it != memo.end()) return it->second;
-  if (memo.size() >= kMemo) memo.clear();
-  auto set = std::make_shared<const FieldSet>(FromFieldsV1Text(text));
-  memo.emplace(text, set);
-  return set;
+  return memo.Get(text, [&] { return std::make_shared<const FieldSet>(FromFieldsV1Text(text)); });
 }
 
 // Applies `f` to each entry's fieldsV1 in the object's managedFields (or each list item's).

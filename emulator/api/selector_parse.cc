@@ -5,6 +5,7 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/selector.h"
+#include "emulator/common/memo.h"
 
 namespace pjemu::api {
 namespace {
@@ -269,13 +270,17 @@ class Parser {
 }  // namespace
 
 Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
-  LabelSelector sel;
-  std::string err = Parser(text).Parse(&sel.requirements_);
-  if (!err.empty()) return BadRequestError(err);
-  std::stable_sort(
-      sel.requirements_.begin(), sel.requirements_.end(),
-      [](const LabelRequirement& a, const LabelRequirement& b) { return a.key < b.key; });
-  return sel;
+  // A controller lists each kind of child by the same selector in one pass.
+  thread_local Memo<Result<LabelSelector>> memo;
+  return memo.Get(std::string(text), [&]() -> Result<LabelSelector> {
+    LabelSelector sel;
+    std::string err = Parser(text).Parse(&sel.requirements_);
+    if (!err.empty()) return BadRequestError(err);
+    std::stable_sort(
+        sel.requirements_.begin(), sel.requirements_.end(),
+        [](const LabelRequirement& a, const LabelRequirement& b) { return a.key < b.key; });
+    return sel;
+  });
 }
 
 namespace {

@@ -11,6 +11,7 @@
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/service_account.h"
+#include "emulator/common/memo.h"
 
 namespace pjemu::kubelet {
 namespace {
@@ -196,8 +197,10 @@ void ClusterNetwork::ReleaseService(const std::string& ns, const std::string& se
   }
 }
 
-std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::string& host,
-                                                                    const std::string& pod_ns) {
+namespace {
+
+std::optional<std::pair<std::string, std::string>> ParseServiceHostUncached(
+    const std::string& host, const std::string& pod_ns) {
   static const std::regex re(
       R"(^([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.svc(\.cluster\.local)?)?)?$)");
   std::smatch m;
@@ -207,12 +210,26 @@ std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::s
   return std::make_pair(m[1].str(), ns);
 }
 
-std::optional<PodHost> ParsePodHost(const std::string& host, const std::string& pod_ns) {
+std::optional<PodHost> ParsePodHostUncached(const std::string& host, const std::string& pod_ns) {
   static const std::regex re(
       R"(^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.svc(\.cluster\.local)?)?)?$)");
   std::smatch m;
   if (!std::regex_match(host, m, re)) return std::nullopt;
   return PodHost{m[1].str(), m[3].str(), m[6].matched ? m[6].str() : pod_ns};
+}
+
+}  // namespace
+
+std::optional<std::pair<std::string, std::string>> ParseServiceHost(const std::string& host,
+                                                                    const std::string& pod_ns) {
+  // A worker's start resolves its master's name several times over: parsed once, by regex.
+  thread_local Memo<std::optional<std::pair<std::string, std::string>>> memo;
+  return memo.Get(host + '\n' + pod_ns, [&] { return ParseServiceHostUncached(host, pod_ns); });
+}
+
+std::optional<PodHost> ParsePodHost(const std::string& host, const std::string& pod_ns) {
+  thread_local Memo<std::optional<PodHost>> memo;
+  return memo.Get(host + '\n' + pod_ns, [&] { return ParsePodHostUncached(host, pod_ns); });
 }
 
 bool AnswersTo(const Json& pod, const PodHost& host) {

@@ -16,6 +16,10 @@ TEST_CASE("service host names parse in all DNS forms", "[kubelet]") {
   CHECK_FALSE(ParseServiceHost("example.com.au.org", "ns1"));
   CHECK_FALSE(ParseServiceHost("Upper", "ns1"));
   CHECK_FALSE(ParseServiceHost("/path", "ns1"));
+  // Remembered by name and namespace: the same name in another pod's namespace is that one's.
+  CHECK(ParseServiceHost("mnist-master-0", "ns3") == P{"mnist-master-0", "ns3"});
+  CHECK(ParseServiceHost("mnist-master-0", "ns1") == P{"mnist-master-0", "ns1"});
+  CHECK_FALSE(ParseServiceHost("localhost", "ns1"));
 }
 
 TEST_CASE("a pod's name through its headless service parses in all DNS forms", "[kubelet]") {
@@ -27,6 +31,7 @@ TEST_CASE("a pod's name through its headless service parses in all DNS forms", "
   CHECK_FALSE(ParsePodHost("tj-node-0-0", "ns1"));
   CHECK_FALSE(ParsePodHost("a.b.c.d", "ns1"));
   CHECK_FALSE(ParsePodHost("10.0.0.1", "ns1"));
+  CHECK(ParsePodHost("tj-node-0-0.tj", "ns3") == H{"tj-node-0-0", "tj", "ns3"});
   Json pod = {{"metadata", {{"name", "tj-node-0-0-x7k2p"}, {"namespace", "ns1"}}},
               {"spec", {{"hostname", "tj-node-0-0"}, {"subdomain", "tj"}}}};
   CHECK(AnswersTo(pod, {"tj-node-0-0", "tj", "ns1"}));
