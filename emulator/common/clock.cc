@@ -1,8 +1,11 @@
 #include "emulator/common/clock.h"
 
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <limits>
+#include <string>
 
 namespace pjemu {
 namespace {
@@ -19,10 +22,18 @@ std::tm ToUtc(Time t) {
 }  // namespace
 
 std::string FormatTime(Time t) {
+  // Every write and Event stamps the time, mostly the same second as the last one formatted.
+  thread_local std::int64_t last_second = std::numeric_limits<std::int64_t>::min();
+  thread_local std::string last_text;
+  const std::int64_t second =
+      std::chrono::floor<std::chrono::seconds>(t.time_since_epoch()).count();
+  if (second == last_second) return last_text;
   std::tm tm = ToUtc(t);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  last_second = second;
+  last_text = buf;
+  return last_text;
 }
 
 std::string FormatMicroTime(Time t) {

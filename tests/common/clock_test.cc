@@ -15,6 +15,18 @@ TEST_CASE("FakeClock starts at a fixed epoch and moves only when told", "[common
   CHECK(FormatMicroTime(clock.Now()) == "2024-01-01T00:01:30.001500Z");
 }
 
+TEST_CASE("FormatTime formats each time afresh, whatever it formatted before", "[common]") {
+  const Time t = *ParseTime("2024-01-01T00:00:05Z");
+  // The same second twice, then others around it (and before the epoch), then back.
+  CHECK(FormatTime(t) == "2024-01-01T00:00:05Z");
+  CHECK(FormatTime(t + 999ms) == "2024-01-01T00:00:05Z");
+  CHECK(FormatTime(t + 1s) == "2024-01-01T00:00:06Z");
+  CHECK(FormatTime(t - 1ms) == "2024-01-01T00:00:04Z");
+  CHECK(FormatTime(Time{} - 1ms) == "1969-12-31T23:59:59Z");
+  CHECK(FormatTime(Time{}) == "1970-01-01T00:00:00Z");
+  CHECK(FormatTime(t) == "2024-01-01T00:00:05Z");
+}
+
 TEST_CASE("RFC 3339 times parse with fractions and offsets", "[common]") {
   auto [text, want] = GENERATE(table<std::string, std::string>({
       {"2024-01-01T00:00:05Z", "2024-01-01T00:00:05Z"},
