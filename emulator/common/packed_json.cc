@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -323,6 +325,48 @@ Json UnpackJson(std::string_view packed, const char* what) {
   if (FastMsgpackReader(bytes).Read(tree)) return tree;
   tree = Json::from_msgpack(bytes, true, false);
   if (tree.is_discarded()) Corrupt(what, "MessagePack");
+  return tree;
+}
+
+namespace {
+
+// What UnpackShared decoded last, one entry per hash bucket (a newer decode takes the bucket).
+class DecodedTrees {
+ public:
+  static DecodedTrees& Get() {
+    static DecodedTrees* table = new DecodedTrees;  // never destroyed: read until the end
+    return *table;
+  }
+  std::shared_ptr<const Json> Find(std::string_view bytes, std::size_t hash) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const Entry& e = entries_[hash % kEntries];
+    if (e.bytes != bytes) return nullptr;
+    return e.tree.lock();
+  }
+  void Put(std::string_view bytes, std::size_t hash, const std::shared_ptr<const Json>& tree) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Entry& e = entries_[hash % kEntries];
+    e.bytes.assign(bytes);
+    e.tree = tree;
+  }
+
+ private:
+  static constexpr std::size_t kEntries = 4096;
+  struct Entry {
+    std::string bytes;
+    std::weak_ptr<const Json> tree;
+  };
+  std::mutex mu_;
+  std::array<Entry, kEntries> entries_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace
+
+std::shared_ptr<const Json> UnpackShared(std::string_view packed, const char* what) {
+  const std::size_t hash = std::hash<std::string_view>{}(packed);
+  if (auto tree = DecodedTrees::Get().Find(packed, hash)) return tree;
+  auto tree = std::make_shared<const Json>(UnpackJson(packed, what));
+  DecodedTrees::Get().Put(packed, hash, tree);
   return tree;
 }
 

@@ -9,6 +9,7 @@
 // dictionaries are trained under a mutex and read without one once published).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -22,5 +23,12 @@ std::string PackJson(const Json& value);
 // The tree of bytes PackJson made. Bytes it did not make abort the process with a message naming
 // `what`: they are the program's own memory, so a failure is a bug, not bad input.
 Json UnpackJson(std::string_view packed, const char* what);
+
+// UnpackJson as a shared tree: the tree these same bytes were last decoded to while anyone still
+// holds it, else a new one. Two holders of one version packed apart (the store's version at rest
+// and the kubelet's parked pod) pack it to the same bytes, so the second to read it shares the
+// first one's tree instead of decoding again. The table behind it is process-wide and bounded
+// (the last 4,096 decoded, by a hash of their bytes, compared byte for byte on a hit).
+std::shared_ptr<const Json> UnpackShared(std::string_view packed, const char* what);
 
 }  // namespace pjemu

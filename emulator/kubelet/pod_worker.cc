@@ -70,7 +70,7 @@ PodWorker::~PodWorker() {
 
 const Json& PodWorker::pod() const {
   if (!pod_) {
-    pod_ = std::make_shared<const Json>(UnpackJson(parked_, "a parked pod"));
+    pod_ = UnpackShared(parked_, "a parked pod");
     parked_.clear();
     ctx_.warm.Touch(const_cast<PodWorker*>(this));
   }

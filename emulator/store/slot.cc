@@ -9,7 +9,7 @@ namespace pjemu::store {
 
 ObjectPtr Slot::Tree() const {
   if (tree_) return tree_;
-  tree_ = std::make_shared<const Json>(UnpackJson(packed_, "a packed stored object"));
+  tree_ = UnpackShared(packed_, "a packed stored object");
   if (sweeper_) sweeper_->Fresh(std::const_pointer_cast<Slot>(shared_from_this()));
   return tree_;
 }

@@ -3,8 +3,9 @@
 // no one but the slot holds that tree and it has not been written or decoded for a sweep period,
 // the SlotSweeper packs it: the slot keeps the version as packed JSON (common/packed_json.h: an
 // eighth to a twentieth of its JSON text once its kind's dictionary is trained, a third to a
-// half before) and drops the tree. The next read decodes it again (Tree()), and the packed bytes
-// are kept, so packing it again costs nothing.
+// half before) and drops the tree. The next read decodes it again (Tree(), through UnpackShared:
+// the tree another holder decoded from the same bytes, a kubelet's unparked pod, is shared), and
+// the packed bytes are kept, so packing it again costs nothing.
 // This is etcd's and kube-apiserver's arrangement in small: objects at rest as bytes, decoded
 // objects only where a reader holds them (the informers' consumers, the actors' caches, a watch's
 // queue).

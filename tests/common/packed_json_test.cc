@@ -124,5 +124,45 @@ TEST_CASE("values of one kind pack and unpack on several threads at once", "[com
   CHECK(wrong == 0);
 }
 
+TEST_CASE("UnpackShared gives the tree its bytes last decoded to while it is held", "[common]") {
+  const Json v = Sample("PackTestShared", 7);
+  // Two holders packing one version apart get the same bytes.
+  const std::string a = PackJson(v), b = PackJson(v);
+  REQUIRE(a == b);
+  std::shared_ptr<const Json> first = UnpackShared(a, "a shared value");
+  CHECK(*first == v);
+  CHECK(UnpackShared(b, "the same bytes") == first);  // shared, not decoded again
+  // Other bytes are another tree.
+  std::shared_ptr<const Json> other =
+      UnpackShared(PackJson(Sample("PackTestShared", 8)), "other bytes");
+  CHECK(other != first);
+  CHECK(*other == Sample("PackTestShared", 8));
+  // Once no one holds it, the same bytes decode to a new, equal tree.
+  const Json* const address = first.get();
+  first.reset();
+  std::shared_ptr<const Json> again = UnpackShared(a, "the bytes again");
+  CHECK(*again == v);
+  (void)address;  // the allocator may reuse it: only the value is promised
+}
+
+TEST_CASE("UnpackShared from several threads at once", "[common]") {
+  std::vector<std::string> packed;
+  for (int i = 0; i < 50; ++i) packed.push_back(PackJson(Sample("PackTestSharedThreaded", i)));
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&packed, &wrong] {
+      for (int round = 0; round < 20; ++round) {
+        for (std::size_t i = 0; i < packed.size(); ++i) {
+          auto tree = UnpackShared(packed[i], "a value read by many threads");
+          if (*tree != Sample("PackTestSharedThreaded", static_cast<int>(i))) ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  CHECK(wrong == 0);
+}
+
 }  // namespace
 }  // namespace pjemu
