@@ -1,5 +1,6 @@
 #include "emulator/kubelet/warm_pods.h"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -55,10 +56,13 @@ void WarmPods::ParkBeyondCapacity() {
 }
 
 void WarmPods::Pack(std::vector<Job>& jobs) {
-  for (Job& job : jobs) job.packed = PackJson(*job.tree);
+  // Jobs of no one are trees Install handed back: freed here, with the batch.
+  auto kept = std::stable_partition(jobs.begin(), jobs.end(), [](const Job& j) { return j.who; });
+  if (kept == jobs.begin()) return;
+  for (auto it = jobs.begin(); it != kept; ++it) it->packed = PackJson(*it->tree);
   std::lock_guard<std::mutex> lock(mu_);
   const bool post = done_.empty();  // else an Install task is already on its way
-  std::move(jobs.begin(), jobs.end(), std::back_inserter(done_));
+  std::move(jobs.begin(), kept, std::back_inserter(done_));
   if (!post) return;
   std::weak_ptr<bool> alive = alive_;
   loop_.Post([this, alive] {
@@ -79,6 +83,9 @@ void WarmPods::Install() {
     parking_.erase(it);
     if (!job.packed.empty()) job.who->Parked(std::move(job.packed));
   }
+  // A parked pod's tree is freed on the packing thread, not here on the loop's.
+  for (Job& job : done) job.who = nullptr, job.packed.clear();
+  packer_.Submit(std::move(done));
 }
 
 void WarmPods::Flush() {

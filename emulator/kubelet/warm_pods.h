@@ -5,10 +5,11 @@
 // The `capacity` pods read most recently stay trees. The others are parked by a task of their
 // own, posted after the current one (so no reference a caller took into a tree goes away under
 // it): it hands their trees to a packing thread, and a task the thread posts when done installs
-// the packed bytes in each pod not read or replaced meanwhile. Parking changes how a pod is
+// the packed bytes in each pod not read or replaced meanwhile, then hands the trees back to the
+// thread, so that the trees no pod holds any more are freed there. Parking changes how a pod is
 // held, never what it reads as, so when it completes has no effect on what the kubelet does.
 // Thread safety: Touch, Forget and the destructor on the kubelet's EventLoop thread; the packing
-// thread only packs trees it was handed (immutable, shared) and posts to the loop.
+// thread only packs and frees trees it was handed (immutable, shared) and posts to the loop.
 #pragma once
 
 #include <cstddef>
@@ -57,7 +58,7 @@ class WarmPods {
 
  private:
   struct Job {
-    Parkable* who;
+    Parkable* who;  // null: a tree handed back by Install, to be freed on the packing thread
     std::shared_ptr<const Json> tree;
     std::string packed;
   };
