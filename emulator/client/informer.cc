@@ -277,10 +277,10 @@ void Informer::Remember(const api::WatchEvent& event) {
     known.owner_references = nullptr;
     return;
   }
-  std::string text = refs->dump();
-  if (known.owner_references && *known.owner_references == text) return;
-  if (!last_owner_references_ || *last_owner_references_ != text) {
-    last_owner_references_ = std::make_shared<const std::string>(std::move(text));
+  const std::size_t hash = std::hash<Json>{}(*refs);
+  if (known.owner_references && known.owner_references->hash == hash) return;
+  if (!last_owner_references_ || last_owner_references_->hash != hash) {
+    last_owner_references_ = std::make_shared<const OwnerReferences>(refs->dump(), hash);
   }
   known.owner_references = last_owner_references_;
 }
@@ -294,7 +294,7 @@ api::WatchEvent Informer::Tombstone(const std::string& key, const Known& known) 
                {"resourceVersion", known.resource_version}};
   if (!ns.empty()) meta["namespace"] = ns;
   if (known.owner_references) {
-    meta["ownerReferences"] = Json::parse(*known.owner_references);
+    meta["ownerReferences"] = Json::parse(known.owner_references->text);
   }
   Json object = {{"apiVersion", type_.ApiVersion()}, {"kind", type_.kind}, {"metadata", meta}};
   return {Type::kDeleted, std::move(object)};

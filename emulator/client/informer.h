@@ -135,12 +135,19 @@ class Informer {
   bool Deliver(const api::WatchEvent& event);
   void Remember(const api::WatchEvent& event);
   // What is remembered of each delivered object: the identity a tombstone carries.
+  // metadata.ownerReferences as compact JSON, with its structural hash (std::hash<Json>): a
+  // delivery whose references hash the same keeps the text it has, unserialized (two different
+  // lists share a hash once in 2^64).
+  struct OwnerReferences {
+    std::string text;
+    std::size_t hash;
+  };
   struct Known {
     std::string uid;
     std::string resource_version;
-    // metadata.ownerReferences as compact JSON, null when none; shared with the objects
-    // remembered before it that had the same (a job's pods and Services all do).
-    std::shared_ptr<const std::string> owner_references;
+    // Null when none; shared with the objects remembered before it that had the same (a job's
+    // pods and Services all do).
+    std::shared_ptr<const OwnerReferences> owner_references;
   };
   // The DELETED for a delivered object that vanished while nothing was watching.
   api::WatchEvent Tombstone(const std::string& key, const Known& known) const;
@@ -159,7 +166,7 @@ class Informer {
   std::deque<api::WatchEvent> pending_;  // the last list's events not yet delivered
   // The identity of each delivered object, by namespace/name.
   std::map<std::string, Known> known_;
-  std::shared_ptr<const std::string> last_owner_references_;  // the last remembered, for sharing
+  std::shared_ptr<const OwnerReferences> last_owner_references_;  // the last remembered, shared
   std::string last_rv_;
   std::int64_t stream_events_ = 0;  // taken from the current stream
   Duration backoff_;

@@ -228,7 +228,7 @@ class PodWorker : public std::enable_shared_from_this<PodWorker>, private Parkab
   bool evicting_ = false;
   std::string eviction_message_;
   EventLoop::TimerId kill_timer_ = 0;
-  // The digest (std::hash of the compact JSON text) of the .status of this worker's last
+  // The digest (std::hash<Json>, structural) of the .status of this worker's last
   // successful status write, none before the first: a status with the same digest is not
   // written again. A digest, not the text: a pod's status text is 1-2 kB, held as long as the
   // worker; two different statuses share a digest once in 2^64.

@@ -108,7 +108,7 @@ void PodWorker::WriteStatus() {
   Time now = ctx_.loop.Now();
   for (int attempt = 0; attempt < 5; ++attempt) {
     Json status = ComputePodStatus(pod(), state_, now);
-    const std::size_t digest = std::hash<std::string>{}(status.dump());
+    const std::size_t digest = std::hash<Json>{}(status);
     if (attempt == 0 && written_status_ == digest) return;
     auto written = ctx_.client.UpdateShared(api::Pods(), ns_, StatusWrite(pod(), std::move(status)),
                                             api::Subresource::kStatus);
