@@ -1,11 +1,14 @@
 #include "emulator/api/json_fields.h"
 
+#include <string_view>
+
 namespace pjemu::api {
 
 const Json& Field(const Json& obj, const char* key) {
   static const Json kNull = nullptr;
   if (!obj.is_object()) return kNull;
-  auto it = obj.find(key);
+  // As a view: the map's comparisons then need not measure the key each time.
+  auto it = obj.find(std::string_view(key));
   return it == obj.end() ? kNull : *it;
 }
 

@@ -167,6 +167,9 @@ struct Walk {
 
   bool Fields(const Json* l, const Json* r, const FieldSchema& s, const FieldSet* skip) {
     auto visit = [&](const std::string& key, const Json* lc, const Json* rc) {
+      // An unchanged field with nothing skipped below adds nothing (Node's first test, made
+      // before its path element is built).
+      if (!skip && lc && rc && *lc == *rc) return;
       std::string element = "f:" + key;
       bool skipped;
       const FieldSet* child_skip = SkipChild(skip, element, &skipped);

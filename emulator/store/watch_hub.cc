@@ -102,7 +102,7 @@ void WatchStream::Notify() {
 
 bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bool initial) {
   const WatchFilter& f = w->filter();
-  if (e.type_key != f.type.PluralGroup()) return true;
+  if (e.type_key != w->type_key()) return true;
   ObjectPtr object = e.object->Tree();  // shared with the store and every other watch
   bool now = f.Matches(*object);
   // Only selectors can tell the two states apart (the namespace never changes), so the old
@@ -164,7 +164,7 @@ Result<std::shared_ptr<WatchStream>> WatchHub::Open(WatchFilter filter, bool syn
                                       std::to_string(evicted_rv_) + ")");
   }
   auto w = std::make_shared<WatchStream>(std::move(filter), queue_limit_);
-  std::string key = w->filter().type.PluralGroup();
+  const std::string& key = w->type_key();
   if (synthetic) {
     for (const auto& slot : current) {
       Deliver(w, Entry{0, key, WatchEvent::Type::kAdded, slot, nullptr}, true);

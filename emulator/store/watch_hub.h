@@ -39,7 +39,9 @@ struct WatchFilter {
 class WatchStream final : public api::Watch {
  public:
   WatchStream(WatchFilter filter, std::size_t queue_limit)
-      : filter_(std::move(filter)), queue_limit_(queue_limit) {}
+      : filter_(std::move(filter)),
+        type_key_(filter_.type.PluralGroup()),
+        queue_limit_(queue_limit) {}
 
   // api::Watch.
   std::optional<api::WatchEvent> Next(Duration timeout) override;
@@ -64,9 +66,12 @@ class WatchStream final : public api::Watch {
   // Runs the notify callback. REQUIRES: no store lock held.
   void Notify();
   const WatchFilter& filter() const { return filter_; }
+  // filter().type.PluralGroup(), made once: every write is matched against every watch.
+  const std::string& type_key() const { return type_key_; }
 
  private:
   const WatchFilter filter_;
+  const std::string type_key_;
   const std::size_t queue_limit_;
   std::mutex mu_;
   std::condition_variable cv_;
