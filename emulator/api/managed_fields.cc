@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <tuple>
-#include <unordered_map>
 
 #include "emulator/api/field_schema.h"
 #include "emulator/api/structured_merge.h"
@@ -80,8 +80,8 @@ bool DecodeEntry(const Json& e, Entry* entry, bool fields) {
     const Json* v = Find(e, k);
     return v && v->is_string() ? v->get<std::string>() : std::string();
   };
-  *entry = Entry{str("manager"), str("operation"), str("apiVersion"), str("subresource"),
-                 str("time"), {}};
+  *entry = Entry{str("manager"),     str("operation"), str("apiVersion"),
+                 str("subresource"), str("time"),      {}};
   if ((entry->operation != "Apply" && entry->operation != "Update") ||
       str("fieldsType") != "FieldsV1") {
     return false;
@@ -339,15 +339,6 @@ bool AppendShape(const Json& v, const Json* zero, std::string& out) {
   return true;
 }
 
-// The fieldsV1 texts of plain creates (no managedFields sent, the stored form), by type and
-// shape: a create's set depends only on its shape, and creates repeat their shapes (every Event a
-// component records), so each thread keeps the texts it computed last: a bounded memo of a pure
-// function, emptied when full. "" is a create that no manager owns anything of.
-std::unordered_map<std::string, std::string>& CreatedTexts() {
-  thread_local std::unordered_map<std::string, std::string> memo;
-  return memo;
-}
-
 // The memo's key for a plain create of `next`, "" when it is no plain create or has a list.
 std::string CreatedShape(const ResourceType& type, const TypeSchema& ts, const Json* live,
                          const Json& next, const ManagedWrite& write) {
@@ -360,21 +351,15 @@ std::string CreatedShape(const ResourceType& type, const TypeSchema& ts, const J
   return shape;
 }
 
-// Keeps the text the create wrote (one entry), so that the next of its shape reuses it.
-void RememberCreated(std::string shape, const Json& next) {
-  constexpr std::size_t kMemo = 256;
+// The text a plain create wrote (one entry's fieldsV1, "" when no manager owns anything of it);
+// nullopt when it wrote anything else, which no later create of its shape can reuse.
+std::optional<std::string> CreatedText(const Json& next) {
   const Json* managed = ManagedOf(&next);
-  std::string text;
-  if (managed && managed->size() == 1) {
-    const Json* fields = Find((*managed)[0], "fieldsV1");
-    if (!fields || !fields->is_string()) return;
-    text = fields->get<std::string>();
-  } else if (managed && !managed->empty()) {
-    return;
-  }
-  auto& memo = CreatedTexts();
-  if (memo.size() >= kMemo) memo.clear();
-  memo.emplace(std::move(shape), std::move(text));
+  if (!managed || managed->empty()) return std::string();
+  if (managed->size() != 1) return std::nullopt;
+  const Json* fields = Find((*managed)[0], "fieldsV1");
+  if (!fields || !fields->is_string()) return std::nullopt;
+  return fields->get<std::string>();
 }
 
 // What UpdateManagedFields writes for a create whose shape's text is `text`.
@@ -467,16 +452,23 @@ void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* l
 void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
                          const ManagedWrite& write) {
   const TypeSchema& ts = SchemaOf(type);
-  std::string shape = CreatedShape(type, ts, live, next, write);
-  if (!shape.empty()) {
-    auto& memo = CreatedTexts();
-    if (auto it = memo.find(shape); it != memo.end()) {
-      StoreCreated(type, next, write, it->second);
-      return;
-    }
+  const std::string shape = CreatedShape(type, ts, live, next, write);
+  if (shape.empty()) return UpdateEntries(type, ts, live, next, write);
+  // A plain create's set depends only on its shape, and creates repeat their shapes (every Event
+  // a component records): the texts by type and shape, a bounded memo of a pure function.
+  thread_local Memo<std::optional<std::string>> created;
+  bool computed = false;
+  const std::optional<std::string> text = created.Get(shape, [&] {
+    computed = true;
+    UpdateEntries(type, ts, live, next, write);
+    return CreatedText(next);
+  });
+  if (computed) return;
+  if (text) {
+    StoreCreated(type, next, write, *text);
+  } else {
+    UpdateEntries(type, ts, live, next, write);
   }
-  UpdateEntries(type, ts, live, next, write);
-  if (!shape.empty()) RememberCreated(std::move(shape), next);
 }
 
 Result<Json> ApplyObject(const ResourceType& type, const Json* live, const Json& config,
@@ -524,9 +516,8 @@ Result<Json> ApplyObject(const ResourceType& type, const Json* live, const Json&
   }
   if (!conflicts.empty() && !force) {
     std::string last_applied = write.manager == "kubectl" ? LastApplied(live) : "";
-    FieldSet allowed = last_applied.empty()
-                           ? FieldSet{}
-                           : LastAppliedFields(ts, skip, last_applied, live_object);
+    FieldSet allowed =
+        last_applied.empty() ? FieldSet{} : LastAppliedFields(ts, skip, last_applied, live_object);
     std::vector<std::pair<const Entry*, FieldSet>> left;
     for (auto& [e, set] : conflicts) {
       FieldSet rest = e->manager == "kubectl-client-side-apply" ? Difference(set, allowed) : set;

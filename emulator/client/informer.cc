@@ -280,7 +280,8 @@ void Informer::Remember(const api::WatchEvent& event) {
   const std::size_t hash = std::hash<Json>{}(*refs);
   if (known.owner_references && known.owner_references->hash == hash) return;
   if (!last_owner_references_ || last_owner_references_->hash != hash) {
-    last_owner_references_ = std::make_shared<const OwnerReferences>(OwnerReferences{refs->dump(), hash});
+    last_owner_references_ =
+        std::make_shared<const OwnerReferences>(OwnerReferences{refs->dump(), hash});
   }
   known.owner_references = last_owner_references_;
 }
