@@ -64,8 +64,9 @@ void ReconcileHpa(const Json& job, const Json* current, std::vector<Action>& out
 // --gang-scheduler-name: the job's PodGroup, synced before the pass's writes (pod_group.h).
 Status PrepareGang(client::Client& client, controller::EventRecorder& recorder, const Json& stored,
                    const controller::KindOptions& options) {
-  if (ManagedByExternalController(stored)) return Status::Ok();
-  return SyncPodGroup(client, recorder, SetDefaults(stored), {options.gang_scheduler_name});
+  const GangOptions gang{options.gang_scheduler_name};
+  if (!gang.enabled() || ManagedByExternalController(stored)) return Status::Ok();
+  return SyncPodGroup(client, recorder, SetDefaults(stored), gang);
 }
 
 // --gang-scheduler-name: each pod it creates, decorated for the gang (pod_group.h).
