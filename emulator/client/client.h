@@ -34,10 +34,9 @@ class Client {
                               const WriteOptions& options = {}) = 0;
   virtual Result<Json> Get(const ResourceType& type, std::string_view ns,
                            std::string_view name) = 0;
-  // Get's object as a shared immutable snapshot, for readers that only read it and never read
-  // its metadata.managedFields: a LocalClient hands out the store's own (no copy), which may
-  // lack managedFields (store::Omit::kManagedFields); by default Get's answer moved into one
-  // (through Get, so a decorator's Get still applies). Same errors as Get.
+  // Get's object as a shared immutable snapshot, for readers that only read it: a LocalClient
+  // hands out the store's own (no copy); by default Get's answer moved into one (through Get,
+  // so a decorator's Get still applies). Same errors as Get.
   virtual Result<api::ObjectList::Ptr> GetShared(const ResourceType& type, std::string_view ns,
                                                  std::string_view name);
   // A <Kind>List object: {apiVersion, kind, metadata: {resourceVersion}, items: [...]}.
@@ -73,10 +72,9 @@ class Client {
   virtual Status Bind(std::string_view ns, std::string_view name,
                       const api::PodBinding& binding) = 0;
   // List's items as shared immutable snapshots, for readers that only read them (a
-  // controller's children) and never read their metadata.managedFields: a LocalClient hands out
-  // the store's own (no copy), which may lack managedFields (store::Omit::kManagedFields); by
-  // default each listed item is moved into one, through List (so a decorator's List still
-  // applies). Same errors as List.
+  // controller's children): a LocalClient hands out the store's own (no copy); by default each
+  // listed item is moved into one, through List (so a decorator's List still applies). Same
+  // errors as List.
   virtual Result<api::ObjectList> ListObjects(const ResourceType& type, std::string_view ns,
                                               const ListOptions& options = {});
   // Create, Update and Patch answering with a shared immutable snapshot, for writers that only

@@ -16,7 +16,7 @@ Result<Json> LocalClient::Get(const ResourceType& type, std::string_view ns,
 
 Result<api::ObjectList::Ptr> LocalClient::GetShared(const ResourceType& type, std::string_view ns,
                                                     std::string_view name) {
-  return store_.GetShared(type, ns, name, store::Omit::kManagedFields);
+  return store_.GetShared(type, ns, name);
 }
 
 Result<Json> LocalClient::List(const ResourceType& type, std::string_view ns,
@@ -26,8 +26,7 @@ Result<Json> LocalClient::List(const ResourceType& type, std::string_view ns,
 
 Result<api::ObjectList> LocalClient::ListObjects(const ResourceType& type, std::string_view ns,
                                                  const ListOptions& options) {
-  ASSIGN_OR_RETURN(store::SharedList list,
-                   store_.ListShared(type, ns, options, store::Omit::kManagedFields));
+  ASSIGN_OR_RETURN(store::SharedList list, store_.ListShared(type, ns, options));
   return api::ObjectList(std::move(list.items));
 }
 

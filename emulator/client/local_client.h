@@ -20,7 +20,7 @@ class LocalClient final : public Client {
   Result<Json> Create(const ResourceType& type, std::string_view ns, Json object,
                       const WriteOptions& options = {}) override;
   Result<Json> Get(const ResourceType& type, std::string_view ns, std::string_view name) override;
-  // The store's own snapshot (Store::GetShared, omitting managedFields): no copy.
+  // The store's own snapshot (Store::GetShared): no copy.
   Result<api::ObjectList::Ptr> GetShared(const ResourceType& type, std::string_view ns,
                                          std::string_view name) override;
   Result<Json> List(const ResourceType& type, std::string_view ns,
@@ -42,7 +42,7 @@ class LocalClient final : public Client {
                const DeleteOptions& options = {}) override;
   Status Bind(std::string_view ns, std::string_view name,
               const api::PodBinding& binding) override;  // Store::BindPod
-  // The store's own snapshots (Store::ListShared, omitting managedFields): no copy.
+  // The store's own snapshots (Store::ListShared): no copy.
   Result<api::ObjectList> ListObjects(const ResourceType& type, std::string_view ns,
                                       const ListOptions& options = {}) override;
   // The store's own snapshots (Store::CreateShared, UpdateShared, PatchShared): no copy.

@@ -164,21 +164,15 @@ std::string KindOf(const Json& value) {
 // uints unsigned, negative fixints and ints signed, floats as doubles). Whatever it does not
 // expect (binary and extension types, nesting deeper than kFastDepth, bytes left over) makes it
 // return false, and the caller reads the bytes with nlohmann's reader instead.
-// A member on the path `skip` names is stepped over without being built.
 class FastMsgpackReader {
  public:
-  explicit FastMsgpackReader(std::string_view bytes, SkippedMember skip = {})
-      : p_(reinterpret_cast<const std::uint8_t*>(bytes.data())),
-        end_(p_ + bytes.size()),
-        skip_(skip.begin()),
-        skip_size_(static_cast<int>(skip.size())) {}
+  explicit FastMsgpackReader(std::string_view bytes)
+      : p_(reinterpret_cast<const std::uint8_t*>(bytes.data())), end_(p_ + bytes.size()) {}
 
-  bool Read(Json& out) { return Value(out, 0, skip_size_ > 0 ? 0 : kOffPath) && p_ == end_; }
+  bool Read(Json& out) { return Value(out, 0) && p_ == end_; }
 
  private:
   static constexpr int kFastDepth = 128;
-  // A value's place on the skipped member's path: how many of its keys led to it, or kOffPath.
-  static constexpr int kOffPath = -1;
 
   bool Take(std::size_t n, std::uint64_t& v) {
     if (static_cast<std::size_t>(end_ - p_) < n) return false;
@@ -205,23 +199,15 @@ class FastMsgpackReader {
     n = v;
     return true;
   }
-  bool Map(std::size_t n, Json& out, int depth, int path) {
+  bool Map(std::size_t n, Json& out, int depth) {
     out = Json::object();
     auto& object = out.get_ref<Json::object_t&>();
     std::string key;
     for (std::size_t i = 0; i < n; ++i) {
       std::size_t length = 0;
       if (p_ == end_ || !TextLength(*p_++, length) || !Text(length, key)) return false;
-      int child = kOffPath;
-      if (path != kOffPath && key == skip_[path]) {
-        if (path + 1 == skip_size_) {
-          if (!Skip(depth + 1)) return false;
-          continue;
-        }
-        child = path + 1;
-      }
       auto it = object.emplace_hint(object.end(), std::move(key), nullptr);
-      if (!Value(it->second, depth + 1, child)) return false;  // a repeated key: the last wins
+      if (!Value(it->second, depth + 1)) return false;  // a repeated key: the last one wins
     }
     return true;
   }
@@ -231,18 +217,7 @@ class FastMsgpackReader {
     auto& array = out.get_ref<Json::array_t&>();
     array.resize(n);
     for (Json& element : array) {
-      if (!Value(element, depth + 1, kOffPath)) return false;
-    }
-    return true;
-  }
-  bool Advance(std::size_t n) {
-    if (static_cast<std::size_t>(end_ - p_) < n) return false;
-    p_ += n;
-    return true;
-  }
-  bool SkipItems(std::size_t n, int depth) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!Skip(depth + 1)) return false;
+      if (!Value(element, depth + 1)) return false;
     }
     return true;
   }
@@ -286,23 +261,20 @@ class FastMsgpackReader {
     out = static_cast<double>(f);
     return true;
   }
-  bool Value(Json& out, int depth, int path);
-  bool Skip(int depth);  // steps over one value, building nothing
+  bool Value(Json& out, int depth);
 
   const std::uint8_t* p_;
   const std::uint8_t* const end_;
-  const std::string_view* const skip_;
-  const int skip_size_;
 };
 
 // The type byte's families, in MessagePack's order of them.
-bool FastMsgpackReader::Value(Json& out, int depth, int path) {
+bool FastMsgpackReader::Value(Json& out, int depth) {
   if (p_ == end_ || depth > kFastDepth) return false;
   const std::uint8_t b = *p_++;
   std::size_t n = 0;
   if (b <= 0x7f) return out = std::uint64_t{b}, true;                           // positive fixint
   if (b >= 0xe0) return out = std::int64_t{static_cast<std::int8_t>(b)}, true;  // negative
-  if ((b & 0xf0) == 0x80) return Map(b & 0x0f, out, depth, path);               // fixmap
+  if ((b & 0xf0) == 0x80) return Map(b & 0x0f, out, depth);                     // fixmap
   if ((b & 0xf0) == 0x90) return Array(b & 0x0f, out, depth);                   // fixarray
   if (TextLength(b, n)) return String(n, out);                                  // fixstr, str 8-32
   if (b == 0xc0) return out = nullptr, true;
@@ -311,29 +283,8 @@ bool FastMsgpackReader::Value(Json& out, int depth, int path) {
   if (b >= 0xd0 && b <= 0xd3) return Signed(std::size_t{1} << (b - 0xd0), out);
   if (b == 0xca || b == 0xcb) return Float(b == 0xca ? 4 : 8, out);
   if (b == 0xdc || b == 0xdd) return Count(std::size_t{2} << (b - 0xdc), n) && Array(n, out, depth);
-  if (b == 0xde || b == 0xdf) {
-    return Count(std::size_t{2} << (b - 0xde), n) && Map(n, out, depth, path);
-  }
+  if (b == 0xde || b == 0xdf) return Count(std::size_t{2} << (b - 0xde), n) && Map(n, out, depth);
   return false;  // binary and extension types: never in a JSON tree
-}
-
-// The same families as Value: scalars by their widths, maps as twice their count of values.
-bool FastMsgpackReader::Skip(int depth) {
-  if (p_ == end_ || depth > kFastDepth) return false;
-  const std::uint8_t b = *p_++;
-  std::size_t n = 0;
-  if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) return true;
-  if ((b & 0xf0) == 0x80) return SkipItems(2 * std::size_t{b & 0x0fu}, depth);
-  if ((b & 0xf0) == 0x90) return SkipItems(b & 0x0f, depth);
-  if (TextLength(b, n)) return Advance(n);
-  if (b >= 0xcc && b <= 0xcf) return Advance(std::size_t{1} << (b - 0xcc));
-  if (b >= 0xd0 && b <= 0xd3) return Advance(std::size_t{1} << (b - 0xd0));
-  if (b == 0xca || b == 0xcb) return Advance(b == 0xca ? 4 : 8);
-  if (b == 0xdc || b == 0xdd) return Count(std::size_t{2} << (b - 0xdc), n) && SkipItems(n, depth);
-  if (b == 0xde || b == 0xdf) {
-    return Count(std::size_t{2} << (b - 0xde), n) && SkipItems(2 * n, depth);
-  }
-  return false;
 }
 
 }  // namespace
@@ -354,10 +305,7 @@ std::string PackJson(const Json& value) {
   return packed;
 }
 
-namespace {
-
-// The MessagePack bytes of a packed value.
-std::string Decompress(std::string_view packed, const char* what) {
+Json UnpackJson(std::string_view packed, const char* what) {
   unsigned long long size = ZSTD_getFrameContentSize(packed.data(), packed.size());
   if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) Corrupt(what, "frame");
   const Dictionary* dictionary = nullptr;
@@ -373,38 +321,11 @@ std::string Decompress(std::string_view packed, const char* what) {
                                        packed.size(), dictionary->decompress)
           : ZSTD_decompressDCtx(dctx, bytes.data(), bytes.size(), packed.data(), packed.size());
   if (ZSTD_isError(got) || got != size) Corrupt(what, ZSTD_getErrorName(got));
-  return bytes;
-}
-
-// Removes the member at `skip` from `tree`, where it has one.
-void Erase(Json& tree, SkippedMember skip) {
-  Json* at = &tree;
-  const std::string_view* last = skip.end() - 1;
-  for (const std::string_view* key = skip.begin(); key != last; ++key) {
-    if (!at->is_object()) return;
-    auto it = at->find(*key);
-    if (it == at->end()) return;
-    at = &*it;
-  }
-  if (at->is_object()) at->erase(std::string(*last));
-}
-
-Json Unpack(std::string_view packed, const char* what, SkippedMember skip) {
-  const std::string bytes = Decompress(packed, what);
   Json tree;
-  if (FastMsgpackReader(bytes, skip).Read(tree)) return tree;
+  if (FastMsgpackReader(bytes).Read(tree)) return tree;
   tree = Json::from_msgpack(bytes, true, false);
   if (tree.is_discarded()) Corrupt(what, "MessagePack");
-  if (skip.size() > 0) Erase(tree, skip);
   return tree;
-}
-
-}  // namespace
-
-Json UnpackJson(std::string_view packed, const char* what) { return Unpack(packed, what, {}); }
-
-Json UnpackJsonWithout(std::string_view packed, const char* what, SkippedMember skip) {
-  return Unpack(packed, what, skip);
 }
 
 namespace {
@@ -447,13 +368,6 @@ std::shared_ptr<const Json> UnpackShared(std::string_view packed, const char* wh
   auto tree = std::make_shared<const Json>(UnpackJson(packed, what));
   DecodedTrees::Get().Put(packed, hash, tree);
   return tree;
-}
-
-std::shared_ptr<const Json> UnpackSharedWithout(std::string_view packed, const char* what,
-                                                SkippedMember skip) {
-  const std::size_t hash = std::hash<std::string_view>{}(packed);
-  if (auto tree = DecodedTrees::Get().Find(packed, hash)) return tree;
-  return std::make_shared<const Json>(Unpack(packed, what, skip));
 }
 
 }  // namespace pjemu

@@ -9,7 +9,6 @@
 // dictionaries are trained under a mutex and read without one once published).
 #pragma once
 
-#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,20 +30,5 @@ Json UnpackJson(std::string_view packed, const char* what);
 // first one's tree instead of decoding again. The table behind it is process-wide and bounded
 // (the last 4,096 decoded, by a hash of their bytes, compared byte for byte on a hit).
 std::shared_ptr<const Json> UnpackShared(std::string_view packed, const char* what);
-
-// The path of one member an object is decoded without, key by key from the root ({"metadata",
-// "managedFields"}); the keys must outlive the call.
-using SkippedMember = std::initializer_list<std::string_view>;
-
-// UnpackJson leaving out the member at `skip` (where the value has it): for a reader that never
-// looks at it, which then neither pays for decoding it nor holds it. An empty path leaves out
-// nothing.
-Json UnpackJsonWithout(std::string_view packed, const char* what, SkippedMember skip);
-
-// UnpackShared for such a reader: the whole tree these bytes were last decoded to while anyone
-// holds it (no decoding at all), else a new one without `skip`, which is not shared: a reader of
-// the whole value must not find it.
-std::shared_ptr<const Json> UnpackSharedWithout(std::string_view packed, const char* what,
-                                                SkippedMember skip);
 
 }  // namespace pjemu

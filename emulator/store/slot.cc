@@ -7,22 +7,9 @@
 
 namespace pjemu::store {
 
-// A slot whose tree_ is set is watched by its sweeper (in its lists or in a packing job), so
-// replacing a partial tree with the whole one does not make it fresh a second time: a slot listed
-// twice would be handed to two jobs, each seeing the other's hold, and never packed.
 ObjectPtr Slot::Tree() const {
-  if (tree_ && !partial_) return tree_;
-  const bool watched = tree_ != nullptr;
-  tree_ = UnpackShared(packed_, "a packed stored object");
-  partial_ = false;
-  if (sweeper_ && !watched) sweeper_->Fresh(std::const_pointer_cast<Slot>(shared_from_this()));
-  return tree_;
-}
-
-ObjectPtr Slot::TreeWithoutManagedFields() const {
   if (tree_) return tree_;
-  tree_ = UnpackSharedWithout(packed_, "a packed stored object", {"metadata", "managedFields"});
-  partial_ = true;
+  tree_ = UnpackShared(packed_, "a packed stored object");
   if (sweeper_) sweeper_->Fresh(std::const_pointer_cast<Slot>(shared_from_this()));
   return tree_;
 }
@@ -72,18 +59,13 @@ void SlotSweeper::Pack(std::vector<Job>& jobs) {
 void SlotSweeper::Install(std::vector<Job>& done) {
   for (Job& job : done) {
     SlotPtr slot = job.slot.lock();
-    if (!slot) continue;
-    if (slot->tree_ != job.tree) {  // a whole read replaced a partial tree: watched again
-      Fresh(slot);
-      continue;
-    }
+    if (!slot || slot->tree_ != job.tree) continue;
     if (job.encode) {
       if (job.packed.empty()) continue;  // not packable: stays a tree
       slot->packed_ = std::move(job.packed);
     }
     if (slot->tree_.use_count() == 2) {  // the slot's and this job's
       slot->tree_.reset();
-      slot->partial_ = false;
       ++packed_total_;
     } else {
       Fresh(slot);  // a reader took it meanwhile: looked at again later

@@ -34,22 +34,15 @@ class Slot : public std::enable_shared_from_this<Slot> {
   // The version as a tree, decoded from its packed bytes when it was packed. A copy: the tree
   // stays while the caller holds it, whatever a sweep does meanwhile.
   ObjectPtr Tree() const;
-  // The version as a tree that may lack metadata.managedFields, for a reader that never reads
-  // them (Omit::kManagedFields): the tree the slot holds, else one decoded without them (about
-  // half the work for a Pod), which the slot holds until a whole read replaces it or a sweep
-  // drops it.
-  ObjectPtr TreeWithoutManagedFields() const;
-  // The whole tree as it is (null while packed or held without managedFields), for the store's
-  // own bookkeeping: not a read.
-  ObjectPtr Unpacked() const { return partial_ ? nullptr : tree_; }
+  // The tree as it is (null while packed), for the store's own bookkeeping: not a read.
+  const ObjectPtr& Unpacked() const { return tree_; }
   bool packed() const { return !tree_; }
   std::size_t packed_bytes() const { return packed_.size(); }
 
  private:
   friend class SlotSweeper;
-  mutable ObjectPtr tree_;        // null while packed
-  mutable bool partial_ = false;  // tree_ was decoded without managedFields
-  std::string packed_;            // "" until first packed
+  mutable ObjectPtr tree_;      // null while packed
+  std::string packed_;          // "" until first packed
   SlotSweeper* const sweeper_;
 };
 using SlotPtr = std::shared_ptr<Slot>;

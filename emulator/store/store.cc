@@ -43,12 +43,11 @@ TypeRef Store::Impl::Canonical(const api::ResourceType& type) {
   return api::FindResource(type.group, type.plural);
 }
 
-ObjectPtr Store::Impl::Find(TypeRef type, const Key& key, Omit omit) const {
+ObjectPtr Store::Impl::Find(TypeRef type, const Key& key) const {
   auto t = objects.find(type->PluralGroup());
   if (t == objects.end()) return nullptr;
   auto it = t->second.find(key);
-  if (it == t->second.end()) return nullptr;
-  return omit == Omit::kManagedFields ? it->second->TreeWithoutManagedFields() : it->second->Tree();
+  return it == t->second.end() ? nullptr : it->second->Tree();
 }
 
 namespace {
@@ -333,8 +332,7 @@ Result<ObjectPtr> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, J
 }
 
 Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::string_view ns,
-                                                         const api::ListOptions& options,
-                                                         Omit omit) const {
+                                                         const api::ListOptions& options) const {
   ASSIGN_OR_RETURN(auto labels, api::LabelSelector::Parse(options.label_selector));
   ASSIGN_OR_RETURN(auto fields, api::FieldSelector::Parse(options.field_selector, *type));
   std::vector<ObjectPtr> items;
@@ -355,20 +353,18 @@ Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::stri
   }
   auto t = objects.find(type->PluralGroup());
   if (t == objects.end()) return items;
-  auto keep = [&](const SlotPtr& slot) {
-    ObjectPtr object =
-        omit == Omit::kManagedFields ? slot->TreeWithoutManagedFields() : slot->Tree();
-    if (labels.Matches(*object) && fields.Matches(*object)) items.push_back(std::move(object));
+  auto keep = [&](const ObjectPtr& object) {
+    if (labels.Matches(*object) && fields.Matches(*object)) items.push_back(object);
   };
   if (candidates) {
     for (auto it = one_ns ? candidates->lower_bound(ns_start) : candidates->begin();
          it != candidates->end() && (!one_ns || it->first == ns); ++it) {
-      if (auto obj = t->second.find(*it); obj != t->second.end()) keep(obj->second);
+      if (auto obj = t->second.find(*it); obj != t->second.end()) keep(obj->second->Tree());
     }
   } else {
     for (auto it = one_ns ? t->second.lower_bound(ns_start) : t->second.begin();
          it != t->second.end() && (!one_ns || it->first.first == ns); ++it) {
-      keep(it->second);
+      keep(it->second->Tree());
     }
   }
   return items;
@@ -455,11 +451,11 @@ Result<Json> Store::Get(const api::ResourceType& type, std::string_view ns,
 }
 
 Result<ObjectPtr> Store::GetShared(const api::ResourceType& type, std::string_view ns,
-                                   std::string_view name, Omit omit) const {
+                                   std::string_view name) const {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   std::lock_guard<std::mutex> lock(impl_->mu);
-  ObjectPtr obj = impl_->Find(t, {t->namespaced ? std::string(ns) : "", std::string(name)}, omit);
+  ObjectPtr obj = impl_->Find(t, {t->namespaced ? std::string(ns) : "", std::string(name)});
   if (!obj) return NotFoundError(t->PluralGroup(), std::string(name));
   impl_->sweeper.MaybeSweep();  // reads decode too: a run of reads with no write still sweeps
   return obj;
@@ -472,12 +468,12 @@ Result<Json> Store::List(const api::ResourceType& type, std::string_view ns,
 }
 
 Result<SharedList> Store::ListShared(const api::ResourceType& type, std::string_view ns,
-                                     const api::ListOptions& options, Omit omit) const {
+                                     const api::ListOptions& options) const {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   std::lock_guard<std::mutex> lock(impl_->mu);
   SharedList list;
-  ASSIGN_OR_RETURN(list.items, impl_->SelectLocked(t, ns, options, omit));
+  ASSIGN_OR_RETURN(list.items, impl_->SelectLocked(t, ns, options));
   list.resource_version = impl_->rv;
   impl_->sweeper.MaybeSweep();  // as GetShared: what this list decoded is held by `list`
   return list;

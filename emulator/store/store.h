@@ -105,12 +105,6 @@ struct StoreOptions {
 // and every reader holding it; never changed after it was stored.
 using ObjectPtr = std::shared_ptr<const Json>;
 
-// What a read may leave out of the objects it hands back. kManagedFields: metadata.managedFields,
-// for an in-process reader that never reads them (a controller's children, as controller-runtime's
-// caches strip them), which is then handed a version that was packed decoded without them, about
-// half the work for a Pod. A version already held whole is handed back whole.
-enum class Omit { kNothing, kManagedFields };
-
 // What ListShared returns: the snapshots a List would copy, and the list's resourceVersion.
 struct SharedList {
   std::uint64_t resource_version = 0;
@@ -131,13 +125,11 @@ class Store {
   Result<Json> List(const api::ResourceType& type, std::string_view ns,
                     const api::ListOptions& options = {}) const;
   // Get and List without copying: the stored snapshots themselves, for readers that only read
-  // or serialize them (the API server), leaving out what `omit` names where that saves work.
-  // Same errors as Get and List.
+  // or serialize them (the API server). Same errors as Get and List.
   Result<ObjectPtr> GetShared(const api::ResourceType& type, std::string_view ns,
-                              std::string_view name, Omit omit = Omit::kNothing) const;
+                              std::string_view name) const;
   Result<SharedList> ListShared(const api::ResourceType& type, std::string_view ns,
-                                const api::ListOptions& options = {},
-                                Omit omit = Omit::kNothing) const;
+                                const api::ListOptions& options = {}) const;
   Result<Json> Update(const api::ResourceType& type, std::string_view ns, Json object,
                       api::Subresource sub = api::Subresource::kNone,
                       const api::WriteOptions& options = {});

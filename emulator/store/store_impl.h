@@ -58,13 +58,12 @@ class Store::Impl {
   Result<Json> ListLocked(TypeRef type, std::string_view ns, const api::ListOptions& options) const;
   // The snapshots a list with `options` returns, in list order.
   Result<std::vector<ObjectPtr>> SelectLocked(TypeRef type, std::string_view ns,
-                                              const api::ListOptions& options,
-                                              Omit omit = Omit::kNothing) const;
+                                              const api::ListOptions& options) const;
   // The <Kind>List object of `items` at `list_rv` (copies them).
   static Json ListJson(TypeRef type, std::uint64_t list_rv, const std::vector<ObjectPtr>& items);
   Result<std::shared_ptr<api::Watch>> WatchLocked(TypeRef type, std::string_view ns,
                                                   const api::WatchOptions& options);
-  ObjectPtr Find(TypeRef type, const Key& key, Omit omit = Omit::kNothing) const;
+  ObjectPtr Find(TypeRef type, const Key& key) const;
   // Commits `object` as the new state: next RV, maps, history and watches. Returns the snapshot.
   ObjectPtr Put(TypeRef type, Json object, api::WatchEvent::Type event, ObjectPtr old);
   // Queues a committed change for CommitPending (with what to undo should the commit fail).

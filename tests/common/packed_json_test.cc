@@ -145,59 +145,6 @@ TEST_CASE("UnpackShared gives the tree its bytes last decoded to while it is hel
   (void)address;  // the allocator may reuse it: only the value is promised
 }
 
-// Sample(kind, i) without the member its readers leave out.
-Json WithoutManaged(Json v) {
-  v["metadata"].erase("managedFields");
-  return v;
-}
-
-TEST_CASE("UnpackJsonWithout leaves out one member and decodes the rest as UnpackJson",
-          "[common]") {
-  const Json v = Sample("PackTestWithout", 3);
-  REQUIRE(v["metadata"].contains("managedFields"));
-  const std::string packed = PackJson(v);
-  const Json lean = UnpackJsonWithout(packed, "a lean value", {"metadata", "managedFields"});
-  CHECK(lean == WithoutManaged(v));
-  CHECK(lean.dump() == WithoutManaged(UnpackJson(packed, "a whole value")).dump());
-  // A path the value lacks, or that runs through a non-object, leaves out nothing.
-  CHECK(UnpackJsonWithout(packed, "no such member", {"metadata", "absent"}) == v);
-  CHECK(UnpackJsonWithout(packed, "through a string", {"kind", "x"}) == v);
-  CHECK(UnpackJsonWithout(packed, "an empty path", {}) == v);
-  // Scalars, lists and maps of every width are stepped over (the member holds them all).
-  Json mixed = {{"metadata", {{"name", "m"}, {"managedFields", nullptr}}}, {"after", 1}};
-  Json skipped = Json::array({-1, -200, 70000, -70000, 5000000000LL, -5000000000LL, 0.5, true,
-                              false, nullptr, std::string(300, 's'), std::string(70000, 'l')});
-  for (int i = 0; i < 20; ++i) skipped.push_back({{"k" + std::to_string(i), Json::array({i})}});
-  Json wide = Json::object();
-  for (int i = 0; i < 70000; ++i) wide["w" + std::to_string(i)] = i;
-  skipped.push_back(wide);
-  mixed["metadata"]["managedFields"] = skipped;
-  CHECK(UnpackJsonWithout(PackJson(mixed), "a mixed value", {"metadata", "managedFields"}) ==
-        Json{{"metadata", {{"name", "m"}}}, {"after", 1}});
-  // A value deeper than the fast reader goes is read by nlohmann's, then the member erased.
-  Json deep = 1;
-  for (int i = 0; i < 300; ++i) deep = Json::array({deep});
-  const Json deep_value = {{"metadata", {{"managedFields", deep}, {"name", "d"}}}, {"deep", deep}};
-  CHECK(UnpackJsonWithout(PackJson(deep_value), "a deep value", {"metadata", "managedFields"}) ==
-        Json{{"metadata", {{"name", "d"}}}, {"deep", deep}});
-}
-
-TEST_CASE("UnpackSharedWithout shares a whole tree while it is held and never shares its own",
-          "[common]") {
-  const Json v = Sample("PackTestSharedWithout", 5);
-  const std::string packed = PackJson(v);
-  std::shared_ptr<const Json> whole = UnpackShared(packed, "a whole value");
-  CHECK(UnpackSharedWithout(packed, "held whole", {"metadata", "managedFields"}) == whole);
-  whole.reset();
-  std::shared_ptr<const Json> lean =
-      UnpackSharedWithout(packed, "decoded lean", {"metadata", "managedFields"});
-  CHECK(*lean == WithoutManaged(v));
-  // A reader of the whole value never gets the lean tree.
-  std::shared_ptr<const Json> again = UnpackShared(packed, "whole again");
-  CHECK(again != lean);
-  CHECK(*again == v);
-}
-
 TEST_CASE("UnpackShared from several threads at once", "[common]") {
   std::vector<std::string> packed;
   for (int i = 0; i < 50; ++i) packed.push_back(PackJson(Sample("PackTestSharedThreaded", i)));

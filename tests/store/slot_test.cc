@@ -5,9 +5,7 @@
 // list and watch exactly as one that never packs.
 #include "emulator/store/slot.h"
 
-#include <chrono>
 #include <mutex>
-#include <thread>
 
 #include "tests/store/store_fixture.h"
 
@@ -92,116 +90,6 @@ TEST_CASE("a version read while it is being packed stays a tree", "[store][slot]
   CHECK_FALSE(slot->packed());  // the bytes are kept, the tree stays for its reader
   CHECK(slot->packed_bytes() > 0);
   CHECK(*reader == Varied());
-}
-
-Json Managed() {
-  Json v = Varied();
-  v["metadata"]["managedFields"] = {{{"manager", "m"}, {"fieldsV1", {{"f:spec", Json::object()}}}}};
-  return v;
-}
-
-Json Unmanaged() {
-  Json v = Varied();
-  v["metadata"].erase("managedFields");
-  return v;
-}
-
-// Sweeps (each after a fresh slot) until `slot` is packed; false when it never is.
-bool PackedBySweeps(std::mutex& mu, SlotSweeper& sweeper, const SlotPtr& slot) {
-  for (int i = 0; i < 8 && !slot->packed(); ++i) {
-    sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", i}})));
-    Sweep(mu, sweeper);
-  }
-  return slot->packed();
-}
-
-TEST_CASE("a packed version read without managedFields is held so until a whole read",
-          "[store][slot]") {
-  std::mutex mu;
-  SlotSweeper sweeper(1, mu);
-  SlotPtr slot = sweeper.Make(std::make_shared<const Json>(Managed()));
-  // Held as a tree, it is handed out whole whatever the reader omits.
-  CHECK(*slot->TreeWithoutManagedFields() == Managed());
-  REQUIRE(PackedBySweeps(mu, sweeper, slot));
-
-  ObjectPtr lean = slot->TreeWithoutManagedFields();
-  CHECK(*lean == Unmanaged());
-  CHECK(slot->TreeWithoutManagedFields() == lean);  // held: not decoded again
-  CHECK(slot->Unpacked() == nullptr);               // not the whole version
-  ObjectPtr whole = slot->Tree();
-  CHECK(*whole == Managed());
-  CHECK(slot->Unpacked() == whole);
-  CHECK(slot->TreeWithoutManagedFields() == whole);
-  CHECK(*lean == Unmanaged());  // its reader's tree is untouched
-
-  // Still watched by the sweeper: packed again once no one holds it.
-  lean.reset();
-  whole.reset();
-  CHECK(PackedBySweeps(mu, sweeper, slot));
-  CHECK(*slot->Tree() == Managed());
-}
-
-TEST_CASE("a lean version read whole while it is being packed stays watched", "[store][slot]") {
-  std::mutex mu;
-  SlotSweeper sweeper(1, mu);
-  SlotPtr slot = sweeper.Make(std::make_shared<const Json>(Managed()));
-  REQUIRE(PackedBySweeps(mu, sweeper, slot));
-  (void)slot->TreeWithoutManagedFields();  // fresh again, held by no reader
-  ObjectPtr whole;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", 0}})));
-    sweeper.MaybeSweep();  // ages it
-    sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", 1}})));
-    sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", 2}})));
-    sweeper.MaybeSweep();  // hands its lean tree to the packing thread
-    whole = slot->Tree();  // replaced by the whole one before the thread installs
-  }
-  sweeper.Flush();
-  CHECK_FALSE(slot->packed());
-  CHECK(*whole == Managed());
-  whole.reset();
-  CHECK(PackedBySweeps(mu, sweeper, slot));
-}
-
-TEST_CASE("the store hands readers omitting managedFields packed versions without them",
-          "[store][slot]") {
-  FakeClock clock;
-  StoreOptions packing;
-  packing.pack_after_writes = 1;
-  Store store(clock, packing);
-  api::WriteOptions by;
-  by.field_manager = "test";
-  Must(store.Create(api::Pods(), "default", PodJson("a", {{"app", "x"}}), by));
-  // Versions no one holds are packed a few writes later, on the sweeper's thread; the omitting
-  // reads then lack them.
-  bool lean = false;
-  const auto give_up = std::chrono::steady_clock::now() + 10s;
-  for (int i = 0; !lean && std::chrono::steady_clock::now() < give_up; ++i) {
-    Must(store.Create(api::ConfigMaps(), "default",
-                      {{"metadata", {{"name", "c" + std::to_string(i)}}}}, by));
-    std::this_thread::sleep_for(1ms);
-    api::ListOptions by_label;
-    by_label.label_selector = "app=x";
-    SharedList listed =
-        Must(store.ListShared(api::Pods(), "default", by_label, Omit::kManagedFields));
-    REQUIRE(listed.items.size() == 1);
-    lean = !listed.items[0]->at("metadata").contains("managedFields");
-  }
-  REQUIRE(lean);
-  ObjectPtr got = Must(store.GetShared(api::Pods(), "default", "a", Omit::kManagedFields));
-  CHECK_FALSE(got->at("metadata").contains("managedFields"));
-  // Whole reads, and the API's, have them; so does a write of the lean version.
-  CHECK(
-      Must(store.GetShared(api::Pods(), "default", "a"))->at("metadata").contains("managedFields"));
-  Json changed = *got;
-  changed["metadata"]["labels"]["b"] = "2";
-  Json updated = Must(store.Update(api::Pods(), "default", changed, api::Subresource::kNone, by));
-  REQUIRE(updated["metadata"]["managedFields"].size() == 1);
-  CHECK(updated["metadata"]["managedFields"][0]["fieldsV1"].dump().find("f:b") !=
-        std::string::npos);
-  CHECK(updated["metadata"]["managedFields"][0]["fieldsV1"].dump().find("f:containers") !=
-        std::string::npos);
 }
 
 TEST_CASE("a sweeper with period 0 never packs", "[store][slot]") {
