@@ -64,6 +64,17 @@ Json Projection(const Json& obj, std::initializer_list<std::initializer_list<con
   return out;
 }
 
+Json StatusWriteBody(const Json& object, Json status) {
+  Json body = Projection(object, {{"apiVersion"},
+                                  {"kind"},
+                                  {"metadata", "name"},
+                                  {"metadata", "namespace"},
+                                  {"metadata", "uid"},
+                                  {"metadata", "resourceVersion"}});
+  body["status"] = std::move(status);
+  return body;
+}
+
 void SetIfAbsent(Json& obj, const char* key, Json value) {
   if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
 }

@@ -46,6 +46,10 @@ void SetIfAbsent(Json& obj, const char* key, Json value);
 // {"spec", "nodeName"}}), under the same keys: what a long-lived cache keeps of an object it
 // reads a few fields of, instead of the whole object.
 Json Projection(const Json& obj, std::initializer_list<std::initializer_list<const char*>> paths);
+// The body of a /status write of `object`: its identity (apiVersion, kind, metadata's name,
+// namespace, uid and resourceVersion, the write's preconditions) and `status`, which is all the
+// API server takes from it; the rest of the object need not be copied.
+Json StatusWriteBody(const Json& object, Json status);
 // The entry of status.conditions of `type` whose status is "True", or nullptr.
 const Json* TrueCondition(const Json& object, std::string_view type);
 

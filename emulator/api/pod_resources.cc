@@ -62,13 +62,13 @@ Result<ResourceList> PodRequests(const Json& pod) {
 
 ResourceList ContainerLimits(const Json& container) {
   if (!container.contains("resources") || !container["resources"].is_object()) return {};
-  auto limits = ParseResourceList(container["resources"].value("limits", Json::object()));
+  auto limits = ParseResourceList(ObjectOr(Field(container["resources"], "limits")));
   return limits.ok() ? *limits : ResourceList{};
 }
 
 ResourceList ContainerRequests(const Json& container) {
   if (!container.contains("resources") || !container["resources"].is_object()) return {};
-  auto requests = ParseResourceList(container["resources"].value("requests", Json::object()));
+  auto requests = ParseResourceList(ObjectOr(Field(container["resources"], "requests")));
   if (!requests.ok()) return {};
   for (const auto& [name, amount] : ContainerLimits(container)) requests->emplace(name, amount);
   return *requests;

@@ -1,5 +1,7 @@
 #include "emulator/api/service_account.h"
 
+#include "emulator/api/json_fields.h"
+
 namespace pjemu::api {
 
 std::string ServiceAccountUsername(const std::string& ns, const std::string& name) {
@@ -7,7 +9,7 @@ std::string ServiceAccountUsername(const std::string& ns, const std::string& nam
 }
 
 std::string PodServiceAccountName(const Json& pod) {
-  const Json spec = pod.value("spec", Json::object());
+  const Json& spec = ObjectOr(Field(pod, "spec"));
   for (const char* key : {"serviceAccountName", "serviceAccount"}) {
     auto it = spec.find(key);
     if (it != spec.end() && it->is_string() && !it->get<std::string>().empty()) return *it;
@@ -16,7 +18,7 @@ std::string PodServiceAccountName(const Json& pod) {
 }
 
 bool AutomountServiceAccountToken(const Json& pod, const Json* service_account) {
-  const Json spec = pod.value("spec", Json::object());
+  const Json& spec = ObjectOr(Field(pod, "spec"));
   auto it = spec.find("automountServiceAccountToken");
   if (it != spec.end() && it->is_boolean()) return it->get<bool>();
   if (service_account != nullptr && service_account->is_object()) {

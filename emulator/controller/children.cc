@@ -51,10 +51,10 @@ Json ControllerRef(const Json& owner) {
 }
 
 Result<api::ObjectList::Ptr> ChildWriter::Create(const Json& owner, const api::ResourceType& type,
-                                                 const Json& object, bool announce) {
+                                                 Json object, bool announce) {
   const std::string ns = Str(Field(owner, "metadata"), "namespace");
   const std::string name = Str(Field(object, "metadata"), "name");
-  auto r = client_.CreateShared(type, ns, object);
+  auto r = client_.CreateShared(type, ns, std::move(object));
   if (!r.ok()) {
     (void)recorder_.Record(owner, "Warning", "FailedCreate" + type.kind,
                            "Error creating: " + r.status().message());

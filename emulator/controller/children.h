@@ -50,8 +50,8 @@ class ChildWriter {
   ChildWriter(client::Client& client, EventRecorder& recorder)
       : client_(client), recorder_(recorder) {}
   // The answer is the created object's snapshot (Client::CreateShared).
-  Result<api::ObjectList::Ptr> Create(const Json& owner, const api::ResourceType& type,
-                                      const Json& object, bool announce);
+  Result<api::ObjectList::Ptr> Create(const Json& owner, const api::ResourceType& type, Json object,
+                                      bool announce);
   Status Delete(const Json& owner, const api::ResourceType& type, const std::string& name,
                 bool announce);
 

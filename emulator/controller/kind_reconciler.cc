@@ -96,11 +96,12 @@ Result<Children> KindReconciler::ReadChildren(const Json& object) {
 
 Status KindReconciler::Create(const Json& object, const Action& a) {
   const std::string ns = Str(Field(object, "metadata"), "namespace");
-  const Json child =
+  Json child =
       kind_.decorate ? kind_.decorate(a.object, *a.type, object, options_, recorder_) : a.object;
-  if (a.quiet) return client_.CreateShared(*a.type, ns, child).status();
+  if (a.quiet) return client_.CreateShared(*a.type, ns, std::move(child)).status();
   const bool kubeflow = kind_.child_events == ChildEvents::kKubeflow;
-  Result<api::ObjectList::Ptr> r = writer_.Create(object, *a.type, child, /*announce=*/kubeflow);
+  Result<api::ObjectList::Ptr> r =
+      writer_.Create(object, *a.type, std::move(child), /*announce=*/kubeflow);
   if (!r.ok() && a.if_absent && r.status().code() == Code::kAlreadyExists) return Status::Ok();
   if (!r.ok()) return r.status();
   if (kind_.child_events == ChildEvents::kKubeControllerManager) {
@@ -162,10 +163,8 @@ Status KindReconciler::Execute(const Json& object, const Action& a, bool* done) 
 
 Status KindReconciler::WriteStatus(const Json& stored, const Sync& sync, const Request& request) {
   if (!sync.status_changed) return Status::Ok();
-  Json update = stored;
-  update["status"] = sync.status;
-  auto r =
-      client_.UpdateShared(kind_.type(), request.ns, std::move(update), api::Subresource::kStatus);
+  auto r = client_.UpdateShared(kind_.type(), request.ns, api::StatusWriteBody(stored, sync.status),
+                                api::Subresource::kStatus);
   if (!r.ok()) {
     return r.status().WithContext("update status of " + kind_.type().singular + " " +
                                   request.Key());

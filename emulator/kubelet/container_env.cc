@@ -67,7 +67,7 @@ std::optional<Json> ResourceValue(const Json& pod, const Json& container, const 
       std::find(std::begin(kFallback), std::end(kFallback), name) == std::end(kFallback)) {
     return std::nullopt;
   }
-  std::string node = pod.value("spec", Json::object()).value("nodeName", "");
+  std::string node = api::Str(api::Field(pod, "spec"), "nodeName");
   std::optional<Json> n = node.empty() || !objects ? std::nullopt : objects(api::Nodes(), node);
   if (!n) return std::nullopt;
   Json alloc = n->value("status", Json::object()).value("allocatable", Json::object());
@@ -173,7 +173,7 @@ using EnvFromVisitor = std::function<void(const SourceKind&, const std::string&,
                                           const std::map<std::string, std::string>&)>;
 Status ForEachEnvFrom(const Json& container, const std::string& field, const ObjectLookup& objects,
                       const EnvFromVisitor& fn) {
-  const Json list = container.value("envFrom", Json::array());
+  const Json& list = api::ArrayOr(api::Field(container, "envFrom"));
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Json& e = list[i];
     const SourceKind* kind = e.contains("configMapRef") ? &kConfigMap
@@ -273,7 +273,7 @@ Result<EnvList> ContainerEnv(const Json& pod, const Json& container, const std::
                        }
                      }));
   VarLookup lookup = [&env](const std::string& name) { return LookupEnv(env, name); };
-  const Json list = container.value("env", Json::array());
+  const Json& list = api::ArrayOr(api::Field(container, "env"));
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Json& e = list[i];
     std::string path = field + ".env[" + std::to_string(i) + "]";

@@ -7,6 +7,8 @@
 #include <optional>
 #include <sstream>
 
+#include "emulator/api/json_fields.h"
+
 namespace pjemu::kubelet {
 namespace {
 
@@ -53,8 +55,8 @@ std::optional<unsigned> Number(const std::string& s) {
 }
 
 std::optional<std::int64_t> SecurityInt(const Json& pod, const Json& container, const char* key) {
-  for (const Json* obj : {&container, &pod["spec"]}) {
-    const Json& sc = obj->value("securityContext", Json::object());
+  for (const Json* obj : {&container, &api::Field(pod, "spec")}) {
+    const Json& sc = api::ObjectOr(api::Field(*obj, "securityContext"));
     if (sc.contains(key) && sc[key].is_number_integer()) return sc[key].get<std::int64_t>();
   }
   return {};
@@ -115,8 +117,8 @@ Result<ImageUser> ResolveImageUser(const std::vector<std::string>& layers,
       if (m == name && g && *g != out.identity.gid) out.identity.groups.push_back(*g);
     }
   }
-  const Json& psc = pod["spec"].value("securityContext", Json::object());
-  for (const Json& g : psc.value("supplementalGroups", Json::array())) {
+  const Json& psc = api::FieldAt(pod, {"spec", "securityContext"});
+  for (const Json& g : api::ArrayOr(api::Field(psc, "supplementalGroups"))) {
     if (g.is_number_integer()) out.identity.groups.push_back(g.get<unsigned>());
   }
   return out;

@@ -123,7 +123,7 @@ Result<ContainerMounts> PlanContainerMounts(const Json& container, const std::st
   }
   std::vector<Mount> volume_mounts;
   const std::string name = container.value("name", "");
-  const Json list = container.value("volumeMounts", Json::array());
+  const Json& list = api::ArrayOr(api::Field(container, "volumeMounts"));
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Json& vm = list[i];
     std::string f = field + ".volumeMounts[" + std::to_string(i) + "]";
@@ -180,7 +180,7 @@ Result<ContainerMounts> PlanContainerMounts(const Json& container, const std::st
 std::string EtcHosts(const Json& pod, const std::string& pod_ip,
                      const std::vector<HostsService>& services) {
   const Json& meta = pod["metadata"];
-  const Json spec = pod.value("spec", Json::object());
+  const Json& spec = api::ObjectOr(api::Field(pod, "spec"));
   std::string ns = meta.value("namespace", "default");
   std::string out =
       "# Kubernetes-managed hosts file.\n"

@@ -1,5 +1,7 @@
 #include "emulator/kubelet/pod_reboot.h"
 
+#include "emulator/api/json_fields.h"
+
 namespace pjemu::kubelet {
 namespace {
 
@@ -16,8 +18,8 @@ void Recover(const Json& old, bool init, const std::string& policy, ContainerSta
              Time now) {
   c.restart_count = old.value("restartCount", 0);
   c.image_id = old.value("imageID", "");
-  const Json state = old.value("state", Json::object());
-  const Json last = old.value("lastState", Json::object());
+  const Json& state = api::ObjectOr(api::Field(old, "state"));
+  const Json& last = api::ObjectOr(api::Field(old, "lastState"));
   auto restart_allowed = [&](int exit_code) {
     return init ? exit_code != 0 && policy != "Never" : ShouldRestart(policy, exit_code);
   };
@@ -73,12 +75,12 @@ void Recover(const Json& old, bool init, const std::string& policy, ContainerSta
 }  // namespace
 
 void RecoverAfterReboot(const Json& pod, PodState& state, Time now) {
-  const Json status = pod.value("status", Json::object());
-  std::string policy = pod.value("spec", Json::object()).value("restartPolicy", "Always");
+  const Json& status = api::Field(pod, "status");
+  std::string policy = api::ObjectOr(api::Field(pod, "spec")).value("restartPolicy", "Always");
   for (bool init : {true, false}) {
     auto& containers = init ? state.init : state.main;
     for (const Json& old :
-         status.value(init ? "initContainerStatuses" : "containerStatuses", Json::array())) {
+         api::ArrayOr(api::Field(status, init ? "initContainerStatuses" : "containerStatuses"))) {
       if (!old.is_object()) continue;
       for (auto& c : containers) {
         if (c.name == old.value("name", "")) Recover(old, init, policy, c, now);
@@ -88,21 +90,21 @@ void RecoverAfterReboot(const Json& pod, PodState& state, Time now) {
 }
 
 void RememberFinishedPodLogs(WorkerContext& ctx, const Json& pod) {
-  const Json meta = pod.value("metadata", Json::object());
+  const Json& meta = api::ObjectOr(api::Field(pod, "metadata"));
   std::string ns = meta.value("namespace", "default"), name = meta.value("name", "");
   std::lock_guard<std::mutex> lock(ctx.logs_mu);
   if (ctx.logs.count(ns + "/" + name)) return;
   PodLogInfo info;
   info.dir = ctx.options.root_dir + "/pods/" + ns + "_" + name + "_" + meta.value("uid", "");
-  const Json status = pod.value("status", Json::object());
+  const Json& status = api::Field(pod, "status");
   for (bool init : {true, false}) {
     for (const Json& s :
-         status.value(init ? "initContainerStatuses" : "containerStatuses", Json::array())) {
+         api::ArrayOr(api::Field(status, init ? "initContainerStatuses" : "containerStatuses"))) {
       if (!s.is_object()) continue;
       ContainerLogInfo c;
       c.name = s.value("name", "");
       c.restart_count = s.value("restartCount", 0);
-      c.ever_started = s.value("state", Json::object()).contains("terminated");
+      c.ever_started = api::ObjectOr(api::Field(s, "state")).contains("terminated");
       c.waiting_reason = "PodInitializing";
       (init ? info.init : info.main).push_back(c);
     }

@@ -483,7 +483,7 @@ void PodWorker::FinishEviction() {
   Json& status = pod["status"];
   if (!status.is_object()) status = Json::object();
   Json conds = Json::array();
-  for (const Json& c : status.value("conditions", Json::array())) {
+  for (const Json& c : api::ArrayOr(api::Field(status, "conditions"))) {
     if (c.value("type", "") != "DisruptionTarget") conds.push_back(c);
   }
   conds.push_back({{"type", "DisruptionTarget"},
@@ -595,7 +595,7 @@ void PodWorker::Deleted() {
   ReleaseResources();
   ctx_.network->ReleasePodIp(uid_);
   // The pod's volumes and container filesystems go with it; hostPath and PV directories stay.
-  if (!pod()["spec"].value("volumes", Json::array()).empty() || ctx_.sandbox) {
+  if (!api::ArrayOr(api::FieldAt(pod(), {"spec", "volumes"})).empty() || ctx_.sandbox) {
     TearDownVolumes(dirs_);
     std::error_code ec;
     std::filesystem::remove_all(dirs_.pod + "/containers", ec);

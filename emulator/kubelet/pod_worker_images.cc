@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "emulator/api/image_reference.h"
+#include "emulator/api/json_fields.h"
 #include "emulator/api/resources.h"
 #include "emulator/kubelet/container_env.h"
 #include "emulator/kubelet/pod_worker.h"
@@ -242,7 +243,7 @@ std::optional<ImagePlan> PodWorker::StorePlan(bool init, std::size_t i,
 image::Keyring PodWorker::PullKeyring() {
   image::Keyring keyring;
   std::vector<std::string> missing;
-  for (const Json& ref : pod()["spec"].value("imagePullSecrets", Json::array())) {
+  for (const Json& ref : api::ArrayOr(api::FieldAt(pod(), {"spec", "imagePullSecrets"}))) {
     const std::string name = ref.value("name", "");
     if (name.empty()) continue;
     auto secret = ctx_.client.Get(api::Secrets(), ns_, name);

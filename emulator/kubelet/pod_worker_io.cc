@@ -24,19 +24,6 @@ void PodWorker::WaitForEndpoint(const std::string& host) {
 
 namespace {
 
-// The body of a status write: the pod's identity, its version (optimistic concurrency) and the
-// new status; the API server takes nothing else from a /status write, so the rest is not sent.
-Json StatusWrite(const Json& pod, Json status) {
-  Json body = api::Projection(pod, {{"apiVersion"},
-                                    {"kind"},
-                                    {"metadata", "name"},
-                                    {"metadata", "namespace"},
-                                    {"metadata", "uid"},
-                                    {"metadata", "resourceVersion"}});
-  body["status"] = std::move(status);
-  return body;
-}
-
 bool PodReady(const Json& pod) {
   for (const Json& c : api::ArrayOr(api::FieldAt(pod, {"status", "conditions"}))) {
     if (c.value("type", "") == "Ready" && c.value("status", "") == "True") return true;
@@ -110,8 +97,9 @@ void PodWorker::WriteStatus() {
     Json status = ComputePodStatus(pod(), state_, now);
     const std::size_t digest = std::hash<Json>{}(status);
     if (attempt == 0 && written_status_ == digest) return;
-    auto written = ctx_.client.UpdateShared(api::Pods(), ns_, StatusWrite(pod(), std::move(status)),
-                                            api::Subresource::kStatus);
+    auto written =
+        ctx_.client.UpdateShared(api::Pods(), ns_, api::StatusWriteBody(pod(), std::move(status)),
+                                 api::Subresource::kStatus);
     if (written.ok()) {
       SetPod(std::move(*written));  // in process, the snapshot the informer will deliver
       written_status_ = digest;

@@ -23,7 +23,7 @@ constexpr char kKubeApiAccess[] = "kube-api-access";
 // Whether the container already mounts something at the service-account path (the admission
 // plugin then leaves that container alone).
 bool MountsServiceAccountPath(const Json& container) {
-  for (const Json& vm : container.value("volumeMounts", Json::array())) {
+  for (const Json& vm : api::ArrayOr(api::Field(container, "volumeMounts"))) {
     if (vm.value("mountPath", "") == api::kServiceAccountMountPath) return true;
   }
   return false;
@@ -261,7 +261,7 @@ void PodWorker::ObjectChanged(const std::string& plural, const std::string& name
     // The kubelet's atomic writer: a changed ConfigMap/Secret reaches the mounted files.
     ObjectLookup objects = Objects();
     TokenFetcher tokens = Tokens();
-    for (const Json& volume : pod()["spec"].value("volumes", Json::array())) {
+    for (const Json& volume : api::ArrayOr(api::FieldAt(pod(), {"spec", "volumes"}))) {
       if (!VolumeReferences(volume, plural, name)) continue;
       // A deleted object keeps the old files.
       (void)SetUpVolume(pod(), volume, dirs_, objects, &tokens);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "emulator/api/base64.h"
+#include "emulator/api/json_fields.h"
 #include "emulator/api/persistent_volumes.h"
 #include "emulator/api/pod_resources.h"
 #include "emulator/api/resource_quantity.h"
@@ -135,7 +136,7 @@ std::string FormatMap(const Json& map) {
 // (FieldRefValue), for the paths a volume offers: metadata.name, .namespace, .uid and one
 // label's or annotation's value.
 Result<std::string> DownwardFieldValue(const Json& pod, const std::string& path) {
-  const Json meta = pod.value("metadata", Json::object());
+  const Json& meta = api::ObjectOr(api::Field(pod, "metadata"));
   for (const char* map : {"labels", "annotations"}) {
     if (path == std::string("metadata.") + map) return FormatMap(meta.value(map, Json::object()));
   }
@@ -153,8 +154,7 @@ Result<std::string> DownwardFieldValue(const Json& pod, const std::string& path)
 Result<std::string> DownwardResourceValue(const Json& pod, const Json& ref,
                                           const ObjectLookup& objects) {
   std::string container = ref.value("containerName", "");
-  const Json spec = pod.value("spec", Json::object());
-  for (const Json& c : spec.value("containers", Json::array())) {
+  for (const Json& c : api::ArrayOr(api::FieldAt(pod, {"spec", "containers"}))) {
     if (c.value("name", "") == container) return ResourceFieldRefValue(pod, c, ref, objects);
   }
   return Status(Code::kInvalid, "resourceFieldRef.containerName: Not found: \"" + container + "\"");

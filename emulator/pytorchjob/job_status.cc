@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "emulator/api/json_fields.h"
 #include "emulator/pytorchjob/conditions.h"
@@ -301,10 +302,13 @@ void Pass::RequeueForDeadline() {
 Sync Pass::Run() {
   out_.status = Field(job_, "status").is_object() ? job_["status"] : Json::object();
   // The create-event predicate puts Created into the cached copy before the first reconcile.
+  // That copy is what the pass's result is compared with; else the status as read.
+  std::optional<Json> cached;
   if (!Field(st(), "conditions").is_array() || st()["conditions"].empty()) {
     Condition(kCreated, "True", "Created", "PyTorchJob " + name_ + " is created.");
+    cached = st();
   }
-  const Json old = st();
+  const Json& old = cached ? *cached : Field(job_, "status");
   if (IsFinished(st())) {
     KeepFinished();
   } else if (IsSuspended(job_)) {

@@ -22,7 +22,7 @@ using api::Field;
 // The pod's conditions with `cond` replacing the one of the same type.
 Json WithCondition(const Json& pod, const Json& cond) {
   Json conditions = Json::array();
-  for (const Json& c : pod.value("status", Json::object()).value("conditions", Json::array())) {
+  for (const Json& c : api::ArrayOr(api::FieldAt(pod, {"status", "conditions"}))) {
     if (c.value("type", "") != cond.value("type", "")) conditions.push_back(c);
   }
   conditions.push_back(cond);

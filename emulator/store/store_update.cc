@@ -214,7 +214,7 @@ Result<ObjectPtr> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_pt
     }
     if (!errs.empty()) return InvalidError(*type, name, errs);
     RETURN_IF_ERROR(ClusterIpLocked(type, next, &old));
-    if (next.value("spec", Json()) != old.value("spec", Json())) {
+    if (api::Field(next, "spec") != api::Field(old, "spec")) {
       meta["generation"] = old_meta.value("generation", 0) + 1;
     }
     RETURN_IF_ERROR(Admit(type, next, &old, options));
