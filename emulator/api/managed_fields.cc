@@ -1,6 +1,7 @@
 #include "emulator/api/managed_fields.h"
 
 #include <algorithm>
+#include <charconv>
 #include <memory>
 #include <optional>
 #include <tuple>
@@ -279,12 +280,7 @@ FieldSet LastAppliedFields(const TypeSchema& ts, const FieldSet& skip, const std
 }
 
 Json WithoutManaged(const Json* object) {
-  if (!object) return Json::object();
-  Json out = *object;
-  if (out.contains("metadata") && out["metadata"].is_object()) {
-    out["metadata"].erase("managedFields");
-  }
-  return out;
+  return object ? CopyWithoutManagedFields(*object) : Json::object();
 }
 
 // The object the applier's configuration makes of `live` (merged where the write may write).
@@ -323,15 +319,18 @@ bool AppendShape(const Json& v, const Json* zero, std::string& out) {
     }
     return true;
   }
+  const Json::object_t* zero_members =
+      zero && zero->is_object() ? &zero->get_ref<const Json::object_t&>() : nullptr;
   out += '{';
-  for (const auto& [key, child] : v.items()) {
-    out += std::to_string(key.size());
+  for (const auto& [key, child] : v.get_ref<const Json::object_t&>()) {
+    char length[24];
+    out.append(length, std::to_chars(length, length + sizeof length, key.size()).ptr);
     out += ':';
     out += key;
     const Json* zero_child = nullptr;
-    if (zero && zero->is_object()) {
-      auto it = zero->find(key);
-      if (it != zero->end()) zero_child = &*it;
+    if (zero_members) {
+      auto it = zero_members->find(key);
+      if (it != zero_members->end()) zero_child = &it->second;
     }
     if (!AppendShape(child, zero_child, out)) return false;
   }
@@ -345,7 +344,9 @@ std::string CreatedShape(const ResourceType& type, const TypeSchema& ts, const J
   if (live || !write.stored_form || write.subresource != Subresource::kNone || ManagedOf(&next)) {
     return "";
   }
-  std::string shape = type.PluralGroup();
+  std::string shape;
+  shape.reserve(1024);
+  shape = type.PluralGroup();
   shape.push_back('\n');
   if (!AppendShape(next, &ts.zero, shape)) return "";
   return shape;
@@ -448,6 +449,26 @@ void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* l
 }
 
 }  // namespace
+
+Json CopyWithoutManagedFields(const Json& object, std::string_view skip) {
+  if (!object.is_object()) return object;
+  Json out = Json::object();
+  auto& members = out.get_ref<Json::object_t&>();
+  for (const auto& [key, value] : object.items()) {
+    if (key == skip) continue;
+    if (key != "metadata" || !value.is_object()) {
+      members.emplace_hint(members.end(), key, value);
+      continue;
+    }
+    Json meta = Json::object();
+    auto& fields = meta.get_ref<Json::object_t&>();
+    for (const auto& [field, v] : value.items()) {
+      if (field != "managedFields") fields.emplace_hint(fields.end(), field, v);
+    }
+    members.emplace_hint(members.end(), key, std::move(meta));
+  }
+  return out;
+}
 
 void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
                          const ManagedWrite& write) {

@@ -94,10 +94,11 @@ Result<Children> KindReconciler::ReadChildren(const Json& object) {
   return children;
 }
 
-Status KindReconciler::Create(const Json& object, const Action& a) {
+Status KindReconciler::Create(const Json& object, Action& a) {
   const std::string ns = Str(Field(object, "metadata"), "namespace");
-  Json child =
-      kind_.decorate ? kind_.decorate(a.object, *a.type, object, options_, recorder_) : a.object;
+  Json child = kind_.decorate
+                   ? kind_.decorate(std::move(a.object), *a.type, object, options_, recorder_)
+                   : std::move(a.object);
   if (a.quiet) return client_.CreateShared(*a.type, ns, std::move(child)).status();
   const bool kubeflow = kind_.child_events == ChildEvents::kKubeflow;
   Result<api::ObjectList::Ptr> r =
@@ -141,7 +142,7 @@ Status KindReconciler::Delete(const Json& object, const Action& a, bool self) {
   return Status::Ok();
 }
 
-Status KindReconciler::Execute(const Json& object, const Action& a, bool* done) {
+Status KindReconciler::Execute(const Json& object, Action& a, bool* done) {
   const Json& meta = Field(object, "metadata");
   switch (a.kind) {
     case Action::Kind::kEvent:
@@ -150,7 +151,7 @@ Status KindReconciler::Execute(const Json& object, const Action& a, bool* done) 
     case Action::Kind::kCreate:
       return Create(object, a);
     case Action::Kind::kUpdate:
-      return client_.UpdateShared(*a.type, Str(meta, "namespace"), a.object).status();
+      return client_.UpdateShared(*a.type, Str(meta, "namespace"), std::move(a.object)).status();
     case Action::Kind::kDelete: {
       const bool self = *a.type == kind_.type() && a.name == Str(meta, "name");
       RETURN_IF_ERROR(Delete(object, a, self));
@@ -161,9 +162,10 @@ Status KindReconciler::Execute(const Json& object, const Action& a, bool* done) 
   return Status::Ok();
 }
 
-Status KindReconciler::WriteStatus(const Json& stored, const Sync& sync, const Request& request) {
+Status KindReconciler::WriteStatus(const Json& stored, Sync& sync, const Request& request) {
   if (!sync.status_changed) return Status::Ok();
-  auto r = client_.UpdateShared(kind_.type(), request.ns, api::StatusWriteBody(stored, sync.status),
+  auto r = client_.UpdateShared(kind_.type(), request.ns,
+                                api::StatusWriteBody(stored, std::move(sync.status)),
                                 api::Subresource::kStatus);
   if (!r.ok()) {
     return r.status().WithContext("update status of " + kind_.type().singular + " " +
@@ -178,9 +180,9 @@ Result<ReconcileResult> KindReconciler::ReconcileOnce(const Request& request) {
   if (!got || api::Deleting(*got)) return ReconcileResult{};
   const Json& stored = *got;
   ASSIGN_OR_RETURN(Children children, ReadChildren(stored));
-  const Sync sync = kind_.sync(stored, children, clock_.Now());
+  Sync sync = kind_.sync(stored, children, clock_.Now());
   if (kind_.prepare) RETURN_IF_ERROR(kind_.prepare(client_, recorder_, stored, options_));
-  for (const Action& action : sync.actions) {
+  for (Action& action : sync.actions) {
     bool done = false;
     RETURN_IF_ERROR(Execute(stored, action, &done));
     if (done) return ReconcileResult{};

@@ -33,10 +33,11 @@ class KindReconciler : public Reconciler {
   Result<ReconcileResult> ReconcileOnce(const Request& request);
   Result<Children> ReadChildren(const Json& object);
   // Carries out one action; *done when it deleted the object itself.
-  Status Execute(const Json& object, const Action& action, bool* done);
-  Status Create(const Json& object, const Action& action);
+  // Execute and Create consume the action's object (moved into the write).
+  Status Execute(const Json& object, Action& action, bool* done);
+  Status Create(const Json& object, Action& action);
   Status Delete(const Json& object, const Action& action, bool self);
-  Status WriteStatus(const Json& stored, const Sync& sync, const Request& request);
+  Status WriteStatus(const Json& stored, Sync& sync, const Request& request);  // takes the status
 
   client::Client& client_;
   const Clock& clock_;

@@ -2,6 +2,7 @@
 
 #include "emulator/api/job_conditions.h"
 #include "emulator/api/json_fields.h"
+#include "emulator/api/managed_fields.h"
 #include "emulator/api/pytorchjob.h"
 #include "emulator/api/resources.h"
 #include "emulator/controller/queue_integration.h"
@@ -66,7 +67,7 @@ Status PrepareGang(client::Client& client, controller::EventRecorder& recorder, 
                    const controller::KindOptions& options) {
   const GangOptions gang{options.gang_scheduler_name};
   if (!gang.enabled() || ManagedByExternalController(stored)) return Status::Ok();
-  return SyncPodGroup(client, recorder, SetDefaults(stored), gang);
+  return SyncPodGroup(client, recorder, SetDefaults(api::CopyWithoutManagedFields(stored)), gang);
 }
 
 // --gang-scheduler-name: each pod it creates, decorated for the gang (pod_group.h).
@@ -81,7 +82,7 @@ Json DecorateGang(Json child, const api::ResourceType& type, const Json& stored,
 controller::Sync SyncPyTorchJob(const Json& stored, const controller::Children& children,
                                 Time now) {
   if (ManagedByExternalController(stored)) return {};
-  Json job = SetDefaults(stored);
+  Json job = SetDefaults(api::CopyWithoutManagedFields(stored));
   std::vector<Action> hpa;
   ReconcileHpa(job, children.One(Hpas()), hpa);
   controller::Sync sync =

@@ -170,11 +170,8 @@ Result<ObjectPtr> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_pt
       return Status(Code::kNotFound, "the server could not find the requested resource");
     }
     // A status write takes only .status: the rest is the old object's (its old status is not
-    // copied, only to be replaced).
-    next = Json::object();
-    for (const auto& [key, value] : old.items()) {
-      if (key != "status") next[key] = value;
-    }
+    // copied, only to be replaced, nor its managed fields, which are set anew below).
+    next = api::CopyWithoutManagedFields(old, "status");
     if (incoming.contains("status")) next["status"] = std::move(incoming["status"]);
   } else {
     next = std::move(incoming);

@@ -102,7 +102,7 @@ void WatchStream::Notify() {
 
 bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bool initial) {
   const WatchFilter& f = w->filter();
-  if (e.type_key != w->type_key()) return true;
+  if (e.type_key != w->type_key()) return true;  // history replayed to a new watch: all types
   ObjectPtr object = e.object->Tree();  // shared with the store and every other watch
   bool now = f.Matches(*object);
   // Only selectors can tell the two states apart (the namespace never changes), so the old
@@ -140,15 +140,19 @@ bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bo
 void WatchHub::Record(std::uint64_t rv, const api::ResourceType& type, WatchEvent::Type event,
                       SlotPtr object, SlotPtr old) {
   Entry e{rv, type.PluralGroup(), event, std::move(object), std::move(old)};
-  // Deliver, dropping watches that ended (overflow), were stopped or were released by their
-  // consumer (the hub holds them weakly, so an abandoned watch costs nothing).
-  std::vector<std::weak_ptr<WatchStream>> alive;
-  alive.reserve(watchers_.size());
-  for (auto& weak : watchers_) {
-    auto w = weak.lock();
-    if (w && !w->Ended() && Deliver(w, e, false)) alive.push_back(std::move(weak));
+  // Deliver to the type's watches, dropping those that ended (overflow), were stopped or were
+  // released by their consumer (the hub holds them weakly, so an abandoned watch costs nothing).
+  if (auto it = watchers_.find(e.type_key); it != watchers_.end()) {
+    std::vector<std::weak_ptr<WatchStream>>& of_type = it->second;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < of_type.size(); ++i) {
+      auto w = of_type[i].lock();
+      if (!w || w->Ended() || !Deliver(w, e, false)) continue;
+      if (kept != i) of_type[kept] = std::move(of_type[i]);
+      ++kept;
+    }
+    of_type.resize(kept);
   }
-  watchers_.swap(alive);
   history_.push_back(std::move(e));
   while (history_.size() > history_limit_) {
     evicted_rv_ = history_.front().rv;
@@ -175,20 +179,22 @@ Result<std::shared_ptr<WatchStream>> WatchHub::Open(WatchFilter filter, bool syn
     }
   }
   touched_.clear();  // nothing to notify: the caller has not set a callback yet
-  watchers_.push_back(w);
+  watchers_[key].push_back(w);
   return w;
 }
 
 void WatchHub::Bookmark(std::uint64_t rv) {
-  for (const auto& weak : watchers_) {
-    auto w = weak.lock();
-    if (!w || !w->filter().bookmarks || w->Ended()) continue;
-    const auto& f = w->filter();
-    Json object = {{"kind", f.type.kind},
-                   {"apiVersion", f.type.ApiVersion()},
-                   {"metadata", {{"resourceVersion", std::to_string(rv)}}}};
-    w->Push({WatchEvent::Type::kBookmark, std::move(object)});
-    touched_.push_back(w);
+  for (const auto& [key, of_type] : watchers_) {
+    for (const auto& weak : of_type) {
+      auto w = weak.lock();
+      if (!w || !w->filter().bookmarks || w->Ended()) continue;
+      const auto& f = w->filter();
+      Json object = {{"kind", f.type.kind},
+                     {"apiVersion", f.type.ApiVersion()},
+                     {"metadata", {{"resourceVersion", std::to_string(rv)}}}};
+      w->Push({WatchEvent::Type::kBookmark, std::move(object)});
+      touched_.push_back(w);
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -123,7 +124,8 @@ class WatchHub {
   const std::size_t queue_limit_;
   std::deque<Entry> history_;
   std::uint64_t evicted_rv_ = 0;                      // the newest RV no longer in history_
-  std::vector<std::weak_ptr<WatchStream>> watchers_;  // the consumers own the streams
+  // The watches of each type (by type key), held weakly: their consumers own them.
+  std::map<std::string, std::vector<std::weak_ptr<WatchStream>>, std::less<>> watchers_;
   std::vector<std::shared_ptr<WatchStream>> touched_;
 };
 

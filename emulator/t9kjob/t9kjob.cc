@@ -1,6 +1,7 @@
 #include "emulator/t9kjob/t9kjob.h"
 
 #include "emulator/api/json_fields.h"
+#include "emulator/api/managed_fields.h"
 #include "emulator/api/resources.h"
 #include "emulator/api/t9k.h"
 #include "emulator/t9kjob/sync.h"
@@ -17,7 +18,7 @@ std::string Owned(const Json& job) {
 
 Sync SyncJob(const Json& job, const controller::Children& children, Time now) {
   return ComputeSync(
-      t9k::SetDefaults(job),
+      t9k::SetDefaults(api::CopyWithoutManagedFields(job)),
       {children.Of(api::Pods()), children.Of(api::Services()), children.Of(api::TensorBoards())},
       now);
 }
