@@ -28,7 +28,7 @@ void SlotSweeper::Fresh(const SlotPtr& slot) {
 }
 
 void SlotSweeper::MaybeSweep() {
-  if (period_ == 0 || fresh_.size() < std::max(period_, aging_.size() / 4)) return;
+  if (period_ == 0 || fresh_.size() < std::max(period_, aging_.size() / 2)) return;
   std::vector<std::weak_ptr<Slot>> held;
   std::vector<Job> jobs;
   for (auto& weak : aging_) {

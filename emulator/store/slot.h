@@ -50,8 +50,9 @@ using SlotPtr = std::shared_ptr<Slot>;
 // Decides when slots are packed, and packs them on a thread of its own: every slot written or
 // decoded is `Fresh`; each sweep hands the packing thread the slots that were fresh before the
 // previous sweep and that no reader holds, and keeps looking at the held ones in later sweeps. A
-// sweep runs once a quarter as many slots turned fresh as the last one kept (and at least
-// `period`), so its cost is a constant per write or read. The thread encodes and compresses,
+// sweep runs once half as many slots turned fresh as the last one kept (and at least
+// `period`), so its cost is a constant per write or read; a tree then often outlives a round of
+// the controllers' queue and is read again without a decode. The thread encodes and compresses,
 // then, under the store's mutex, keeps the bytes in the slot and drops the slot's tree if still
 // no reader holds it (one that took it meanwhile makes the slot fresh again); the tree is freed
 // on that thread, outside the mutex. The store's thread only ever decodes.
