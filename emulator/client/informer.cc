@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "emulator/api/json_fields.h"
 
@@ -152,7 +153,13 @@ Result<std::size_t> Informer::List() {
   std::map<std::string, std::string> listed_uids;
   for (const Json& item : items) listed_uids[KeyOf(Meta(item))] = Text(Meta(item), "uid");
   pending_.clear();
-  for (const auto& [key, known] : known_) {
+  std::vector<const std::pair<const std::string, Known>*> by_key;
+  by_key.reserve(known_.size());
+  for (const auto& entry : known_) by_key.push_back(&entry);
+  std::sort(by_key.begin(), by_key.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* entry : by_key) {
+    const auto& [key, known] = *entry;
     auto it = listed_uids.find(key);
     if (it == listed_uids.end() || it->second != known.uid) {
       pending_.push_back(Tombstone(key, known));

@@ -36,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "emulator/api/requests.h"
 #include "emulator/api/resources.h"
@@ -164,8 +165,9 @@ class Informer {
   bool draining_ = false;
   std::shared_ptr<api::Watch> watch_;
   std::deque<api::WatchEvent> pending_;  // the last list's events not yet delivered
-  // The identity of each delivered object, by namespace/name.
-  std::map<std::string, Known> known_;
+  // The identity of each delivered object, by namespace/name (a relist visits them in key
+  // order).
+  std::unordered_map<std::string, Known> known_;
   std::shared_ptr<const OwnerReferences> last_owner_references_;  // the last remembered, shared
   std::string last_rv_;
   std::int64_t stream_events_ = 0;  // taken from the current stream
