@@ -346,7 +346,7 @@ std::string CreatedShape(const ResourceType& type, const TypeSchema& ts, const J
   }
   std::string shape;
   shape.reserve(1024);
-  shape = type.PluralGroup();
+  shape += type.PluralGroup();  // appended: assigning the temporary would drop the reserved room
   shape.push_back('\n');
   if (!AppendShape(next, &ts.zero, shape)) return "";
   return shape;

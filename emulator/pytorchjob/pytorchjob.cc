@@ -62,12 +62,16 @@ void ReconcileHpa(const Json& job, const Json* current, std::vector<Action>& out
   out.push_back(std::move(a));
 }
 
+// The stored job defaulted, as the operator's passes read it; without its managedFields, which
+// nothing here reads (a copy that leaves them out costs less than one that keeps them).
+Json Defaulted(const Json& stored) { return SetDefaults(api::CopyWithoutManagedFields(stored)); }
+
 // --gang-scheduler-name: the job's PodGroup, synced before the pass's writes (pod_group.h).
 Status PrepareGang(client::Client& client, controller::EventRecorder& recorder, const Json& stored,
                    const controller::KindOptions& options) {
   const GangOptions gang{options.gang_scheduler_name};
   if (!gang.enabled() || ManagedByExternalController(stored)) return Status::Ok();
-  return SyncPodGroup(client, recorder, SetDefaults(api::CopyWithoutManagedFields(stored)), gang);
+  return SyncPodGroup(client, recorder, Defaulted(stored), gang);
 }
 
 // --gang-scheduler-name: each pod it creates, decorated for the gang (pod_group.h).
@@ -82,7 +86,7 @@ Json DecorateGang(Json child, const api::ResourceType& type, const Json& stored,
 controller::Sync SyncPyTorchJob(const Json& stored, const controller::Children& children,
                                 Time now) {
   if (ManagedByExternalController(stored)) return {};
-  Json job = SetDefaults(api::CopyWithoutManagedFields(stored));
+  Json job = Defaulted(stored);
   std::vector<Action> hpa;
   ReconcileHpa(job, children.One(Hpas()), hpa);
   controller::Sync sync =

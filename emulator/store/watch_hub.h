@@ -67,7 +67,8 @@ class WatchStream final : public api::Watch {
   // Runs the notify callback. REQUIRES: no store lock held.
   void Notify();
   const WatchFilter& filter() const { return filter_; }
-  // filter().type.PluralGroup(), made once: every write is matched against every watch.
+  // filter().type.PluralGroup(), made once: the hub files the watch under it and matches the
+  // history it replays to a new watch against it.
   const std::string& type_key() const { return type_key_; }
 
  private:
