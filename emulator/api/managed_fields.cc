@@ -142,6 +142,18 @@ Json EncodeEntry(const Entry& e, const FieldSet& set, const ManagedWrite& write)
   return EntryJson(e, write.stored_form ? Json(ToFieldsV1Text(set)) : ToFieldsV1(set));
 }
 
+// The writer's entry after a write that changed only fields it owns: its set is as it was, so
+// its stored fields are kept (encoding the set again is most of a common write's cost) and only
+// its time moves; re-encoded when stored in the other form than the write asks for. For entries
+// this file wrote (not ones a client rewrote), whose fields are already in canonical form.
+Json SameEntry(const Json& stored, const Json& stored_fields, const Entry& entry,
+               const FieldSet& set, const ManagedWrite& write) {
+  if (stored_fields.is_string() != write.stored_form) return EncodeEntry(entry, set, write);
+  Json out = stored;
+  if (!entry.time.empty()) out["time"] = entry.time;
+  return out;
+}
+
 // kube-apiserver's order of encoded entries: operation, time, manager, apiVersion, subresource.
 void SortEncoded(Json& entries) {
   auto key = [](const Json& e) {
@@ -432,7 +444,10 @@ void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* l
       if (!changed.Empty()) entry.time = write.now;
       // The common write changes only fields its manager already owns.
       bool same = !Intersects(set, c.removed) && Covers(set, changed);
-      if (same && !set.Empty()) out.push_back(EncodeEntry(entry, set, write));
+      if (same && !set.Empty()) {
+        out.push_back(rewritten ? EncodeEntry(entry, set, write)
+                                : SameEntry(e, *stored_fields, entry, set, write));
+      }
       if (same) continue;
       kept = Union(Difference(set, c.removed), changed);
     } else {

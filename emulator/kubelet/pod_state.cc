@@ -21,14 +21,24 @@ std::string ListNames(const std::vector<std::string>& names) {
 
 Json Condition(const Json& old_conditions, const std::string& type, bool ok,
                const std::string& reason, const std::string& message, Time now) {
-  Json c = {{"type", type}, {"status", ok ? "True" : "False"}, {"lastProbeTime", nullptr}};
-  std::string transition = FormatTime(now);
+  // Members set one by one: a status is computed for every write, and initializer lists build
+  // each pair as a temporary array first.
+  const char* status = ok ? "True" : "False";
+  Json c = Json::object();
+  c["type"] = type;
+  c["status"] = status;
+  c["lastProbeTime"] = nullptr;
+  const Json* kept = nullptr;  // the transition time of the same type with the same status
   for (const Json& o : old_conditions) {
-    if (o.value("type", "") == type && o.value("status", "") == c["status"]) {
-      transition = o.value("lastTransitionTime", transition);
+    const Json& t = api::Field(o, "type");
+    const Json& st = api::Field(o, "status");
+    if (t.is_string() && t.get_ref<const std::string&>() == type && st.is_string() &&
+        st.get_ref<const std::string&>() == status) {
+      const Json& at = api::Field(o, "lastTransitionTime");
+      if (at.is_string()) kept = &at;
     }
   }
-  c["lastTransitionTime"] = transition;
+  c["lastTransitionTime"] = kept ? *kept : Json(FormatTime(now));
   if (!reason.empty()) c["reason"] = reason;
   if (!message.empty()) c["message"] = message;
   return c;
@@ -37,10 +47,11 @@ Json Condition(const Json& old_conditions, const std::string& type, bool ok,
 }  // namespace
 
 Json TerminatedJson(const ContainerState& c) {
-  Json t = {{"exitCode", c.exit_code},
-            {"reason", c.reason},
-            {"startedAt", c.started_at == Time{} ? Json(nullptr) : Json(FormatTime(c.started_at))},
-            {"finishedAt", FormatTime(c.finished_at)}};
+  Json t = Json::object();
+  t["exitCode"] = c.exit_code;
+  t["reason"] = c.reason;
+  t["startedAt"] = c.started_at == Time{} ? Json(nullptr) : Json(FormatTime(c.started_at));
+  t["finishedAt"] = FormatTime(c.finished_at);
   if (c.signal) t["signal"] = c.signal;
   if (!c.message.empty()) t["message"] = c.message;
   if (!c.container_id.empty()) t["containerID"] = c.container_id;
@@ -48,27 +59,31 @@ Json TerminatedJson(const ContainerState& c) {
 }
 
 Json ContainerStatusJson(const ContainerState& c) {
-  Json s = {{"name", c.name},
-            {"image", c.status_image.empty() ? c.image : c.status_image},
-            {"imageID", c.image_id},
-            {"restartCount", c.restart_count},
-            {"lastState", c.last_state},
-            {"ready", c.phase == ContainerState::Phase::kRunning},
-            {"started", c.phase == ContainerState::Phase::kRunning}};
+  const bool running = c.phase == ContainerState::Phase::kRunning;
+  Json s = Json::object();
+  s["name"] = c.name;
+  s["image"] = c.status_image.empty() ? c.image : c.status_image;
+  s["imageID"] = c.image_id;
+  s["restartCount"] = c.restart_count;
+  s["lastState"] = c.last_state;
+  s["ready"] = running;
+  s["started"] = running;
+  Json state = Json::object();
   switch (c.phase) {
     case ContainerState::Phase::kWaiting: {
-      Json w = {{"reason", c.reason}};
+      Json& w = state["waiting"];
+      w["reason"] = c.reason;
       if (!c.message.empty()) w["message"] = c.message;
-      s["state"] = {{"waiting", w}};
       break;
     }
     case ContainerState::Phase::kRunning:
-      s["state"] = {{"running", {{"startedAt", FormatTime(c.started_at)}}}};
+      state["running"]["startedAt"] = FormatTime(c.started_at);
       break;
     case ContainerState::Phase::kTerminated:
-      s["state"] = {{"terminated", TerminatedJson(c)}};
+      state["terminated"] = TerminatedJson(c);
       break;
   }
+  s["state"] = std::move(state);
   if (!c.container_id.empty()) s["containerID"] = c.container_id;
   return s;
 }
@@ -147,22 +162,28 @@ Json ComputePodStatus(const Json& pod, const PodState& state, Time now) {
   conditions.push_back(Condition(old_conditions, "Ready", ready, reason, message, now));
   conditions.push_back(Condition(old_conditions, "ContainersReady", ready, reason, message, now));
   for (const Json& o : old_conditions) {
-    std::string type = o.value("type", "");
+    const Json& t = api::Field(o, "type");
+    static const std::string kNone;
+    const std::string& type = t.is_string() ? t.get_ref<const std::string&>() : kNone;
     if (type != "Initialized" && type != "Ready" && type != "ContainersReady") {
       conditions.push_back(o);
     }
   }
 
-  Json status = {
-      {"phase", phase}, {"conditions", std::move(conditions)}, {"qosClass", api::PodQosClass(pod)}};
-  if (!state.host_ip.empty()) {
-    status["hostIP"] = state.host_ip;
-    status["hostIPs"] = Json::array({{{"ip", state.host_ip}}});
-  }
-  if (!state.pod_ip.empty()) {
-    status["podIP"] = state.pod_ip;
-    status["podIPs"] = Json::array({{{"ip", state.pod_ip}}});
-  }
+  Json status = Json::object();
+  status["phase"] = phase;
+  status["conditions"] = std::move(conditions);
+  status["qosClass"] = api::PodQosClass(pod);
+  auto addresses = [&](const char* one, const char* all, const std::string& ip) {
+    if (ip.empty()) return;
+    status[one] = ip;
+    Json item = Json::object();
+    item["ip"] = ip;
+    status[all] = Json::array();
+    status[all].push_back(std::move(item));
+  };
+  addresses("hostIP", "hostIPs", state.host_ip);
+  addresses("podIP", "podIPs", state.pod_ip);
   if (state.start_time != Time{}) status["startTime"] = FormatTime(state.start_time);
   if (!state.terminal_reason.empty()) status["reason"] = state.terminal_reason;
   if (!state.terminal_message.empty()) status["message"] = state.terminal_message;
