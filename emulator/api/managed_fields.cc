@@ -154,6 +154,30 @@ Json SameEntry(const Json& stored, const Json& stored_fields, const Entry& entry
   return out;
 }
 
+// The writer's own entry after the write, merged in its stored text (MergeFieldsV1Text), into
+// `out` (nothing when it is left with no fields): false when that text is not in the form this
+// file writes, or the write asks for trees, or a client rewrote the entries (then the entry's set
+// is parsed and encoded again).
+bool MergeOwn(const Json& stored, const Json* stored_fields, const Entry& entry,
+              const FieldSet& removed, const FieldSet& changed, const ManagedWrite& write,
+              bool rewritten, Json& out) {
+  if (rewritten || !write.stored_form || !stored_fields || !stored_fields->is_string()) {
+    return false;
+  }
+  const std::string& text = stored_fields->get_ref<const std::string&>();
+  std::optional<std::string> merged = MergeFieldsV1Text(text, removed, changed);
+  if (!merged) return false;
+  if (*merged == "{}") return true;
+  if (*merged == text) {
+    Json same = stored;
+    if (!entry.time.empty()) same["time"] = entry.time;
+    out.push_back(std::move(same));
+  } else {
+    out.push_back(EntryJson(entry, Json(std::move(*merged))));
+  }
+  return true;
+}
+
 // kube-apiserver's order of encoded entries: operation, time, manager, apiVersion, subresource.
 void SortEncoded(Json& entries) {
   auto key = [](const Json& e) {
@@ -431,6 +455,11 @@ void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* l
       out.push_back(e);
       continue;
     }
+    if (own) {
+      own_seen = true;
+      if (!changed.Empty()) entry.time = write.now;
+      if (MergeOwn(e, stored_fields, entry, c.removed, changed, write, rewritten, out)) continue;
+    }
     static const FieldSet kEmpty;
     std::shared_ptr<const FieldSet> held = stored_fields ? SetOf(*stored_fields) : nullptr;
     const FieldSet& set = held ? *held : kEmpty;
@@ -440,8 +469,6 @@ void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* l
     }
     FieldSet kept;
     if (own) {
-      own_seen = true;
-      if (!changed.Empty()) entry.time = write.now;
       // The common write changes only fields its manager already owns.
       bool same = !Intersects(set, c.removed) && Covers(set, changed);
       if (same && !set.Empty()) {

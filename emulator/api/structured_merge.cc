@@ -493,7 +493,155 @@ class FieldsV1Sax {
   std::vector<Frame> frames_;
 };
 
+// Compares two keys as std::string compares them (bytes, unsigned), either as a text holds it
+// (`escaped`: \" and \\ stand for " and \, the only escapes TextMerge reads) or as it is.
+int CompareKeys(std::string_view a, bool a_escaped, std::string_view b, bool b_escaped) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a_escaped && a[i] == '\\') ++i;
+    if (b_escaped && b[j] == '\\') ++j;
+    auto x = static_cast<unsigned char>(a[i++]), y = static_cast<unsigned char>(b[j++]);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  if (i < a.size()) return 1;
+  return j < b.size() ? -1 : 0;
+}
+
+// MergeFieldsV1Text's pass: a cursor over the text, writing the merged text as it reads.
+class TextMerge {
+ public:
+  TextMerge(std::string_view text, std::string& out) : t_(text), out_(out) {}
+
+  bool Root(const FieldSet& remove, const FieldSet& add) {
+    bool kept = false;
+    return Node(&remove, &add, /*root=*/true, &kept) && at_ == t_.size();
+  }
+
+ private:
+  using Children = std::map<std::string, FieldSet>;
+
+  bool Eat(char c) {
+    if (at_ >= t_.size() || t_[at_] != c) return false;
+    ++at_;
+    return true;
+  }
+  bool Next(char c) const { return at_ < t_.size() && t_[at_] == c; }
+  bool Eat(std::string_view s) {
+    if (t_.substr(at_, s.size()) != s) return false;
+    at_ += s.size();
+    return true;
+  }
+  // A key, as written (between its quotes); false when it is not as AppendElement writes keys.
+  bool Key(std::string_view* raw) {
+    if (!Eat('"')) return false;
+    const std::size_t start = at_;
+    for (; at_ < t_.size() && t_[at_] != '"'; ++at_) {
+      auto u = static_cast<unsigned char>(t_[at_]);
+      if (u < 0x20 || u >= 0x80) return false;
+      if (t_[at_] == '\\') {
+        if (++at_ >= t_.size() || (t_[at_] != '"' && t_[at_] != '\\')) return false;
+      }
+    }
+    *raw = t_.substr(start, at_ - start);
+    return Eat('"') && Eat(':');
+  }
+  void Comma(bool& first) {
+    if (!first) out_ += ',';
+    first = false;
+  }
+  // Writes a child of `add` alone, as Union's copy of it would be written.
+  void WriteAdded(const std::string& element, const FieldSet& set, bool& first) {
+    Comma(first);
+    AppendElement(element, out_);
+    out_ += ':';
+    AppendFieldsV1(set, out_);
+  }
+
+  // The object at the cursor merged into out_; *kept: the merged node is not empty (else the
+  // caller takes back what it wrote for it).
+  bool Node(const FieldSet* remove, const FieldSet* add, bool root, bool* kept) {
+    if (++depth_ > kMaxDepth || !Eat('{')) return false;  // deeper: the long way, no recursion
+    bool text_member = !root && Next('}');
+    if (Eat("\".\":{}")) {
+      if (root || !Eat(',')) return false;  // "." alone is written {}
+      text_member = true;
+    }
+    const bool member = (text_member && !(remove && remove->member)) || (add && add->member);
+    static const Children kNone;
+    const Children& removed = remove ? remove->children : kNone;
+    const Children& added = add ? add->children : kNone;
+    if (member && !added.empty() && added.begin()->first <= ".") return false;
+    out_ += '{';
+    const std::size_t body = out_.size();
+    bool first = true;
+    if (member) {
+      Comma(first);
+      out_ += "\".\":{}";
+    }
+    bool any = false;  // a child written
+    auto r = removed.begin();
+    auto a = added.begin();
+    std::string_view previous = ".";
+    bool previous_escaped = false;
+    while (!Next('}')) {
+      std::string_view raw;
+      if (!Key(&raw) || CompareKeys(previous, previous_escaped, raw, true) >= 0) return false;
+      previous = raw, previous_escaped = true;
+      for (; a != added.end() && CompareKeys(raw, true, a->first, false) > 0; ++a) {
+        WriteAdded(a->first, a->second, first);
+        any = true;
+      }
+      while (r != removed.end() && CompareKeys(raw, true, r->first, false) > 0) ++r;
+      const FieldSet* rc =
+          r != removed.end() && CompareKeys(raw, true, r->first, false) == 0 ? &r->second : nullptr;
+      const FieldSet* ac = nullptr;
+      if (a != added.end() && CompareKeys(raw, true, a->first, false) == 0) ac = &(a++)->second;
+      const std::size_t mark = out_.size();
+      const bool was_first = first;
+      Comma(first);
+      out_ += '"';
+      out_ += raw;
+      out_ += "\":";
+      bool child = false;
+      if (!Node(rc, ac, /*root=*/false, &child)) return false;
+      if (child) {
+        any = true;
+      } else {
+        out_.resize(mark);
+        first = was_first;
+      }
+      if (!Eat(',') && !Next('}')) return false;
+      if (t_[at_ - 1] == ',' && Next('}')) return false;
+    }
+    Eat('}');
+    for (; a != added.end(); ++a) {
+      WriteAdded(a->first, a->second, first);
+      any = true;
+    }
+    if (!any) out_.resize(body);  // a member with no children is written {}
+    out_ += '}';
+    // Union keeps a child of `add` even when it holds nothing (then written {}), as here.
+    *kept = member || any || (!root && add);
+    --depth_;
+    return true;
+  }
+
+  static constexpr int kMaxDepth = 64;
+  std::string_view t_;
+  std::size_t at_ = 0;
+  int depth_ = 0;
+  std::string& out_;
+};
+
 }  // namespace
+
+std::optional<std::string> MergeFieldsV1Text(std::string_view text, const FieldSet& remove,
+                                             const FieldSet& add) {
+  std::string out;
+  out.reserve(text.size() + 64);
+  if (!TextMerge(text, out).Root(remove, add)) return std::nullopt;
+  return out;
+}
 
 FieldSet FromFieldsV1Text(std::string_view text) {
   FieldSet out;

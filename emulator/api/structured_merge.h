@@ -12,6 +12,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,14 @@ std::string ToFieldsV1Text(const FieldSet& set);
 // FromFieldsV1 of the parsed `text` (an empty set when it is not JSON), read with nlohmann's SAX
 // parser: the same set, without building the tree.
 FieldSet FromFieldsV1Text(std::string_view text);
+// ToFieldsV1Text(Union(Difference(FromFieldsV1Text(text), remove), add)), in one pass over the
+// text without building its set: how a write changes the stored entry of its own manager (the
+// parse and the encoding were most of an update's managed-fields cost). nullopt when `text` is
+// not exactly as ToFieldsV1Text writes it (whitespace, a key out of order, an escape other than
+// \" and \\, a byte outside printable ASCII, "." but first, a root "."), or when `add` has a
+// key that sorts before "." where the node is a member; the caller then takes the long way.
+std::optional<std::string> MergeFieldsV1Text(std::string_view text, const FieldSet& remove,
+                                             const FieldSet& add);
 
 FieldSet Union(const FieldSet& a, const FieldSet& b);
 FieldSet Difference(const FieldSet& a, const FieldSet& b);

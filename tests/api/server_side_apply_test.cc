@@ -8,6 +8,7 @@
 //          (stripmeta.go), entry order (managedfields.go), lastAppliedManager/Updater;
 //  [types] k8s.io/api core/v1 markers (listType, listMapKey, patchMergeKey, mapType).
 #include <catch2/catch.hpp>
+#include <random>
 
 #include "emulator/api/field_schema.h"
 #include "emulator/api/managed_fields.h"
@@ -80,6 +81,67 @@ TEST_CASE("the schema knows each type's associative lists", "[api][ssa]") {
   CHECK(missing.status().message() ==
         "associative list with keys has an element that omits key field \"name\" (and doesn't "
         "have default value)");
+}
+
+// A random field set over a few elements, escapes included, with childless non-member nodes
+// too (written {} like members).
+FieldSet RandomSet(std::mt19937& rng, int depth) {
+  static const char* kElements[] = {"f:a",         "f:b", "f:status", R"(k:{"type":"Ready"})",
+                                    R"(v:"x\\y")", "i:0", R"(f:"q")", "f:~"};
+  FieldSet set;
+  set.member = rng() % 3 == 0;
+  if (depth == 0) return set;
+  for (const char* e : kElements) {
+    if (rng() % 4 == 0) set.children[e] = RandomSet(rng, depth - 1);
+  }
+  return set;
+}
+
+TEST_CASE("fieldsV1 text merge: the set algebra over the stored text, or the long way",
+          "[api][ssa]") {
+  std::mt19937 rng(40);
+  for (int i = 0; i < 3000; ++i) {
+    FieldSet stored = RandomSet(rng, 4);
+    stored.member = false;  // a root "." is never written: the object itself is in no set
+    const std::string text = ToFieldsV1Text(stored);
+    FieldSet remove = RandomSet(rng, 4), add = RandomSet(rng, 4);
+    if (i % 5 == 0) remove = FieldSet{};
+    if (i % 7 == 0) add = FieldSet{};
+    INFO(text << " - " << ToFieldsV1Text(remove) << " + " << ToFieldsV1Text(add));
+    auto merged = MergeFieldsV1Text(text, remove, add);
+    REQUIRE(merged.has_value());
+    CHECK(*merged == ToFieldsV1Text(Union(Difference(FromFieldsV1Text(text), remove), add)));
+  }
+  FieldSet status = FromFieldsV1(R"({"f:status":{"f:phase":{}}})"_json);
+  CHECK(*MergeFieldsV1Text(R"({"f:status":{".":{},"f:phase":{}}})", status, FieldSet{}) ==
+        R"({"f:status":{}})");
+  CHECK(*MergeFieldsV1Text(R"({"f:status":{"f:phase":{}}})", status, FieldSet{}) == "{}");
+  CHECK(*MergeFieldsV1Text("{}", FieldSet{}, status) == R"({"f:status":{"f:phase":{}}})");
+  // A removed child that `add` names, holding nothing, is kept as Union keeps it.
+  FieldSet remove_a, name_a;
+  remove_a.children["f:a"].member = true;
+  name_a.children["f:a"];
+  CHECK(*MergeFieldsV1Text(R"({"f:a":{},"f:b":{}})", remove_a, name_a) ==
+        ToFieldsV1Text(
+            Union(Difference(FromFieldsV1Text(R"({"f:a":{},"f:b":{}})"), remove_a), name_a)));
+  // Not as ToFieldsV1Text writes it: spacing, order, repeats, other escapes, non-ASCII, a lone
+  // or misplaced ".", a root ".", values that are not objects, a trailing comma, a stray key
+  // before "." where the node is a member, too deep.
+  std::string deep;
+  for (int i = 0; i < 100; ++i) deep += "{\"f:x\":";
+  deep += "{}" + std::string(100, '}');
+  for (const std::string& text : std::vector<std::string>{
+           R"({ "f:a":{}})", R"({"f:b":{},"f:a":{}})", R"({"f:a":{},"f:a":{}})",
+           R"({"f:caf\u00e9":{}})", "{\"f:caf\xc3\xa9\":{}}", R"({"f:a":{".":{}}})",
+           R"({"f:a":{"f:b":{},".":{}}})", R"({".":{},"f:a":{}})", R"({"f:a":1})", R"({"f:a":{},})",
+           R"({"f:a":{}} )", R"({"f:a":{})", "", deep}) {
+    INFO(text);
+    CHECK_FALSE(MergeFieldsV1Text(text, FieldSet{}, status).has_value());
+  }
+  FieldSet stray;
+  stray.children["f:a"].member = true;
+  stray.children["f:a"].children["\"x"].member = true;
+  CHECK_FALSE(MergeFieldsV1Text(R"({"f:a":{}})", FieldSet{}, stray).has_value());
 }
 
 TEST_CASE("fieldsV1 round-trips and set algebra", "[api][ssa]") {
