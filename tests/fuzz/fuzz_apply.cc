@@ -2,7 +2,8 @@
 // ConfigMap, a Pod or a PyTorchJob that two managers already wrote, and arbitrary fieldsV1.
 // Input: byte 0 picks the type (bits 0-1), force (bit 2) and the /status subresource (bit 3);
 // the rest is JSON: the applied configuration, also read as a fieldsV1 set.
-// Invariants: no crash or escaping exception; a fieldsV1 set round-trips; an accepted apply
+// Invariants: no crash or escaping exception; a fieldsV1 set round-trips, and merges in its text
+// as the set algebra does (MergeFieldsV1Text, where it accepts the text); an accepted apply
 // gives an object whose managedFields read back, and applying the same configuration again by
 // the same manager changes nothing (apply is idempotent).
 #include "emulator/api/managed_fields.h"
@@ -45,10 +46,21 @@ int FuzzApply(const std::uint8_t* data, std::size_t size) {
   FUZZ_CHECK(api::FromFieldsV1Text(text) ==
              (config.is_discarded() ? api::FieldSet{} : api::FromFieldsV1(config)));
   if (config.is_discarded()) return 0;
-  api::FieldSet set = api::FromFieldsV1(config);
+  const api::FieldSet set = api::FromFieldsV1(config);
   FUZZ_CHECK(api::FromFieldsV1(api::ToFieldsV1(set)) == set);
   FUZZ_CHECK(api::ToFieldsV1Text(set) == api::ToFieldsV1(set).dump());
   (void)api::PathStrings(set);
+  // Merged in the text (any text, and the set's own), what the set algebra gives, or declined.
+  const std::string canonical = api::ToFieldsV1Text(set);
+  const api::FieldSet none;
+  for (const std::string* t : {&text, &canonical}) {
+    for (const api::FieldSet* removed : {&none, &set}) {
+      auto merged = api::MergeFieldsV1Text(*t, *removed, set);
+      if (!merged) continue;
+      api::FieldSet kept = api::Difference(api::FromFieldsV1Text(*t), *removed);
+      FUZZ_CHECK(*merged == api::ToFieldsV1Text(api::Union(kept, set)));
+    }
+  }
   if (!config.is_object()) return 0;
   const api::ResourceType* types[] = {&api::ConfigMaps(), &api::Pods(), &api::PyTorchJobs(),
                                       &api::Services()};
