@@ -240,19 +240,22 @@ FieldSet SkipSet(const ResourceType& type, Subresource sub, const Json& a, const
 }
 
 // `.metadata` itself is in no set (stripMeta), though its fields are.
-FieldSet WithoutMetadataNode(FieldSet set) {
+void DropMetadataNode(FieldSet& set) {
   auto it = set.children.find("f:metadata");
   if (it != set.children.end()) {
     it->second.member = false;
     if (it->second.Empty()) set.children.erase(it);
   }
+}
+FieldSet WithoutMetadataNode(FieldSet set) {
+  DropMetadataNode(set);
   return set;
 }
 
 Comparison CompareWrite(const TypeSchema& ts, const Json& before, const Json& after,
                         const FieldSet& skip) {
   Comparison c = Compare(&before, &after, ts.root, &skip);
-  for (FieldSet* s : {&c.added, &c.modified, &c.removed}) *s = WithoutMetadataNode(*s);
+  for (FieldSet* s : {&c.added, &c.modified, &c.removed}) DropMetadataNode(*s);
   return c;
 }
 

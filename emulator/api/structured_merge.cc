@@ -1,6 +1,7 @@
 #include "emulator/api/structured_merge.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 #include <unordered_map>
 
@@ -733,24 +734,77 @@ std::vector<std::string> PathStrings(const FieldSet& set) {
   return out;
 }
 
+namespace {
+
+// Appends v.dump(): plain strings (printable ASCII without quotes or backslashes), integers
+// and booleans written directly, as the dump writes them; anything else by the dump itself.
+void AppendDump(const Json& v, std::string& out) {
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    bool plain = std::all_of(s.begin(), s.end(), [](char ch) {
+      auto u = static_cast<unsigned char>(ch);
+      return u >= 0x20 && u < 0x7f && ch != '"' && ch != '\\';
+    });
+    if (plain) {
+      out += '"';
+      out += s;
+      out += '"';
+      return;
+    }
+  } else if (v.is_number_integer() || v.is_boolean()) {
+    char buf[24];
+    if (v.is_boolean()) {
+      out += v.get<bool>() ? "true" : "false";
+    } else if (v.is_number_unsigned()) {
+      out.append(buf, std::to_chars(buf, buf + sizeof buf, v.get<std::uint64_t>()).ptr);
+    } else {
+      out.append(buf, std::to_chars(buf, buf + sizeof buf, v.get<std::int64_t>()).ptr);
+    }
+    return;
+  }
+  out += v.dump();
+}
+
+}  // namespace
+
 Result<std::string> ItemElement(const Json& item, const FieldSchema& list) {
-  if (list.list == ListType::kSet) return "v:" + item.dump();
+  if (list.list == ListType::kSet) {
+    std::string out = "v:";
+    AppendDump(item, out);
+    return out;
+  }
   if (!item.is_object()) {
     return Status(Code::kInvalid, "associative list with keys has an element that is not a map");
   }
-  Json key = Json::object();
+  // The key fields as the compact dump of an object of them would write them (sorted by name),
+  // without building that object: every keyed list's item is named this way on every write.
+  std::vector<std::pair<const std::string*, const Json*>> fields;
+  fields.reserve(list.keys.size());
   for (const auto& k : list.keys) {
     auto it = item.find(k);
     if (it != item.end() && !it->is_null()) {
-      key[k] = *it;
-    } else if (list.key_defaults.contains(k)) {
-      key[k] = list.key_defaults[k];
+      fields.emplace_back(&k, &*it);
+    } else if (auto d = list.key_defaults.find(k); d != list.key_defaults.end()) {
+      fields.emplace_back(&k, &*d);
     } else {
       return Status(Code::kInvalid, "associative list with keys has an element that omits key "
                                     "field \"" + k + "\" (and doesn't have default value)");
     }
   }
-  return "k:" + key.dump();
+  std::sort(fields.begin(), fields.end(),
+            [](const auto& a, const auto& b) { return *a.first < *b.first; });
+  fields.erase(std::unique(fields.begin(), fields.end(),
+                           [](const auto& a, const auto& b) { return *a.first == *b.first; }),
+               fields.end());
+  std::string out = "k:{";
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ',';
+    AppendDump(Json(*fields[i].first), out);
+    out += ':';
+    AppendDump(*fields[i].second, out);
+  }
+  out += '}';
+  return out;
 }
 
 Status ValidateApplied(const Json& object, const FieldSchema& schema) {

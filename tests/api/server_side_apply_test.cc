@@ -75,6 +75,15 @@ TEST_CASE("the schema knows each type's associative lists", "[api][ssa]") {
   CHECK(specs.shape == FieldSchema::Shape::kMap);
   CHECK(specs.Child("Worker").Child("template").Child("spec").Child("containers").Item()
             .Child("env").keys == std::vector<std::string>{"name"});
+  // Whatever the key's value, the element is the compact dump of the key fields' object.
+  for (const Json& value : {Json("c"), Json("caf\u00e9"), Json("q\"\\"), Json("\x7f\t"), Json(-3),
+                            Json(std::uint64_t{18446744073709551615u}), Json(true), Json(1.5),
+                            Json::object({{"x", 1}})}) {
+    INFO(value.dump());
+    Json key = {{"name", value}};
+    CHECK(*ItemElement({{"name", value}, {"image", "i"}}, containers) == "k:" + key.dump());
+    CHECK(*ItemElement(value, pod.Child("metadata").Child("finalizers")) == "v:" + value.dump());
+  }
   // A keyed item without its key is refused with structured-merge-diff's words.
   auto missing = ItemElement(Json{{"image", "x"}}, containers);
   REQUIRE_FALSE(missing.ok());
