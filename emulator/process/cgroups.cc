@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -264,11 +265,8 @@ CgroupRoot::~CgroupRoot() {
 }
 
 Result<ContainerCgroup> CgroupRoot::Create(const CgroupLimits& limits) {
-  std::uint64_t n;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    n = ++next_;
-  }
+  static std::atomic<std::uint64_t> next{0};  // process-wide: the roots share one parent
+  const std::uint64_t n = ++next;
   ContainerCgroup cg;
   cg.v2_ = v2_;
   std::string name = "/" + std::to_string(n);

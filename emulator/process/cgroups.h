@@ -16,13 +16,16 @@
 // Usage() the cumulative CPU time (v1 cpuacct.usage, v2 cpu.stat usage_usec) and the working set
 // as cAdvisor computes it (usage minus inactive file pages), which is what metrics-server and
 // `kubectl top` report.
-// Thread safety: CgroupRoot is safe from any thread (Create, Remove take a mutex); a
-// ContainerCgroup is a plain value whose readers may be called from any thread.
+// Every CgroupRoot of a process shares its parent (`pjemu-<pid>`), so container cgroups are
+// numbered process-wide: two runners (two nodes' kubelets) never share one, and a runner that
+// removes its container's cgroup never kills another runner's process in it.
+// Thread safety: CgroupRoot is safe from any thread (the numbering is atomic; Remove only
+// removes directories); a ContainerCgroup is a plain value whose readers may be called from any
+// thread.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -90,8 +93,6 @@ class CgroupRoot {
   // The parent directory in each hierarchy: v1 {memory, cpu, cpuacct} (cpu and cpuacct may be
   // one directory when co-mounted), v2 {unified}.
   std::string memory_, cpu_, cpuacct_;
-  std::mutex mu_;
-  std::uint64_t next_ = 0;  // GUARDED_BY(mu_)
 };
 
 // The cpu.shares the kubelet gives a request (2 for none), and its cgroup v2 weight.
