@@ -125,10 +125,11 @@ bool MayTouch(const Json& stored_fields, const FieldSet& set) {
 
 // An entry with the given fieldsV1 value (a tree, or the stored text).
 Json EntryJson(const Entry& e, Json fields_v1) {
-  Json j = {{"apiVersion", e.api_version},
-            {"fieldsType", "FieldsV1"},
-            {"fieldsV1", std::move(fields_v1)},
-            {"operation", e.operation}};
+  Json j = Json::object();  // member by member: an initializer list builds each pair first
+  j["apiVersion"] = e.api_version;
+  j["fieldsType"] = "FieldsV1";
+  j["fieldsV1"] = std::move(fields_v1);
+  j["operation"] = e.operation;
   if (!e.manager.empty()) j["manager"] = e.manager;
   if (!e.time.empty()) j["time"] = e.time;
   if (!e.subresource.empty()) j["subresource"] = e.subresource;
@@ -146,12 +147,15 @@ Json EncodeEntry(const Entry& e, const FieldSet& set, const ManagedWrite& write)
 // its stored fields are kept (encoding the set again is most of a common write's cost) and only
 // its time moves; re-encoded when stored in the other form than the write asks for. For entries
 // this file wrote (not ones a client rewrote), whose fields are already in canonical form.
-Json SameEntry(const Json& stored, const Json& stored_fields, const Entry& entry,
-               const FieldSet& set, const ManagedWrite& write) {
-  if (stored_fields.is_string() != write.stored_form) return EncodeEntry(entry, set, write);
+Json WithTime(const Json& stored, const Entry& entry) {
   Json out = stored;
   if (!entry.time.empty()) out["time"] = entry.time;
   return out;
+}
+Json SameEntry(const Json& stored, const Json& stored_fields, const Entry& entry,
+               const FieldSet& set, const ManagedWrite& write) {
+  if (stored_fields.is_string() != write.stored_form) return EncodeEntry(entry, set, write);
+  return WithTime(stored, entry);
 }
 
 // The writer's own entry after the write, merged in its stored text (MergeFieldsV1Text), into
@@ -169,9 +173,7 @@ bool MergeOwn(const Json& stored, const Json* stored_fields, const Entry& entry,
   if (!merged) return false;
   if (*merged == "{}") return true;
   if (*merged == text) {
-    Json same = stored;
-    if (!entry.time.empty()) same["time"] = entry.time;
-    out.push_back(std::move(same));
+    out.push_back(WithTime(stored, entry));
   } else {
     out.push_back(EntryJson(entry, Json(std::move(*merged))));
   }
@@ -180,10 +182,14 @@ bool MergeOwn(const Json& stored, const Json* stored_fields, const Entry& entry,
 
 // kube-apiserver's order of encoded entries: operation, time, manager, apiVersion, subresource.
 void SortEncoded(Json& entries) {
-  auto key = [](const Json& e) {
-    auto str = [&](const char* k) { return e.value(k, std::string()); };
-    return std::make_tuple(str("operation"), str("time"), str("manager"), str("apiVersion"),
-                           str("subresource"));
+  static const std::string kNone;
+  auto str = [](const Json& e, const char* k) -> const std::string& {
+    const Json* v = Find(e, k);
+    return v && v->is_string() ? v->get_ref<const std::string&>() : kNone;
+  };
+  auto key = [&](const Json& e) {
+    return std::tie(str(e, "operation"), str(e, "time"), str(e, "manager"), str(e, "apiVersion"),
+                    str(e, "subresource"));
   };
   std::stable_sort(entries.begin(), entries.end(),
                    [&](const Json& a, const Json& b) { return key(a) < key(b); });
@@ -237,6 +243,28 @@ FieldSet SkipSet(const ResourceType& type, Subresource sub, const Json& a, const
     meta.children[std::string("f:") + f].member = true;
   }
   return skip;
+}
+
+// SkipSet, remembered: it depends only on the type, the subresource and (for /status) the
+// objects' top-level keys, which every write of a kind repeats.
+std::shared_ptr<const FieldSet> SharedSkipSet(const ResourceType& type, Subresource sub,
+                                              const Json& a, const Json& b) {
+  std::string key = type.PluralGroup();
+  key += sub == Subresource::kStatus ? "\n/status" : sub == Subresource::kScale ? "\n/scale" : "\n";
+  if (sub == Subresource::kStatus) {
+    for (const Json* o : {&a, &b}) {
+      key += '\n';
+      if (!o->is_object()) continue;
+      for (const auto& [k, v] : o->items()) {  // each length-prefixed: any key, no collision
+        char length[24];
+        key.append(length, std::to_chars(length, length + sizeof length, k.size()).ptr);
+        key += ':';
+        key += k;
+      }
+    }
+  }
+  thread_local Memo<std::shared_ptr<const FieldSet>> memo;
+  return memo.Get(key, [&] { return std::make_shared<const FieldSet>(SkipSet(type, sub, a, b)); });
 }
 
 // `.metadata` itself is in no set (stripMeta), though its fields are.
@@ -425,7 +453,7 @@ void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* l
   bool rewritten = write.subresource == Subresource::kNone && sent && sent->is_array() &&
                    !sent->empty() && (!stored || !SameManagedFields(*sent, *stored)) &&
                    Decode(sent, &decoded);
-  FieldSet skip = SkipSet(type, write.subresource, before, next);
+  const FieldSet& skip = *SharedSkipSet(type, write.subresource, before, next);
   Comparison c = CompareWrite(ts, before, next, skip);
   if (c.Empty() && !rewritten) {
     if (stored) {
