@@ -17,8 +17,8 @@
 // as cAdvisor computes it (usage minus inactive file pages), which is what metrics-server and
 // `kubectl top` report.
 // Every CgroupRoot of a process shares its parent (`pjemu-<pid>`), so container cgroups are
-// numbered process-wide: two runners (two nodes' kubelets) never share one, and a runner that
-// removes its container's cgroup never kills another runner's process in it.
+// numbered process-wide: two runners (two clusters in one process) never share one, and a
+// runner that removes its container's cgroup never kills another runner's process in it.
 // Thread safety: CgroupRoot is safe from any thread (the numbering is atomic; Remove only
 // removes directories); a ContainerCgroup is a plain value whose readers may be called from any
 // thread.
