@@ -143,21 +143,6 @@ Json EncodeEntry(const Entry& e, const FieldSet& set, const ManagedWrite& write)
   return EntryJson(e, write.stored_form ? Json(ToFieldsV1Text(set)) : ToFieldsV1(set));
 }
 
-// The writer's entry after a write that changed only fields it owns: its set is as it was, so
-// its stored fields are kept (encoding the set again is most of a common write's cost) and only
-// its time moves; re-encoded when stored in the other form than the write asks for. For entries
-// this file wrote (not ones a client rewrote), whose fields are already in canonical form.
-Json WithTime(const Json& stored, const Entry& entry) {
-  Json out = stored;
-  if (!entry.time.empty()) out["time"] = entry.time;
-  return out;
-}
-Json SameEntry(const Json& stored, const Json& stored_fields, const Entry& entry,
-               const FieldSet& set, const ManagedWrite& write) {
-  if (stored_fields.is_string() != write.stored_form) return EncodeEntry(entry, set, write);
-  return WithTime(stored, entry);
-}
-
 // The writer's own entry after the write, merged in its stored text (MergeFieldsV1Text), into
 // `out` (nothing when it is left with no fields): false when that text is not in the form this
 // file writes, or the write asks for trees, or a client rewrote the entries (then the entry's set
@@ -172,8 +157,10 @@ bool MergeOwn(const Json& stored, const Json* stored_fields, const Entry& entry,
   std::optional<std::string> merged = MergeFieldsV1Text(text, removed, changed);
   if (!merged) return false;
   if (*merged == "{}") return true;
-  if (*merged == text) {
-    out.push_back(WithTime(stored, entry));
+  if (*merged == text) {  // its fields as they were: the stored entry, its time moved
+    Json same = stored;
+    if (!entry.time.empty()) same["time"] = entry.time;
+    out.push_back(std::move(same));
   } else {
     out.push_back(EntryJson(entry, Json(std::move(*merged))));
   }
@@ -453,7 +440,9 @@ void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* l
   bool rewritten = write.subresource == Subresource::kNone && sent && sent->is_array() &&
                    !sent->empty() && (!stored || !SameManagedFields(*sent, *stored)) &&
                    Decode(sent, &decoded);
-  const FieldSet& skip = *SharedSkipSet(type, write.subresource, before, next);
+  const std::shared_ptr<const FieldSet> skip_held =
+      SharedSkipSet(type, write.subresource, before, next);
+  const FieldSet& skip = *skip_held;
   Comparison c = CompareWrite(ts, before, next, skip);
   if (c.Empty() && !rewritten) {
     if (stored) {
@@ -502,10 +491,7 @@ void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* l
     if (own) {
       // The common write changes only fields its manager already owns.
       bool same = !Intersects(set, c.removed) && Covers(set, changed);
-      if (same && !set.Empty()) {
-        out.push_back(rewritten ? EncodeEntry(entry, set, write)
-                                : SameEntry(e, *stored_fields, entry, set, write));
-      }
+      if (same && !set.Empty()) out.push_back(EncodeEntry(entry, set, write));
       if (same) continue;
       kept = Union(Difference(set, c.removed), changed);
     } else {

@@ -363,13 +363,18 @@ Json ToFieldsV1(const FieldSet& set) {
 
 namespace {
 
-// A path element as a JSON string, as nlohmann's dump writes it (the common plain case in place).
-void AppendElement(const std::string& element, std::string& out) {
-  bool plain = std::all_of(element.begin(), element.end(), [](char ch) {
+// Whether nlohmann's dump writes `s` between quotes as it is: printable ASCII without quotes or
+// backslashes.
+bool Plain(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char ch) {
     auto u = static_cast<unsigned char>(ch);
     return u >= 0x20 && u < 0x80 && ch != '"' && ch != '\\';
   });
-  if (!plain) {
+}
+
+// A path element as a JSON string, as nlohmann's dump writes it (the common plain case in place).
+void AppendElement(const std::string& element, std::string& out) {
+  if (!Plain(element)) {
     out += Json(element).dump(-1, ' ', false, Json::error_handler_t::replace);
     return;
   }
@@ -736,16 +741,12 @@ std::vector<std::string> PathStrings(const FieldSet& set) {
 
 namespace {
 
-// Appends v.dump(): plain strings (printable ASCII without quotes or backslashes), integers
-// and booleans written directly, as the dump writes them; anything else by the dump itself.
+// Appends v.dump(): plain strings (Plain), integers and booleans written directly, as the dump
+// writes them; anything else by the dump itself.
 void AppendDump(const Json& v, std::string& out) {
   if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
-    bool plain = std::all_of(s.begin(), s.end(), [](char ch) {
-      auto u = static_cast<unsigned char>(ch);
-      return u >= 0x20 && u < 0x7f && ch != '"' && ch != '\\';
-    });
-    if (plain) {
+    if (Plain(s)) {
       out += '"';
       out += s;
       out += '"';
