@@ -110,25 +110,41 @@ void ToSetAt(const Json& v, const FieldSchema& s, const FieldSet* skip, FieldSet
 }
 
 struct Walk {
+  // Where the walk stands in one of the three sets: the node of each prefix of `path`, the first
+  // `valid` of them current (a set's nodes are std::map entries, which keep their addresses while
+  // the walk inserts), so that an insertion looks up only the elements below them.
+  struct Cursor {
+    FieldSet* root;
+    std::vector<FieldSet*> nodes;  // nodes[i]: the node at path[0..i]
+    std::size_t valid = 0;
+  };
   Comparison& c;
   std::vector<std::string> path;
+  Cursor added{&c.added, {}}, modified{&c.modified, {}}, removed{&c.removed, {}};
 
-  static FieldSet& At(FieldSet& set, const std::vector<std::string>& path) {
-    FieldSet* node = &set;
-    for (const auto& e : path) node = &node->children[e];
-    return *node;
+  void Push(std::string element) { path.push_back(std::move(element)); }
+  void Pop() {
+    path.pop_back();
+    for (Cursor* k : {&added, &modified, &removed}) k->valid = std::min(k->valid, path.size());
   }
-  void Insert(FieldSet& set) {
-    if (!path.empty()) At(set, path).member = true;
+  void Insert(Cursor& k) {
+    if (path.empty()) return;
+    if (k.nodes.size() < path.size()) k.nodes.resize(path.size());
+    FieldSet* node = k.valid == 0 ? k.root : k.nodes[k.valid - 1];
+    for (std::size_t i = k.valid; i < path.size(); ++i) {
+      node = k.nodes[i] = &node->children[path[i]];
+    }
+    k.valid = path.size();
+    node->member = true;
   }
 
   void Leaf(const Json* l, const Json* r) {
     if (!l) {
-      Insert(c.added);
+      Insert(added);
     } else if (!r) {
-      Insert(c.removed);
+      Insert(removed);
     } else if (*l != *r) {
-      Insert(c.modified);
+      Insert(modified);
     }
   }
 
@@ -160,9 +176,9 @@ struct Walk {
       return Leaf(l, r);
     }
     if (!l) {
-      Insert(c.added);
+      Insert(added);
     } else if (!r) {
-      Insert(c.removed);
+      Insert(removed);
     }
   }
 
@@ -175,9 +191,9 @@ struct Walk {
       bool skipped;
       const FieldSet* child_skip = SkipChild(skip, element, &skipped);
       if (skipped) return;
-      path.push_back(element);
+      Push(std::move(element));
       Node(lc, rc, s.Child(key), child_skip);
-      path.pop_back();
+      Pop();
     };
     if (l) {
       for (const auto& [key, lv] : l->items()) {
@@ -204,16 +220,16 @@ struct Walk {
     for (std::size_t i = 0; i < re.size(); ++i) rindex[re[i]] = i;
     for (std::size_t i = 0; i < le.size(); ++i) {
       auto it = rindex.find(le[i]);
-      path.push_back(le[i]);
+      Push(le[i]);
       Node(&(*l)[i], it == rindex.end() ? nullptr : &(*r)[it->second], s.Item(), nullptr);
-      path.pop_back();
+      Pop();
     }
     std::set<std::string> lset(le.begin(), le.end());
     for (std::size_t i = 0; i < re.size(); ++i) {
       if (lset.count(re[i])) continue;
-      path.push_back(re[i]);
+      Push(re[i]);
       Node(nullptr, &(*r)[i], s.Item(), nullptr);
-      path.pop_back();
+      Pop();
     }
     return true;
   }

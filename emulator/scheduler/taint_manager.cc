@@ -39,6 +39,13 @@ Json TaintView(const Json& pod) {
                                {"status", "phase"}});
 }
 
+// What Pass asks first of every pod: bound, not ended and not being deleted. Only such a pod
+// (or one with an eviction pending, whose cancelling event names it) is kept.
+bool MayBeEvicted(const Json& pod) {
+  return !api::Str(api::Field(pod, "spec"), "nodeName").empty() && !api::IsPodTerminal(pod) &&
+         !api::FieldAt(pod, {"metadata", "deletionTimestamp"}).is_string();
+}
+
 }  // namespace
 
 TaintManager::TaintManager(client::Client& client, EventLoop& loop)
@@ -61,7 +68,8 @@ TaintManager::TaintManager(client::Client& client, EventLoop& loop)
       pod_informer_(client, loop, api::Pods(), client::InformerOptions::Named("taint manager pods"),
                     [this](const api::WatchEvent& e) {
                       const std::string uid = api::Str(api::Field(e.object(), "metadata"), "uid");
-                      if (e.type == api::WatchEvent::Type::kDeleted) {
+                      if (e.type == api::WatchEvent::Type::kDeleted ||
+                          (!MayBeEvicted(e.object()) && !timers_.count(uid))) {
                         pods_.erase(uid);
                       } else {
                         pods_[uid] = TaintView(e.object());
@@ -109,11 +117,8 @@ void TaintManager::Pass() {
     // By name, not a structured binding: clang 14 cannot capture one in the lambda below.
     const std::string& uid = entry.first;
     const Json& pod = entry.second;
-    const std::string node = api::Str(api::Field(pod, "spec"), "nodeName");
-    auto tainted = nodes_.find(node);
-    if (tainted == nodes_.end() || api::IsPodTerminal(pod) ||
-        api::FieldAt(pod, {"metadata", "deletionTimestamp"}).is_string())
-      continue;
+    auto tainted = nodes_.find(api::Str(api::Field(pod, "spec"), "nodeName"));
+    if (tainted == nodes_.end() || !MayBeEvicted(pod)) continue;
     auto delay = api::NoExecuteEvictionDelay(api::TaintsOf({{"spec", {{"taints", tainted->second}}}}),
                                              api::TolerationsOf(pod));
     if (!delay) continue;

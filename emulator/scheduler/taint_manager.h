@@ -43,7 +43,8 @@ class TaintManager {
   client::Client& client_;
   EventLoop& loop_;
   std::map<std::string, Json> nodes_;  // name -> NoExecute taints (JSON array) of the node
-  // uid -> what Pass reads of the pod (TaintView): not its whole tree, kept for every pod.
+  // uid -> what Pass reads of the pod (TaintView): not its whole tree, kept for every pod that is
+  // bound, not ended and not being deleted, or whose eviction is pending.
   std::map<std::string, Json> pods_;
   std::map<std::string, EventLoop::TimerId> timers_;         // pod uid -> pending eviction
   client::Informer node_informer_;
