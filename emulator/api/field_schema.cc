@@ -13,6 +13,7 @@ const FieldSchema& FieldSchema::Default() {
 
 const FieldSchema& FieldSchema::Child(std::string_view name) const {
   if (shape == Shape::kMap) return Item();
+  if (children_.empty()) return Default();
   auto it = children_.find(name);
   return it == children_.end() ? Default() : *it->second;
 }

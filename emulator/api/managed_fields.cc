@@ -4,7 +4,9 @@
 #include <charconv>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "emulator/api/field_schema.h"
 #include "emulator/api/structured_merge.h"
@@ -359,12 +361,53 @@ Json MergeApplied(const ResourceType& type, const TypeSchema& ts, const Json& li
   return merged;
 }
 
-// Appends the shape of `v` to `out`: its keys, nested, with null leaves told apart, and the value
-// of each leaf the zero object (`zero`, at the same place) has too, so that two values of one
-// shape compare alike against that zero object. False for a value with a list anywhere: a list's
-// elements (their keys, or their values) are in its field set.
-bool AppendShape(const Json& v, const Json* zero, std::string& out) {
-  if (v.is_array()) return false;
+// Appends `text` after its length, so that no two sequences of texts append alike.
+void AppendPrefixed(std::string_view text, std::string& out) {
+  if (text.size() < 0xff) {
+    out += static_cast<char>(text.size());
+  } else {
+    char length[24];
+    out += '\xff';
+    out.append(length, std::to_chars(length, length + sizeof length, text.size()).ptr);
+    out += ':';
+  }
+  out += text;
+}
+
+bool AppendShape(const Json& v, const Json* zero, const FieldSchema& s, std::string& out);
+
+// A list's part of a create's shape: each item's path element (it is in the list's set) and the
+// item's shape; an atomic list is one leaf. Items that repeat an element make the list atomic
+// for the walk, and the shape shows the repeat. False where the zero object has a value (the
+// walk would compare against it) or an item has no element.
+bool AppendListShape(const Json& list, const Json* zero, const FieldSchema& s, std::string& out) {
+  if (zero && !zero->is_null()) return false;
+  if (list.empty() || s.list == FieldSchema::ListType::kAtomic) {
+    out += list.empty() ? "[]" : "[.]";
+    return true;
+  }
+  std::vector<std::string> elements;
+  elements.reserve(list.size());
+  for (const Json& item : list) {
+    auto element = ItemElement(item, s);
+    if (!element.ok()) return false;
+    elements.push_back(std::move(element).value());
+  }
+  out += '[';
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    AppendPrefixed(elements[i], out);
+    if (!AppendShape(list[i], nullptr, s.Item(), out)) return false;
+  }
+  out += ']';
+  return true;
+}
+
+// Appends the shape of `v` (under schema `s`) to `out`: its keys, nested, with null leaves told
+// apart, its lists' items by their path elements, and the value of each leaf the zero object
+// (`zero`, at the same place) has too, so that two values of one shape compare alike against
+// that zero object. False when no shape decides the value's set (AppendListShape).
+bool AppendShape(const Json& v, const Json* zero, const FieldSchema& s, std::string& out) {
+  if (v.is_array()) return AppendListShape(v, zero, s, out);
   if (!v.is_object()) {
     if (zero && !zero->is_object()) {
       out += v.dump();
@@ -377,33 +420,29 @@ bool AppendShape(const Json& v, const Json* zero, std::string& out) {
       zero && zero->is_object() ? &zero->get_ref<const Json::object_t&>() : nullptr;
   out += '{';
   for (const auto& [key, child] : v.get_ref<const Json::object_t&>()) {
-    char length[24];
-    out.append(length, std::to_chars(length, length + sizeof length, key.size()).ptr);
-    out += ':';
-    out += key;
+    AppendPrefixed(key, out);
     const Json* zero_child = nullptr;
     if (zero_members) {
       auto it = zero_members->find(key);
       if (it != zero_members->end()) zero_child = &it->second;
     }
-    if (!AppendShape(child, zero_child, out)) return false;
+    if (!AppendShape(child, zero_child, s.Child(key), out)) return false;
   }
   out += '}';
   return true;
 }
 
-// The memo's key for a plain create of `next`, "" when it is no plain create or has a list.
-std::string CreatedShape(const ResourceType& type, const TypeSchema& ts, const Json* live,
-                         const Json& next, const ManagedWrite& write) {
+// The memo's key for a plain create of `next`, in `shape`; false when it is no plain create or
+// has no shape.
+bool CreatedShape(const ResourceType& type, const TypeSchema& ts, const Json* live,
+                  const Json& next, const ManagedWrite& write, std::string& shape) {
   if (live || !write.stored_form || write.subresource != Subresource::kNone || ManagedOf(&next)) {
-    return "";
+    return false;
   }
-  std::string shape;
-  shape.reserve(1024);
-  shape += type.PluralGroup();  // appended: assigning the temporary would drop the reserved room
+  shape.clear();
+  shape += type.PluralGroup();
   shape.push_back('\n');
-  if (!AppendShape(next, &ts.zero, shape)) return "";
-  return shape;
+  return AppendShape(next, &ts.zero, ts.root, shape);
 }
 
 // The text a plain create wrote (one entry's fieldsV1, "" when no manager owns anything of it);
@@ -532,10 +571,13 @@ Json CopyWithoutManagedFields(const Json& object, std::string_view skip) {
 void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
                          const ManagedWrite& write) {
   const TypeSchema& ts = SchemaOf(type);
-  const std::string shape = CreatedShape(type, ts, live, next, write);
-  if (shape.empty()) return UpdateEntries(type, ts, live, next, write);
+  thread_local std::string shape;  // its room kept from create to create
+  if (!CreatedShape(type, ts, live, next, write, shape)) {
+    return UpdateEntries(type, ts, live, next, write);
+  }
   // A plain create's set depends only on its shape, and creates repeat their shapes (every Event
-  // a component records): the texts by type and shape, a bounded memo of a pure function.
+  // a component records, the pods and Services a controller creates for one job): the texts by
+  // type and shape, a bounded memo of a pure function.
   thread_local Memo<std::optional<std::string>> created;
   bool computed = false;
   const std::optional<std::string> text = created.Get(shape, [&] {

@@ -492,8 +492,8 @@ TEST_CASE("the store's writes give the same entries as text as others get as tre
 }
 
 TEST_CASE("creates of one shape reuse its text, and any other shape gets its own", "[api][ssa]") {
-  // UpdateManagedFields keeps, per thread, the fieldsV1 text of each list-free shape a plain
-  // create (the store's) computed; every create must still get what the tree form gives it.
+  // UpdateManagedFields keeps, per thread, the fieldsV1 text of each shape a plain create (the
+  // store's) computed; every create must still get what the tree form gives it.
   auto event = [](const std::string& name, const Json& reason) {
     return Json{{"apiVersion", "v1"},
                 {"kind", "Event"},
@@ -508,6 +508,22 @@ TEST_CASE("creates of one shape reuse its text, and any other shape gets its own
                 {"metadata", {{"name", "p"}}},
                 {"spec", {{"containers", containers}, {"nodeName", node}}}};
   };
+  auto container = [](const char* name, const char* value) {
+    return Json{{"name", name},
+                {"image", "x"},
+                {"env", Json::array({{{"name", "RANK"}, {"value", value}}})},
+                {"args", Json::array({value})}};  // atomic
+  };
+  auto with_owner = [&](const char* uid, const std::vector<std::string>& finalizers) {
+    Json p = pod(Json::array({container("a", "1")}), "n");
+    p["metadata"]["ownerReferences"] = Json::array({{{"apiVersion", "v1"},
+                                                     {"kind", "Job"},
+                                                     {"name", "j"},
+                                                     {"uid", uid},
+                                                     {"controller", true}}});
+    p["metadata"]["finalizers"] = finalizers;
+    return p;
+  };
   Json with_label = event("e3", "Started");
   with_label["metadata"]["labels"] = {{"a", "b"}};
   const std::vector<std::pair<const ResourceType*, Json>> creates = {
@@ -518,9 +534,20 @@ TEST_CASE("creates of one shape reuse its text, and any other shape gets its own
       {&Events(), {{"metadata", {{"name", "bare"}}}}},  // nothing anyone owns
       {&Pods(), pod(nullptr, "a")},                     // .spec.containers as the zero Pod has it
       {&Pods(), pod("x", "b")},            // and not: the zero object's leaf is compared
-      {&Pods(), pod(Json::array(), "c")},  // a list: not kept
+      {&Pods(), pod(Json::array(), "c")},  // an empty list
+      // Lists: their items' path elements are part of the shape, their values are not.
+      {&Pods(), pod(Json::array({container("a", "1"), container("b", "2")}), "d")},
+      {&Pods(), pod(Json::array({container("a", "3"), container("b", "4")}), "e")},
+      {&Pods(), pod(Json::array({container("b", "1"), container("a", "2")}), "f")},  // order
+      {&Pods(), pod(Json::array({container("a", "1"), container("c", "2")}), "g")},  // a key
+      {&Pods(), pod(Json::array({container("a", "1"), container("a", "2")}), "h")},  // twice
+      {&Pods(), pod(Json::array({{{"image", "x"}}}), "i")},  // an item without its key
+      {&Pods(), with_owner("u1", {"f1"})},
+      {&Pods(), with_owner("u1", {"f2"})},  // a set's items are its elements
+      {&Pods(), with_owner("u2", {"f1"})},
+      {&Pods(), with_owner("u2", {"f1", "f1"})},
   };
-  for (int round = 0; round < 2; ++round) {  // the second round finds every list-free shape kept
+  for (int round = 0; round < 2; ++round) {  // the second round finds every shape kept
     for (const auto& [type, object] : creates) {
       INFO(round << " " << object.dump());
       Json tree = object, text = object;
