@@ -92,19 +92,24 @@ std::string LabelRequirement::ToString() const {
   }
 }
 
+const std::vector<LabelRequirement>& LabelSelector::requirements() const {
+  static const std::vector<LabelRequirement> kNone;
+  return requirements_ ? *requirements_ : kNone;
+}
+
 bool LabelSelector::Matches(const Json& object) const {
-  if (requirements_.empty()) return true;
+  if (Empty()) return true;
   return MatchesLabels(FieldAt(object, {"metadata", "labels"}));
 }
 
 bool LabelSelector::MatchesLabels(const Json& labels) const {
-  return std::all_of(requirements_.begin(), requirements_.end(),
+  return std::all_of(requirements().begin(), requirements().end(),
                      [&](const LabelRequirement& r) { return r.Matches(labels); });
 }
 
 std::string LabelSelector::ToString() const {
   std::vector<std::string> parts;
-  for (const auto& r : requirements_) parts.push_back(r.ToString());
+  for (const auto& r : requirements()) parts.push_back(r.ToString());
   return Join(parts, ",");
 }
 

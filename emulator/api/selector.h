@@ -6,6 +6,7 @@
 // Thread safety: parsed selectors are immutable values, safe to share between threads.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,12 +59,13 @@ class LabelSelector {
   bool Matches(const Json& object) const;
   // Matches a bare labels map.
   bool MatchesLabels(const Json& labels) const;
-  bool Empty() const { return requirements_.empty(); }
-  const std::vector<LabelRequirement>& requirements() const { return requirements_; }
+  bool Empty() const { return requirements().empty(); }
+  const std::vector<LabelRequirement>& requirements() const;
   std::string ToString() const;
 
  private:
-  std::vector<LabelRequirement> requirements_;
+  // Shared, never changed once parsed: a selector is copied from Parse's memo on every list.
+  std::shared_ptr<const std::vector<LabelRequirement>> requirements_;
 };
 
 // One term of a field selector: `field=value`, `field==value` or `field!=value`.

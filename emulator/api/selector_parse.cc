@@ -273,12 +273,17 @@ Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
   // A controller lists each kind of child by the same selector in one pass.
   thread_local Memo<Result<LabelSelector>> memo;
   return memo.Get(std::string(text), [&]() -> Result<LabelSelector> {
-    LabelSelector sel;
-    std::string err = Parser(text).Parse(&sel.requirements_);
+    std::vector<LabelRequirement> requirements;
+    std::string err = Parser(text).Parse(&requirements);
     if (!err.empty()) return BadRequestError(err);
     std::stable_sort(
-        sel.requirements_.begin(), sel.requirements_.end(),
+        requirements.begin(), requirements.end(),
         [](const LabelRequirement& a, const LabelRequirement& b) { return a.key < b.key; });
+    LabelSelector sel;
+    if (!requirements.empty()) {
+      sel.requirements_ =
+          std::make_shared<const std::vector<LabelRequirement>>(std::move(requirements));
+    }
     return sel;
   });
 }
