@@ -426,7 +426,9 @@ bool AppendShape(const Json& v, const Json* zero, const FieldSchema& s, std::str
       auto it = zero_members->find(key);
       if (it != zero_members->end()) zero_child = &it->second;
     }
-    if (!AppendShape(child, zero_child, s.Child(key), out)) return false;
+    // A leaf's shape needs no schema: only objects and lists look theirs up.
+    const FieldSchema& child_schema = child.is_structured() ? s.Child(key) : s;
+    if (!AppendShape(child, zero_child, child_schema, out)) return false;
   }
   out += '}';
   return true;
