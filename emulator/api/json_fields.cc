@@ -57,7 +57,12 @@ Json Projection(const Json& obj, std::initializer_list<std::initializer_list<con
     Json* at = &out;
     for (const char* key : path) {
       if (!at->is_object()) *at = Json::object();  // a shorter path's value gives way
-      at = &(*at)[key];
+      // Found by view, so a key the output has already (`metadata`) is not built again.
+      auto& members = at->get_ref<Json::object_t&>();
+      const std::string_view name(key);
+      auto it = members.lower_bound(name);
+      if (it == members.end() || it->first != name) it = members.emplace_hint(it, name, nullptr);
+      at = &it->second;
     }
     *at = value;
   }
