@@ -119,22 +119,31 @@ struct Walk {
     std::size_t valid = 0;
   };
   Comparison& c;
+  // The path elements to where the walk stands: the first `depth` of `path`, whose strings stay
+  // below it with their room, so that the next element at a depth is written without allocating.
   std::vector<std::string> path;
+  std::size_t depth = 0;
   Cursor added{&c.added, {}}, modified{&c.modified, {}}, removed{&c.removed, {}};
 
-  void Push(std::string element) { path.push_back(std::move(element)); }
+  // Steps down to element `prefix` + `name`; returns it.
+  const std::string& Push(std::string_view prefix, std::string_view name = {}) {
+    if (depth == path.size()) path.emplace_back();
+    std::string& element = path[depth++];
+    element.assign(prefix).append(name);
+    return element;
+  }
   void Pop() {
-    path.pop_back();
-    for (Cursor* k : {&added, &modified, &removed}) k->valid = std::min(k->valid, path.size());
+    --depth;
+    for (Cursor* k : {&added, &modified, &removed}) k->valid = std::min(k->valid, depth);
   }
   void Insert(Cursor& k) {
-    if (path.empty()) return;
-    if (k.nodes.size() < path.size()) k.nodes.resize(path.size());
+    if (depth == 0) return;
+    if (k.nodes.size() < depth) k.nodes.resize(depth);
     FieldSet* node = k.valid == 0 ? k.root : k.nodes[k.valid - 1];
-    for (std::size_t i = k.valid; i < path.size(); ++i) {
+    for (std::size_t i = k.valid; i < depth; ++i) {
       node = k.nodes[i] = &node->children[path[i]];
     }
-    k.valid = path.size();
+    k.valid = depth;
     node->member = true;
   }
 
@@ -187,12 +196,9 @@ struct Walk {
       // An unchanged field with nothing skipped below adds nothing (Node's first test, made
       // before its path element is built).
       if (!skip && lc && rc && *lc == *rc) return;
-      std::string element = "f:" + key;
       bool skipped;
-      const FieldSet* child_skip = SkipChild(skip, element, &skipped);
-      if (skipped) return;
-      Push(std::move(element));
-      Node(lc, rc, s.Child(key), child_skip);
+      const FieldSet* child_skip = SkipChild(skip, Push("f:", key), &skipped);
+      if (!skipped) Node(lc, rc, s.Child(key), child_skip);
       Pop();
     };
     if (l) {
