@@ -173,7 +173,12 @@ Json ComputePodStatus(const Json& pod, const PodState& state, Time now) {
   Json status = Json::object();
   status["phase"] = phase;
   status["conditions"] = std::move(conditions);
-  status["qosClass"] = api::PodQosClass(pod);
+  // As the kubelet's qos.GetPodQOS (Kubernetes 1.28 on): the class the status holds, else the
+  // one the spec gives (ComputePodQOS).
+  const Json& qos = api::FieldAt(pod, {"status", "qosClass"});
+  status["qosClass"] = qos.is_string() && !qos.get_ref<const std::string&>().empty()
+                           ? qos
+                           : Json(api::PodQosClass(pod));
   auto addresses = [&](const char* one, const char* all, const std::string& ip) {
     if (ip.empty()) return;
     status[one] = ip;

@@ -81,6 +81,11 @@ TEST_CASE("pod status carries conditions, IPs and container statuses", "[kubelet
   CHECK(st["hostIP"] == "127.0.0.1");
   CHECK(st["startTime"] == "2024-01-01T00:00:00Z");
   CHECK(st["qosClass"] == "BestEffort");
+  {  // the class a status has already is kept, as the kubelet's GetPodQOS reads it first
+    Json classed = pod;
+    classed["status"]["qosClass"] = "Burstable";
+    CHECK(ComputePodStatus(classed, s, t0 + 1s)["qosClass"] == "Burstable");
+  }
   REQUIRE(st["conditions"].size() == 4);
   CHECK(st["conditions"][0]["type"] == "Initialized");
   CHECK(st["conditions"][0]["status"] == "False");
