@@ -117,23 +117,29 @@ void Store::Impl::Reindex(TypeRef type, const Key& key, const Json* before, cons
       }
     }
   }
-  std::pair<TypeRef, Key> entry{type, key};
-  for (const auto& uid : OwnerUids(before)) {
-    auto it = dependents.find(uid);
-    if (it == dependents.end()) continue;
-    it->second.erase(entry);
-    if (it->second.empty()) dependents.erase(it);
+  // Most writes keep the owners (and an Event its object): the indexes then stay as they are.
+  const std::vector<std::string> old_owners = OwnerUids(before), new_owners = OwnerUids(after);
+  if (old_owners != new_owners) {
+    std::pair<TypeRef, Key> entry{type, key};
+    for (const auto& uid : old_owners) {
+      auto it = dependents.find(uid);
+      if (it == dependents.end()) continue;
+      it->second.erase(entry);
+      if (it->second.empty()) dependents.erase(it);
+    }
+    for (const auto& uid : new_owners) dependents[uid].insert(entry);
   }
-  for (const auto& uid : OwnerUids(after)) dependents[uid].insert(entry);
   if (type != &api::Events()) return;
-  if (std::string uid = InvolvedUid(before); !uid.empty()) {
-    auto it = events_about.find(uid);
+  const std::string old_involved = InvolvedUid(before), new_involved = InvolvedUid(after);
+  if (old_involved == new_involved) return;
+  if (!old_involved.empty()) {
+    auto it = events_about.find(old_involved);
     if (it != events_about.end()) {
       it->second.erase(key);
       if (it->second.empty()) events_about.erase(it);
     }
   }
-  if (std::string uid = InvolvedUid(after); !uid.empty()) events_about[uid].insert(key);
+  if (!new_involved.empty()) events_about[new_involved].insert(key);
 }
 
 ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, ObjectPtr old) {
@@ -149,7 +155,8 @@ ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, Ob
   if (old && !old_slot) old_slot = sweeper.Make(std::move(old));
   Reindex(type, key, before ? before->Tree().get() : nullptr, ptr.get());
   slot = sweeper.Make(ptr);
-  by_uid[MetaString(*ptr, "uid")] = {type, key};
+  std::pair<TypeRef, Key>& named = by_uid[MetaString(*ptr, "uid")];
+  if (named.first != type || named.second != key) named = {type, key};  // an update keeps it
   Record(type, key, event, slot, std::move(old_slot), std::move(before));
   return ptr;
 }
