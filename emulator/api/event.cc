@@ -18,19 +18,20 @@ std::string EventName(std::string_view object_name, Time now) {
 
 Json ObjectReferenceOf(const Json& object) {
   const Json& meta = Field(object, "metadata");
-  Json ref = Json::object();
-  ref["apiVersion"] = Str(object, "apiVersion");
-  ref["kind"] = Str(object, "kind");
-  ref["name"] = Str(meta, "name");
-  ref["uid"] = Str(meta, "uid");
-  for (const char* key : {"namespace", "resourceVersion"}) {
-    if (const Json& v = Field(meta, key); !v.is_null()) ref[key] = v;
+  Json ref = Json::object();  // in key order (AppendMember)
+  AppendMember(ref, "apiVersion", Str(object, "apiVersion"));
+  AppendMember(ref, "kind", Str(object, "kind"));
+  AppendMember(ref, "name", Str(meta, "name"));
+  if (const Json& v = Field(meta, "namespace"); !v.is_null()) AppendMember(ref, "namespace", v);
+  if (const Json& v = Field(meta, "resourceVersion"); !v.is_null()) {
+    AppendMember(ref, "resourceVersion", v);
   }
+  AppendMember(ref, "uid", Str(meta, "uid"));
   return ref;
 }
 
-// Built field by field (an initializer list would copy `involved` and check every pair), each
-// member appended after the last in key order, where the map takes it without a search.
+// Built field by field (an initializer list would copy `involved` and check every pair), in key
+// order (AppendMember).
 Json MakeEvent(Json involved, std::string_view type, std::string_view reason,
                std::string_view message, const EventSource& source, Time now) {
   const std::string ts = FormatTime(now);
@@ -41,10 +42,7 @@ Json MakeEvent(Json involved, std::string_view type, std::string_view reason,
   src["component"] = source.component;
   if (!source.host.empty()) src["host"] = source.host;
   Json event = Json::object();
-  auto& members = event.get_ref<Json::object_t&>();
-  auto add = [&](const char* key, Json value) {
-    members.emplace_hint(members.end(), key, std::move(value));
-  };
+  auto add = [&](std::string_view key, Json value) { AppendMember(event, key, std::move(value)); };
   add("apiVersion", "v1");
   add("count", 1);
   add("eventTime", nullptr);

@@ -80,6 +80,11 @@ Json StatusWriteBody(const Json& object, Json status) {
   return body;
 }
 
+void AppendMember(Json& obj, std::string_view key, Json value) {
+  auto& members = obj.get_ref<Json::object_t&>();
+  members.emplace_hint(members.end(), key, std::move(value));
+}
+
 void SetIfAbsent(Json& obj, const char* key, Json value) {
   if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
 }

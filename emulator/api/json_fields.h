@@ -42,6 +42,10 @@ std::string ObjectKey(const Json& object);
 // Defaulting: obj[key] = value when obj lacks the key or holds null there. REQUIRES: obj is an
 // object.
 void SetIfAbsent(Json& obj, const char* key, Json value);
+// Adds member `key` = `value` to the object `obj`, after its last member without a search when
+// `key` sorts after it (so an object built in key order costs no lookups; any order is still
+// right). A key `obj` has already keeps its value. REQUIRES: obj is an object.
+void AppendMember(Json& obj, std::string_view key, Json value);
 // A copy of `obj` holding only the values at `paths` that it has ({{"metadata", "labels"},
 // {"spec", "nodeName"}}), under the same keys: what a long-lived cache keeps of an object it
 // reads a few fields of, instead of the whole object.

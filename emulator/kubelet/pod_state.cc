@@ -21,13 +21,9 @@ std::string ListNames(const std::vector<std::string>& names) {
 
 Json Condition(const Json& old_conditions, const std::string& type, bool ok,
                const std::string& reason, const std::string& message, Time now) {
-  // Members set one by one: a status is computed for every write, and initializer lists build
-  // each pair as a temporary array first.
+  // Members added one by one, in key order (api::AppendMember): a status is computed for every
+  // write, and initializer lists build each pair as a temporary array first.
   const char* status = ok ? "True" : "False";
-  Json c = Json::object();
-  c["type"] = type;
-  c["status"] = status;
-  c["lastProbeTime"] = nullptr;
   const Json* kept = nullptr;  // the transition time of the same type with the same status
   for (const Json& o : old_conditions) {
     const Json& t = api::Field(o, "type");
@@ -38,36 +34,33 @@ Json Condition(const Json& old_conditions, const std::string& type, bool ok,
       if (at.is_string()) kept = &at;
     }
   }
-  c["lastTransitionTime"] = kept ? *kept : Json(FormatTime(now));
-  if (!reason.empty()) c["reason"] = reason;
-  if (!message.empty()) c["message"] = message;
+  Json c = Json::object();
+  api::AppendMember(c, "lastProbeTime", nullptr);
+  api::AppendMember(c, "lastTransitionTime", kept ? *kept : Json(FormatTime(now)));
+  if (!message.empty()) api::AppendMember(c, "message", message);
+  if (!reason.empty()) api::AppendMember(c, "reason", reason);
+  api::AppendMember(c, "status", status);
+  api::AppendMember(c, "type", type);
   return c;
 }
 
 }  // namespace
 
 Json TerminatedJson(const ContainerState& c) {
-  Json t = Json::object();
-  t["exitCode"] = c.exit_code;
-  t["reason"] = c.reason;
-  t["startedAt"] = c.started_at == Time{} ? Json(nullptr) : Json(FormatTime(c.started_at));
-  t["finishedAt"] = FormatTime(c.finished_at);
-  if (c.signal) t["signal"] = c.signal;
-  if (!c.message.empty()) t["message"] = c.message;
-  if (!c.container_id.empty()) t["containerID"] = c.container_id;
+  Json t = Json::object();  // in key order (api::AppendMember)
+  if (!c.container_id.empty()) api::AppendMember(t, "containerID", c.container_id);
+  api::AppendMember(t, "exitCode", c.exit_code);
+  api::AppendMember(t, "finishedAt", FormatTime(c.finished_at));
+  if (!c.message.empty()) api::AppendMember(t, "message", c.message);
+  api::AppendMember(t, "reason", c.reason);
+  if (c.signal) api::AppendMember(t, "signal", c.signal);
+  api::AppendMember(t, "startedAt",
+                    c.started_at == Time{} ? Json(nullptr) : Json(FormatTime(c.started_at)));
   return t;
 }
 
 Json ContainerStatusJson(const ContainerState& c) {
   const bool running = c.phase == ContainerState::Phase::kRunning;
-  Json s = Json::object();
-  s["name"] = c.name;
-  s["image"] = c.status_image.empty() ? c.image : c.status_image;
-  s["imageID"] = c.image_id;
-  s["restartCount"] = c.restart_count;
-  s["lastState"] = c.last_state;
-  s["ready"] = running;
-  s["started"] = running;
   Json state = Json::object();
   switch (c.phase) {
     case ContainerState::Phase::kWaiting: {
@@ -83,8 +76,16 @@ Json ContainerStatusJson(const ContainerState& c) {
       state["terminated"] = TerminatedJson(c);
       break;
   }
-  s["state"] = std::move(state);
-  if (!c.container_id.empty()) s["containerID"] = c.container_id;
+  Json s = Json::object();  // in key order (api::AppendMember)
+  if (!c.container_id.empty()) api::AppendMember(s, "containerID", c.container_id);
+  api::AppendMember(s, "image", c.status_image.empty() ? c.image : c.status_image);
+  api::AppendMember(s, "imageID", c.image_id);
+  api::AppendMember(s, "lastState", c.last_state);
+  api::AppendMember(s, "name", c.name);
+  api::AppendMember(s, "ready", running);
+  api::AppendMember(s, "restartCount", c.restart_count);
+  api::AppendMember(s, "started", running);
+  api::AppendMember(s, "state", std::move(state));
   return s;
 }
 
