@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "emulator/api/field_schema.h"
+#include "emulator/api/json_fields.h"
 #include "emulator/api/structured_merge.h"
 #include "emulator/common/memo.h"
 
@@ -127,14 +128,15 @@ bool MayTouch(const Json& stored_fields, const FieldSet& set) {
 
 // An entry with the given fieldsV1 value (a tree, or the stored text).
 Json EntryJson(const Entry& e, Json fields_v1) {
-  Json j = Json::object();  // member by member: an initializer list builds each pair first
-  j["apiVersion"] = e.api_version;
-  j["fieldsType"] = "FieldsV1";
-  j["fieldsV1"] = std::move(fields_v1);
-  j["operation"] = e.operation;
-  if (!e.manager.empty()) j["manager"] = e.manager;
-  if (!e.time.empty()) j["time"] = e.time;
-  if (!e.subresource.empty()) j["subresource"] = e.subresource;
+  // Member by member (an initializer list builds each pair first), in key order (AppendMember).
+  Json j = Json::object();
+  AppendMember(j, "apiVersion", e.api_version);
+  AppendMember(j, "fieldsType", "FieldsV1");
+  AppendMember(j, "fieldsV1", std::move(fields_v1));
+  if (!e.manager.empty()) AppendMember(j, "manager", e.manager);
+  AppendMember(j, "operation", e.operation);
+  if (!e.subresource.empty()) AppendMember(j, "subresource", e.subresource);
+  if (!e.time.empty()) AppendMember(j, "time", e.time);
   return j;
 }
 
