@@ -175,7 +175,7 @@ void Pass::ReconcilePods(const std::string& rtype) {
         out_.error = pod.status();
         return;
       }
-      Create(api::Pods(), *pod);
+      Create(api::Pods(), std::move(*pod));
       continue;
     }
     const Json& pod = *slice[0];
@@ -227,7 +227,7 @@ void Pass::ReconcileServices(const std::string& rtype) {
         out_.error = svc.status();
         return;
       }
-      Create(api::Services(), *svc);
+      Create(api::Services(), std::move(*svc));
     } else if (index >= replicas) {
       Delete(api::Services(), Str(Field(*slice[0], "metadata"), "name"));
     }
