@@ -557,7 +557,7 @@ Json CopyWithoutManagedFields(const Json& object, std::string_view skip) {
   Json out = Json::object();
   auto& members = out.get_ref<Json::object_t&>();
   for (const auto& [key, value] : object.items()) {
-    if (key == skip) continue;
+    if (!skip.empty() && key == skip) continue;  // an empty `skip` names none, not the key ""
     if (key != "metadata" || !value.is_object()) {
       members.emplace_hint(members.end(), key, value);
       continue;

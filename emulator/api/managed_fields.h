@@ -67,9 +67,9 @@ void ExpandManagedFields(Json& object);
 // True when a and b are the same managedFields, whatever the form of each.
 bool SameManagedFields(const Json& a, const Json& b);
 // A copy of `object` without its metadata.managedFields (not copied at all), and without its
-// top-level member `skip` when one is named: for a reader that computes from the object and
-// never reads them (a controller's defaulted copy of its job), and for a write whose managed
-// fields UpdateManagedFields sets anew (the store's /status write).
+// top-level member `skip` when one is named (an empty `skip` names none): for a reader that
+// computes from the object and never reads them (a controller's defaulted copy of its job), and for
+// a write whose managed fields UpdateManagedFields sets anew (the store's /status write).
 Json CopyWithoutManagedFields(const Json& object, std::string_view skip = {});
 
 inline constexpr const char* kLastAppliedAnnotation =

@@ -566,6 +566,32 @@ TEST_CASE("creates of one shape reuse its text, and any other shape gets its own
   CHECK(Managed(pulled)[0]["fieldsV1"].get<std::string>().find("f:reason") != std::string::npos);
 }
 
+TEST_CASE("a copy without managed fields keeps every other member, the key \"\" too",
+          "[api][ssa]") {
+  // fuzz_apply found that the empty `skip` meant the key "" (tests/fuzz/regressions/apply).
+  const Json object = {
+      {"", "a|"},
+      {"data", {{"a", "1"}}},
+      {"status", {{"x", 1}}},
+      {"metadata", {{"name", "x"}, {"managedFields", Json::array({{{"manager", "m"}}})}}}};
+  const Json copy = CopyWithoutManagedFields(object);
+  CHECK(copy == Json{{"", "a|"},
+                     {"data", {{"a", "1"}}},
+                     {"status", {{"x", 1}}},
+                     {"metadata", {{"name", "x"}}}});
+  const Json without_status = CopyWithoutManagedFields(object, "status");
+  CHECK_FALSE(without_status.contains("status"));
+  CHECK(without_status[""] == "a|");
+  // So applying a configuration with that key again changes nothing, its time included.
+  Json config = ConfigMap({{"a", "1"}});
+  config[""] = "a|";
+  auto first = Apply(ConfigMaps(), nullptr, config, "fuzz", false, kT0);
+  REQUIRE(first.ok());
+  auto second = Apply(ConfigMaps(), &*first, config, "fuzz", false, kT1);
+  REQUIRE(second.ok());
+  CHECK(*second == *first);
+}
+
 TEST_CASE("status writes have their own entry and see only .status", "[api][ssa]") {
   // [fm] subresource entries; the pod strategy's reset fields (main writes never own status).
   Json pod = Pod({{{"name", "c"}, {"image", "x"}}});
