@@ -554,20 +554,18 @@ void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* l
 
 Json CopyWithoutManagedFields(const Json& object, std::string_view skip) {
   if (!object.is_object()) return object;
-  Json out = Json::object();
-  auto& members = out.get_ref<Json::object_t&>();
+  Json out = Json::object();  // in the object's own key order (AppendMember)
   for (const auto& [key, value] : object.items()) {
     if (!skip.empty() && key == skip) continue;  // an empty `skip` names none, not the key ""
     if (key != "metadata" || !value.is_object()) {
-      members.emplace_hint(members.end(), key, value);
+      AppendMember(out, key, value);
       continue;
     }
     Json meta = Json::object();
-    auto& fields = meta.get_ref<Json::object_t&>();
     for (const auto& [field, v] : value.items()) {
-      if (field != "managedFields") fields.emplace_hint(fields.end(), field, v);
+      if (field != "managedFields") AppendMember(meta, field, v);
     }
-    members.emplace_hint(members.end(), key, std::move(meta));
+    AppendMember(out, key, std::move(meta));
   }
   return out;
 }
