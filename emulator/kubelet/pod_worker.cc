@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pod_resources.h"
@@ -232,6 +233,12 @@ bool PodWorker::MasterAddressReady(const EnvList& env) {
 }
 
 void PodWorker::StartContainer(bool init, std::size_t i) {
+  std::map<std::pair<std::string, bool>, std::optional<ServiceTarget>> resolved;
+  struct Scope {  // a start nested in this one (a process that exits at once) has its own
+    PodWorker& w;
+    decltype(start_resolved_) outer;
+    ~Scope() { w.start_resolved_ = outer; }
+  } scope{*this, std::exchange(start_resolved_, &resolved)};
   ContainerState& c = Container(init, i);
   const Json& spec = Spec(init, i);
   std::string field =

@@ -194,7 +194,10 @@ class PodWorker : public std::enable_shared_from_this<PodWorker>, private Parkab
   void Parked(std::string packed) override;
   void Event(const std::string& type, const std::string& reason, const std::string& message);
   std::string LogPath(const std::string& container, int restart_count) const;
+  // Resolves through ResolveTarget; within one container start, each (host, need_ready) once
+  // (start_resolved_).
   std::optional<ServiceTarget> Resolve(const std::string& host, bool need_ready);
+  std::optional<ServiceTarget> ResolveNow(const std::string& host, bool need_ready);
   std::optional<ServiceTarget> ResolveTarget(const std::string& service, const std::string& ns,
                                              const PodHost* pod_host, bool need_ready);
   // False while MASTER_ADDR or PET_MASTER_ADDR names a Service of the cluster (any name
@@ -235,6 +238,9 @@ class PodWorker : public std::enable_shared_from_this<PodWorker>, private Parkab
   std::optional<std::size_t> written_status_;
   std::vector<int> gpus_;    // the GpuSlots units this pod holds
   std::string netns_path_;  // the pod's network namespace ("" = the host's network)
+  // While StartContainer runs: the names it resolved. The start sees the cluster at one instant,
+  // and MASTER_ADDR's wait and the env's rewrite ask for the same names several times.
+  std::map<std::pair<std::string, bool>, std::optional<ServiceTarget>>* start_resolved_ = nullptr;
   process::Pid pause_pid_ = 0;  // the shared PID namespace's init (0: none running)
   PodVolumeDirs dirs_;
   std::map<std::string, PodVolume> volumes_;  // set up, by name

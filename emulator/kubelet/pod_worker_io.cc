@@ -36,6 +36,15 @@ bool PodReady(const Json& pod) {
 // A pod's name through its subdomain (`<hostname>.<subdomain>`, a JobSet's pods) first, then
 // the Service forms; nullopt when neither answers yet.
 std::optional<ServiceTarget> PodWorker::Resolve(const std::string& host, bool need_ready) {
+  if (!start_resolved_) return ResolveNow(host, need_ready);
+  auto key = std::pair(host, need_ready);
+  if (auto it = start_resolved_->find(key); it != start_resolved_->end()) return it->second;
+  auto target = ResolveNow(host, need_ready);
+  start_resolved_->emplace(std::move(key), target);
+  return target;
+}
+
+std::optional<ServiceTarget> PodWorker::ResolveNow(const std::string& host, bool need_ready) {
   if (auto pod_host = ParsePodHost(host, ns_)) {
     if (auto target = ResolveTarget(pod_host->subdomain, pod_host->ns, &*pod_host, need_ready)) {
       return target;
