@@ -255,6 +255,38 @@ TEST_CASE("list returns a sorted <Kind>List at the current resourceVersion", "[s
   CHECK(bad.status().message() == "field label not supported: spec.bogus");
 }
 
+TEST_CASE("a selector of several equality terms lists the objects every term names", "[store]") {
+  StoreFixture f;
+  // job-name names 3 pods, replica-type 4, index 4: the index's smallest set is only where the
+  // list starts.
+  for (const char* job : {"j1", "j2"}) {
+    for (const char* type : {"master", "worker"}) {
+      for (const char* index : {"0", "1"}) {
+        if (std::string(job) == "j2" && std::string(type) == "master" && index[0] == '1') continue;
+        std::string name = std::string(job) + "-" + type + "-" + index;
+        Must(f.store.Create(
+            api::Pods(), "default",
+            PodJson(name, {{"job-name", job}, {"replica-type", type}, {"replica-index", index}})));
+      }
+    }
+  }
+  auto names = [&](const std::string& selector) {
+    api::ListOptions opts;
+    opts.label_selector = selector;
+    std::vector<std::string> out;
+    Json list = Must(f.store.List(api::Pods(), "default", opts));
+    for (const Json& p : list["items"]) out.push_back(p["metadata"]["name"]);
+    return out;
+  };
+  using Names = std::vector<std::string>;
+  CHECK(names("job-name=j2,replica-type=master,replica-index=0") == Names{"j2-master-0"});
+  CHECK(names("replica-index==1,job-name=j2") == Names{"j2-worker-1"});
+  CHECK(names("replica-type in (worker),replica-index=0") == Names{"j1-worker-0", "j2-worker-0"});
+  CHECK(names("job-name=j1,replica-type notin (master)") == Names{"j1-worker-0", "j1-worker-1"});
+  CHECK(names("job-name=j1,replica-type=chief").empty());  // a term no object has
+  CHECK(names("job-name=j1,replica-type=master,replica-index!=0") == Names{"j1-master-1"});
+}
+
 TEST_CASE("field selectors on events match involvedObject fields", "[store]") {
   StoreFixture f;
   Json a = Must(f.store.Create(api::Pods(), "default", PodJson("a")));
