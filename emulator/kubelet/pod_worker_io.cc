@@ -33,8 +33,7 @@ bool PodReady(const Json& pod) {
 
 }  // namespace
 
-// A pod's name through its subdomain (`<hostname>.<subdomain>`, a JobSet's pods) first, then
-// the Service forms; nullopt when neither answers yet.
+// As ResolveNow, once per name within a container start (start_resolved_).
 std::optional<ServiceTarget> PodWorker::Resolve(const std::string& host, bool need_ready) {
   if (!start_resolved_) return ResolveNow(host, need_ready);
   auto key = std::pair(host, need_ready);
@@ -44,6 +43,8 @@ std::optional<ServiceTarget> PodWorker::Resolve(const std::string& host, bool ne
   return target;
 }
 
+// A pod's name through its subdomain (`<hostname>.<subdomain>`, a JobSet's pods) first, then
+// the Service forms; nullopt when neither answers yet.
 std::optional<ServiceTarget> PodWorker::ResolveNow(const std::string& host, bool need_ready) {
   if (auto pod_host = ParsePodHost(host, ns_)) {
     if (auto target = ResolveTarget(pod_host->subdomain, pod_host->ns, &*pod_host, need_ready)) {
