@@ -233,10 +233,10 @@ bool PodWorker::MasterAddressReady(const EnvList& env) {
 }
 
 void PodWorker::StartContainer(bool init, std::size_t i) {
-  std::map<std::pair<std::string, bool>, std::optional<ServiceTarget>> resolved;
+  ResolvedNames resolved;
   struct Scope {  // a start nested in this one (a process that exits at once) has its own
     PodWorker& w;
-    decltype(start_resolved_) outer;
+    ResolvedNames* outer;
     ~Scope() { w.start_resolved_ = outer; }
   } scope{*this, std::exchange(start_resolved_, &resolved)};
   ContainerState& c = Container(init, i);

@@ -238,9 +238,11 @@ class PodWorker : public std::enable_shared_from_this<PodWorker>, private Parkab
   std::optional<std::size_t> written_status_;
   std::vector<int> gpus_;    // the GpuSlots units this pod holds
   std::string netns_path_;  // the pod's network namespace ("" = the host's network)
-  // While StartContainer runs: the names it resolved. The start sees the cluster at one instant,
-  // and MASTER_ADDR's wait and the env's rewrite ask for the same names several times.
-  std::map<std::pair<std::string, bool>, std::optional<ServiceTarget>>* start_resolved_ = nullptr;
+  // While StartContainer runs: the names it resolved, by (host, need_ready). The start sees the
+  // cluster at one instant, and MASTER_ADDR's wait and the env's rewrite ask for the same names
+  // several times.
+  using ResolvedNames = std::map<std::pair<std::string, bool>, std::optional<ServiceTarget>>;
+  ResolvedNames* start_resolved_ = nullptr;
   process::Pid pause_pid_ = 0;  // the shared PID namespace's init (0: none running)
   PodVolumeDirs dirs_;
   std::map<std::string, PodVolume> volumes_;  // set up, by name
