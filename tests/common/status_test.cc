@@ -59,3 +59,29 @@ TEST_CASE("RETURN_IF_ERROR and ASSIGN_OR_RETURN pass errors through", "[common]"
   CHECK(use(true).status().code() == Code::kBadRequest);
   CHECK(pjemu::InternalError("x").WithContext("create pod p").message() == "create pod p: x");
 }
+
+TEST_CASE("JSON member names sort as std::less<> sorts them, first byte or not", "[common]") {
+  // The comparator only decides early where the first bytes differ; the order must be the
+  // library's own, or texts, hashes and managed fields written in key order would change.
+  const std::string alphabet = std::string("aAb\x7f\x80\xff") + '\0';
+  std::uint32_t state = 12345;  // a fixed linear congruential sequence: the same pairs each run
+  auto next = [&] { return (state = state * 1664525u + 1013904223u) >> 8; };
+  auto name = [&] {
+    std::string s;
+    for (std::uint32_t n = next() % 4; n > 0; --n) s += alphabet[next() % alphabet.size()];
+    return s;
+  };
+  pjemu::JsonKeyLess less;
+  for (int i = 0; i < 20000; ++i) {
+    const std::string a = name(), b = name();
+    const auto shown = [](const std::string& s) {
+      return Json(s).dump(-1, ' ', true, Json::error_handler_t::replace);
+    };
+    INFO("a=" << shown(a) << " b=" << shown(b));
+    REQUIRE(less(a, b) == std::less<>()(a, b));
+  }
+  Json object = {{"status", 1}, {"spec", 2}, {"Zeta", 3}, {"\xc3\xa9t\xc3\xa9", 4}, {"s", 5}};
+  CHECK(object.dump() == "{\"Zeta\":3,\"s\":5,\"spec\":2,\"status\":1,\"\xc3\xa9t\xc3\xa9\":4}");
+  CHECK(object.find(std::string_view("spec")) != object.end());
+  CHECK(object.count("sp") == 0);
+}
