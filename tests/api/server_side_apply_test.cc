@@ -17,6 +17,10 @@
 namespace pjemu::api {
 namespace {
 
+// A literal in the project's Json: the library's _json makes nlohmann::json, another type, and
+// clang finds comparing the two ambiguous.
+Json operator""_pj(const char* text, std::size_t n) { return Json::parse(text, text + n); }
+
 const char* kT0 = "2026-11-27T03:00:00Z";
 const char* kT1 = "2026-11-27T03:01:00Z";
 
@@ -121,7 +125,7 @@ TEST_CASE("fieldsV1 text merge: the set algebra over the stored text, or the lon
     REQUIRE(merged.has_value());
     CHECK(*merged == ToFieldsV1Text(Union(Difference(FromFieldsV1Text(text), remove), add)));
   }
-  FieldSet status = FromFieldsV1(R"({"f:status":{"f:phase":{}}})"_json);
+  FieldSet status = FromFieldsV1(R"({"f:status":{"f:phase":{}}})"_pj);
   CHECK(*MergeFieldsV1Text(R"({"f:status":{".":{},"f:phase":{}}})", status, FieldSet{}) ==
         R"({"f:status":{}})");
   CHECK(*MergeFieldsV1Text(R"({"f:status":{"f:phase":{}}})", status, FieldSet{}) == "{}");
@@ -154,30 +158,30 @@ TEST_CASE("fieldsV1 text merge: the set algebra over the stored text, or the lon
 }
 
 TEST_CASE("fieldsV1 round-trips and set algebra", "[api][ssa]") {
-  Json v1 = R"({"f:data":{".":{},"f:a":{},"f:b":{}},"f:metadata":{"f:labels":{"f:x":{}}}})"_json;
+  Json v1 = R"({"f:data":{".":{},"f:a":{},"f:b":{}},"f:metadata":{"f:labels":{"f:x":{}}}})"_pj;
   FieldSet set = FromFieldsV1(v1);
   CHECK(ToFieldsV1(set) == v1);
-  FieldSet a = FromFieldsV1(R"({"f:data":{"f:a":{}}})"_json);
+  FieldSet a = FromFieldsV1(R"({"f:data":{"f:a":{}}})"_pj);
   CHECK(ToFieldsV1(Difference(set, a)) ==
-        R"({"f:data":{".":{},"f:b":{}},"f:metadata":{"f:labels":{"f:x":{}}}})"_json);
-  CHECK(ToFieldsV1(Intersection(set, a)) == R"({"f:data":{"f:a":{}}})"_json);
+        R"({"f:data":{".":{},"f:b":{}},"f:metadata":{"f:labels":{"f:x":{}}}})"_pj);
+  CHECK(ToFieldsV1(Intersection(set, a)) == R"({"f:data":{"f:a":{}}})"_pj);
   CHECK(Union(Difference(set, a), a) == set);
   // [smd] path printing: fields, keys (sorted, JSON values), set values.
   FieldSet paths = FromFieldsV1(
       R"({"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{"f:image":{}}},
           "f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{}}},
-          "f:metadata":{"f:finalizers":{"v:\"x/y\"":{}}}})"_json);
+          "f:metadata":{"f:finalizers":{"v:\"x/y\"":{}}}})"_pj);
   CHECK(PathStrings(paths) ==
         std::vector<std::string>{".metadata.finalizers[=\"x/y\"]",
                                  ".spec.containers[name=\"c\"].image",
                                  ".spec.ports[port=80,protocol=\"TCP\"]"});
   // The stored text is the tree's compact dump, escapes and all.
-  FieldSet odd = FromFieldsV1(R"({"f:data":{"f:caf\u00e9":{},"f:t\tab":{},"f:\\":{}}})"_json);
+  FieldSet odd = FromFieldsV1(R"({"f:data":{"f:caf\u00e9":{},"f:t\tab":{},"f:\\":{}}})"_pj);
   for (const FieldSet* s : {&set, &a, &paths, &odd})
     CHECK(ToFieldsV1Text(*s) == ToFieldsV1(*s).dump());
   CHECK(ToFieldsV1Text(FieldSet{}) == "{}");
   // "." in its sorted place, also after a stray key that sorts first (fuzz_apply's finding).
-  FieldSet stray = FromFieldsV1(R"({"f:data":{".":{},"\"name\":\"c\"}":{},"!":{},"f:z":{}}})"_json);
+  FieldSet stray = FromFieldsV1(R"({"f:data":{".":{},"\"name\":\"c\"}":{},"!":{},"f:z":{}}})"_pj);
   CHECK(ToFieldsV1Text(stray) == ToFieldsV1(stray).dump());
   FieldSet only_stray;
   only_stray.member = true;
@@ -212,11 +216,11 @@ TEST_CASE("fieldsV1 round-trips and set algebra", "[api][ssa]") {
   CHECK(Covers(set, a));
   CHECK_FALSE(Covers(a, set));
   CHECK(Covers(set, FieldSet{}));
-  CHECK(Covers(set, FromFieldsV1(R"({"f:data":{".":{}}})"_json)));
-  CHECK_FALSE(Covers(a, FromFieldsV1(R"({"f:data":{".":{}}})"_json)));  // a holds only .data.a
+  CHECK(Covers(set, FromFieldsV1(R"({"f:data":{".":{}}})"_pj)));
+  CHECK_FALSE(Covers(a, FromFieldsV1(R"({"f:data":{".":{}}})"_pj)));  // a holds only .data.a
   CHECK(Intersects(set, a));
-  CHECK_FALSE(Intersects(set, FromFieldsV1(R"({"f:data":{"f:c":{}}})"_json)));
-  CHECK_FALSE(Intersects(a, FromFieldsV1(R"({"f:data":{".":{}}})"_json)));  // .data is not a's
+  CHECK_FALSE(Intersects(set, FromFieldsV1(R"({"f:data":{"f:c":{}}})"_pj)));
+  CHECK_FALSE(Intersects(a, FromFieldsV1(R"({"f:data":{".":{}}})"_pj)));  // .data is not a's
   CHECK_FALSE(Intersects(set, FieldSet{}));
 }
 
@@ -234,26 +238,26 @@ TEST_CASE("field sets of applied and created objects", "[api][ssa]") {
                     {"env", Json::array({Json{{"name", "A"}, {"value", "1"}}})}};
   std::vector<SetRow> rows = {
       {"ConfigMap data: leaves; a create adds the map itself ('.')", &ConfigMaps(),
-       ConfigMap({{"a", "1"}, {"b", "2"}}), R"({"f:data":{"f:a":{},"f:b":{}}})"_json,
-       R"({"f:data":{".":{},"f:a":{},"f:b":{}}})"_json,
+       ConfigMap({{"a", "1"}, {"b", "2"}}), R"({"f:data":{"f:a":{},"f:b":{}}})"_pj,
+       R"({"f:data":{".":{},"f:a":{},"f:b":{}}})"_pj,
        "[docs] managedFields examples; [smd] ToFieldSet vs Compare's added map"},
       {"labels: granular map", &ConfigMaps(),
        Json{{"apiVersion", "v1"},
             {"kind", "ConfigMap"},
             {"metadata", {{"name", "cm"}, {"labels", {{"app", "x"}}}}}},
-       R"({"f:metadata":{"f:labels":{"f:app":{}}}})"_json,
-       R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}}})"_json,
+       R"({"f:metadata":{"f:labels":{"f:app":{}}}})"_pj,
+       R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}}})"_pj,
        "[fm] stripmeta keeps labels, drops name/namespace/uid/..."},
       {"Pod containers keyed by name, ports by containerPort+protocol, env by name", &Pods(),
        Pod({container}),
        R"({"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:env":{
             "k:{\"name\":\"A\"}":{".":{},"f:name":{},"f:value":{}}},"f:image":{},"f:name":{},
             "f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},
-            "f:containerPort":{}}}}}}})"_json,
+            "f:containerPort":{}}}}}}})"_pj,
        R"({"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:env":{".":{},
             "k:{\"name\":\"A\"}":{".":{},"f:name":{},"f:value":{}}},"f:image":{},"f:name":{},
             "f:ports":{".":{},"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},
-            "f:containerPort":{}}}}}}})"_json,
+            "f:containerPort":{}}}}}}})"_pj,
        "[types] listMapKey markers; [smd] list items are members ('.'); the Pod's zero object "
        "has spec and containers, so a create does not add them"},
       {"a PyTorchJob's replica specs are map entries; a custom resource's create adds .spec",
@@ -262,9 +266,9 @@ TEST_CASE("field sets of applied and created objects", "[api][ssa]") {
             {"kind", "PyTorchJob"},
             {"metadata", {{"name", "j"}}},
             {"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", 2}}}}}}}},
-       R"({"f:spec":{"f:pytorchReplicaSpecs":{"f:Worker":{".":{},"f:replicas":{}}}}})"_json,
+       R"({"f:spec":{"f:pytorchReplicaSpecs":{"f:Worker":{".":{},"f:replicas":{}}}}})"_pj,
        R"({"f:spec":{".":{},"f:pytorchReplicaSpecs":{".":{},"f:Worker":{".":{},
-            "f:replicas":{}}}}})"_json,
+            "f:replicas":{}}}}})"_pj,
        "[smd] map entries are members; CRD objects are unstructured (empty zero object)"},
   };
   for (const auto& row : rows) {
@@ -394,9 +398,9 @@ TEST_CASE("updates record what they changed and take it from others", "[api][ssa
   Json m = Managed(next);
   REQUIRE(m.size() == 2);
   CHECK(m[0]["manager"] == "alice");  // Apply sorts before Update
-  CHECK(m[0]["fieldsV1"] == R"({"f:data":{"f:b":{}}})"_json);
+  CHECK(m[0]["fieldsV1"] == R"({"f:data":{"f:b":{}}})"_pj);
   CHECK(m[1]["manager"] == "kubectl-edit");
-  CHECK(m[1]["fieldsV1"] == R"({"f:data":{"f:a":{}}})"_json);
+  CHECK(m[1]["fieldsV1"] == R"({"f:data":{"f:a":{}}})"_pj);
   // A write that changes nothing keeps the managed fields as they were.
   Json same = next;
   UpdateManagedFields(ConfigMaps(), &next, same, {"other", Subresource::kNone, "later"});
@@ -436,7 +440,7 @@ TEST_CASE("updates over the stored form: untouched entries kept as text, touched
   CHECK(m[0] == live["metadata"]["managedFields"][0]);  // kept as it was: still text
   CHECK(m[1]["manager"] == "writer");                   // lost .data.a, though spaced
   CHECK(m[2]["manager"] == "editor");
-  CHECK(m[2]["fieldsV1"] == R"({"f:data":{"f:a":{}}})"_json);
+  CHECK(m[2]["fieldsV1"] == R"({"f:data":{"f:a":{}}})"_pj);
   CompactManagedFields(next);
   CHECK(Managed(next)[1]["fieldsV1"] == R"({"f:data":{".":{},"f:b":{}}})");
 }
@@ -608,7 +612,7 @@ TEST_CASE("status writes have their own entry and see only .status", "[api][ssa]
   CHECK(m[1]["subresource"] == "status");
   CHECK(m[1]["fieldsV1"] ==
         R"({"f:status":{"f:conditions":{".":{},"k:{\"type\":\"Ready\"}":{".":{},"f:status":{},
-            "f:type":{}}},"f:phase":{}}})"_json);
+            "f:type":{}}},"f:phase":{}}})"_pj);
 }
 
 TEST_CASE("kubectl's client-side to server-side apply migration", "[api][ssa]") {

@@ -87,9 +87,11 @@ TEST_CASE("posix runner maps a signal to 128 + n", "[process]") {
 
 TEST_CASE("posix runner: a process ignoring SIGTERM survives it until SIGKILL", "[process]") {
   Harness h;
-  Pid pid =
-      h.Run({"--ignore-sigterm", "--print", "ready", "--sleep-ms", "20000"}, TempLog("ignore"));
-  h.loop.RunUntil([] { return false; }, 300ms);
+  std::string log = TempLog("ignore");
+  Pid pid = h.Run({"--ignore-sigterm", "--print", "ready", "--sleep-ms", "20000"}, log);
+  // "ready" is printed after the handler is set: a signal sent earlier would find the default.
+  REQUIRE(h.loop.RunUntil(
+      [&] { return ReadAll(log).find(" stdout F ready\n") != std::string::npos; }, 10s));
   REQUIRE(h.runner.Signal(pid, SIGTERM).ok());
   CHECK_FALSE(h.WaitExit(500ms));
   REQUIRE(h.runner.Signal(pid, SIGKILL).ok());
