@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
+
 namespace pjemu::image::testing {
 
 struct TarEntry {
@@ -152,26 +154,9 @@ inline bool PathExists(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0;
 }
 
-// A fresh directory under /tmp (mkdtemp), removed with everything in it (never following
-// symlinks) when the object goes.
-class TempDir {
- public:
-  TempDir() {
-    char name[] = "/tmp/pjemu-image-test-XXXXXX";
-    if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = name;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+// A fresh directory, removed with everything in it when the object goes (tests/support/temp_dir.h).
+struct TempDir : pjemu::testing::TempDir {
+  TempDir() : pjemu::testing::TempDir("pjemu-image-test") {}
 };
 
 }  // namespace pjemu::image::testing

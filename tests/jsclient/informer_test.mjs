@@ -178,7 +178,9 @@ try {
 } finally {
   for (const s of servers) s.kill('SIGTERM');
   await Promise.all(servers.map((s) => (s.exitCode === null ? new Promise((r) => s.on('exit', r)) : null)));
-  if (!args.out) fs.rmSync(work, { recursive: true, force: true });
+  // The servers' kubeconfigs and state (and, without --out, their logs): kept for a failure only.
+  if (failures === 0) fs.rmSync(work, { recursive: true, force: true });
+  else console.error(`jsclient: the servers' files are kept in ${work}`);
   exitCode = failures > 0 ? 1 : 0;
   console.log(failures > 0 ? `jsclient: ${failures} failure(s)` : 'jsclient: passed');
 }

@@ -18,7 +18,8 @@ done
 . "$(dirname "$0")/../e2e/byoj/needs-sandbox.sh"
 . "$(dirname "$0")/../support/serve_kubectl.sh"
 
-start_serve
+# Its pods' files in $work: serve is SIGKILLed below and cannot remove a temporary state folder.
+start_serve --output-dir "$work/state"
 if grep -Eq "DNS off|isolation off.*network" "$work/serve.log"; then
   echo "SKIP: $(grep -E 'DNS off|isolation off' "$work/serve.log")"
   exit 77

@@ -12,6 +12,7 @@
 #include "emulator/client/local_client.h"
 #include "emulator/scheduler/scheduler.h"
 #include "emulator/store/store.h"
+#include "tests/support/temp_dir.h"
 
 namespace pjemu::storage {
 namespace {
@@ -40,23 +41,17 @@ struct Fixture {
   EventLoop loop{clock};
   store::Store store{clock};
   std::unique_ptr<client::Client> client = client::MakeLocalClient(store);
-  std::string root;
+  pjemu::testing::TempDir dir;
+  std::string root = dir / "storage";
   std::unique_ptr<VolumeController> controller;
 
   Fixture() {
-    std::string tmpl = (fs::temp_directory_path() / "pjemu-storage-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    root = tmpl + "/storage";
     VolumeControllerOptions options;
     options.storage_root = root;
     options.node_name = "node-a";
     controller = std::make_unique<VolumeController>(*client, loop, options);
   }
-  ~Fixture() {
-    controller.reset();
-    std::error_code ec;
-    fs::remove_all(fs::path(root).parent_path(), ec);
-  }
+  ~Fixture() { controller.reset(); }
   void Start() {
     REQUIRE(controller->Start().ok());
     loop.RunFor(1s);

@@ -6,23 +6,14 @@
 #include <filesystem>
 
 #include "emulator/tensorboard/tensorboard_controller.h"
+#include "tests/support/temp_dir.h"
 
 namespace pjemu::tensorboard {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pjemu-tb-test-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string path;
-};
+using pjemu::testing::TempDir;
 
 Json Claim(const std::string& volume, const std::string& phase = "Bound") {
   return {{"spec", {{"volumeName", volume}}}, {"status", {{"phase", phase}}}};
@@ -48,7 +39,7 @@ TEST_CASE("log dirs: the tutorial's fileset and the current logDir.pvc form") {
   TempDir tmp;
   World w;
   w.claims["tutorial"] = Claim("pvc-1");
-  w.volumes["pvc-1"] = HostVolume(tmp.path + "/pvc-1_demo_tutorial");
+  w.volumes["pvc-1"] = HostVolume(tmp.path() + "/pvc-1_demo_tutorial");
   Json spec = {{"trainingLogFilesets", {"t9k://pvc/tutorial/tutorial-examples/job/ddp/log"}},
                {"logDir", {{"pvc", {{{"name", "tutorial"}, {"subPath", {"./log", "b"}}}}}}},
                {"image", "t9kpublic/tensorflow-2.11.0:cpu-sdk-0.5.2"}};
@@ -56,15 +47,15 @@ TEST_CASE("log dirs: the tutorial's fileset and the current logDir.pvc form") {
   REQUIRE(dirs.ok());
   REQUIRE(dirs->size() == 3);
   CHECK((*dirs)[0].source == "t9k://pvc/tutorial/tutorial-examples/job/ddp/log");
-  CHECK((*dirs)[0].path == tmp.path + "/pvc-1_demo_tutorial/tutorial-examples/job/ddp/log");
+  CHECK((*dirs)[0].path == tmp.path() + "/pvc-1_demo_tutorial/tutorial-examples/job/ddp/log");
   CHECK((*dirs)[1].source == "pvc/tutorial/./log");
-  CHECK((*dirs)[1].path == tmp.path + "/pvc-1_demo_tutorial/log");
-  CHECK((*dirs)[2].path == tmp.path + "/pvc-1_demo_tutorial/b");
+  CHECK((*dirs)[1].path == tmp.path() + "/pvc-1_demo_tutorial/log");
+  CHECK((*dirs)[2].path == tmp.path() + "/pvc-1_demo_tutorial/b");
   // A claim without subPath: the volume's root. spec.local counts as a host folder too.
-  w.volumes["pvc-1"] = Json{{"spec", {{"local", {{"path", tmp.path}}}}}};
+  w.volumes["pvc-1"] = Json{{"spec", {{"local", {{"path", tmp.path()}}}}}};
   auto root = w.Resolve({{"logDir", {{"pvc", {{{"name", "tutorial"}}}}}}});
   REQUIRE(root.ok());
-  CHECK((*root)[0].path == tmp.path);
+  CHECK((*root)[0].path == tmp.path());
 }
 
 TEST_CASE("log dirs: host folders (pjemu's logDir.hostPath)") {
@@ -115,15 +106,15 @@ TEST_CASE("log dirs: claims not there or not bound yet are kUnavailable, links o
   w.volumes["pv-9"] = Json{{"spec", {{"nfs", {{"path", "/x"}}}}}};
   CHECK(w.Resolve(spec).status().code() == Code::kInvalid);
   // A folder in the volume that is a link out of it.
-  fs::create_directories(tmp.path + "/vol");
-  fs::create_directories(tmp.path + "/elsewhere");
-  fs::create_directory_symlink(tmp.path + "/elsewhere", tmp.path + "/vol/log");
-  w.volumes["pv-9"] = HostVolume(tmp.path + "/vol");
+  fs::create_directories(tmp.path() + "/vol");
+  fs::create_directories(tmp.path() + "/elsewhere");
+  fs::create_directory_symlink(tmp.path() + "/elsewhere", tmp.path() + "/vol/log");
+  w.volumes["pv-9"] = HostVolume(tmp.path() + "/vol");
   auto out = w.Resolve(spec);
   CHECK(out.status().code() == Code::kInvalid);
   CHECK(out.status().message() ==
         "spec.logDir.pvc[0].subPath[0]: Invalid value: \"log\": leaves the volume of claim \"data\"");
-  fs::remove(tmp.path + "/vol/log");
+  fs::remove(tmp.path() + "/vol/log");
   CHECK(w.Resolve(spec).ok());
 }
 

@@ -1,6 +1,8 @@
 // Given a store (virtual time) with claims and volumes, the TensorBoard controller should write
 // each TensorBoard's status: Pending with the reason while its claim is not bound, Running and
 // Ready "True" once every log dir resolves, with the console's url and the host folders.
+#include "emulator/tensorboard/tensorboard_controller.h"
+
 #include <stdlib.h>
 
 #include <catch2/catch.hpp>
@@ -9,7 +11,7 @@
 #include "emulator/api/resources.h"
 #include "emulator/client/local_client.h"
 #include "emulator/store/store.h"
-#include "emulator/tensorboard/tensorboard_controller.h"
+#include "tests/support/temp_dir.h"
 
 namespace pjemu::tensorboard {
 namespace {
@@ -24,22 +26,17 @@ struct Fixture {
   store::Store store{clock};
   std::unique_ptr<client::Client> client = client::MakeLocalClient(store);
   TensorBoardController controller{*client, loop};
-  std::string root;
+  pjemu::testing::TempDir dir;
+  std::string root = dir.path();
 
   Fixture() {
-    std::string tmpl = (fs::temp_directory_path() / "pjemu-tb-ctl-XXXXXX").string();
-    root = ::mkdtemp(tmpl.data());
     Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "demo"}}}};
     auto created = client->Create(api::Namespaces(), "", ns);
     REQUIRE((created.ok() || created.status().code() == Code::kAlreadyExists));
     REQUIRE(controller.Start().ok());
     loop.RunUntilIdle();
   }
-  ~Fixture() {
-    controller.Stop();
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  }
+  ~Fixture() { controller.Stop(); }
   Json Board(const std::string& name) {
     loop.RunUntilIdle();
     auto got = client->Get(Boards(), "demo", name);

@@ -10,14 +10,16 @@
 #undef CHECK
 #include <catch2/catch.hpp>
 
+#include "tests/support/temp_dir.h"
+
 namespace pjemu::trainer {
 namespace {
 
 namespace fs = std::filesystem;
 
 TEST_CASE("checkpoint round trip", "[trainer]") {
-  std::string dir = (fs::temp_directory_path() / "pjemu-trainer-ckpt-XXXXXX").string();
-  REQUIRE(mkdtemp(dir.data()) != nullptr);
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   auto none = LoadCheckpoint(dir);
   REQUIRE(none.ok());
   CHECK_FALSE(none->has_value());
@@ -55,7 +57,6 @@ TEST_CASE("checkpoint round trip", "[trainer]") {
   auto bad = LoadCheckpoint(dir + "/sub");
   REQUIRE_FALSE(bad.ok());
   CHECK_THAT(bad.status().message(), Catch::Contains("unreadable checkpoint"));
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/temp_dir.h"
+
 // LibTorch pulls in glog, whose CHECK macro would shadow Catch's.
 #undef CHECK
 #include <catch2/catch.hpp>
@@ -16,12 +18,6 @@ namespace pjemu::trainer {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string TempDir() {
-  std::string tmpl = (fs::temp_directory_path() / "pjemu-trainer-XXXXXX").string();
-  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-  return tmpl;
-}
 
 std::string IdxBytes(const std::vector<int>& dims, const std::vector<uint8_t>& data) {
   std::string b = {0, 0, 8, static_cast<char>(dims.size())};
@@ -45,7 +41,8 @@ void WriteGz(const std::string& path, const std::string& bytes) {
 }
 
 TEST_CASE("idx files read the same plain and gzipped", "[trainer]") {
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   const std::string bytes = IdxBytes({2, 3}, {1, 2, 3, 4, 5, 255});
   WritePlain(dir + "/a", bytes);
   WriteGz(dir + "/a.gz", bytes);
@@ -55,11 +52,11 @@ TEST_CASE("idx files read the same plain and gzipped", "[trainer]") {
     CHECK(r->dims == std::vector<int64_t>{2, 3});
     CHECK(r->data == std::vector<uint8_t>{1, 2, 3, 4, 5, 255});
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("corrupt idx files are errors naming the file", "[trainer]") {
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   const std::string good = IdxBytes({2, 3}, {1, 2, 3, 4, 5, 6});
   struct Case {
     std::string name, bytes, what;
@@ -90,7 +87,6 @@ TEST_CASE("corrupt idx files are errors naming the file", "[trainer]") {
   auto missing = ReadIdx(dir + "/nope");
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.status().code() == Code::kNotFound);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("LoadSplit checks the folder and that images and labels agree", "[trainer]") {
@@ -98,7 +94,8 @@ TEST_CASE("LoadSplit checks the folder and that images and labels agree", "[trai
   REQUIRE_FALSE(none.ok());
   CHECK_THAT(none.status().message(), Catch::Contains("data folder not found: /nonexistent"));
 
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   WriteGz(dir + "/t10k-images-idx3-ubyte.gz",
           IdxBytes({2, 28, 28}, std::vector<uint8_t>(2 * 784, 51)));
   WritePlain(dir + "/t10k-labels-idx1-ubyte", IdxBytes({2}, {3, 9}));
@@ -117,7 +114,6 @@ TEST_CASE("LoadSplit checks the folder and that images and labels agree", "[trai
   auto label = LoadSplit(dir, "t10k");
   REQUIRE_FALSE(label.ok());
   CHECK_THAT(label.status().message(), Catch::Contains("label 10"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("the Debian FashionMNIST files load", "[trainer]") {

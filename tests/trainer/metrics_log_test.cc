@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 
+#include "tests/support/temp_dir.h"
 #include "tf_event_reader.h"
 
 namespace pjemu::trainer {
@@ -16,15 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string TempDir() {
-  std::string tmpl = (fs::temp_directory_path() / "pjemu-metrics-test-XXXXXX").string();
-  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-  return tmpl;
-}
-
 TEST_CASE("MetricsLog writes the reference's TensorBoard scalars beside the JSON lines",
           "[metrics]") {
-  const std::string dir = TempDir() + "/logs";
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp / "logs";
   {
     MetricsLog log;
     REQUIRE(log.Open(dir, 1).ok());
@@ -75,7 +71,8 @@ TEST_CASE("MetricsLog writes the reference's TensorBoard scalars beside the JSON
 }
 
 TEST_CASE("a reopened MetricsLog appends JSON lines and starts a new events file", "[metrics]") {
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   for (int run = 0; run < 2; ++run) {
     MetricsLog log;
     REQUIRE(log.Open(dir, 0).ok());

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include "tests/support/temp_dir.h"
 #include "trainer/exit_codes.h"
 #include "trainer_process.h"
 
@@ -25,12 +26,6 @@ using testing::Wait;
 using testing::WaitForText;
 
 constexpr char kData[] = "/usr/share/datasets/fashion-mnist";
-
-std::string TempDir() {
-  std::string tmpl = (fs::temp_directory_path() / "pjemu-trainer-e2e-XXXXXX").string();
-  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-  return tmpl;
-}
 
 bool HaveData() { return fs::exists(std::string(kData) + "/train-images-idx3-ubyte.gz"); }
 
@@ -52,7 +47,8 @@ std::vector<std::string> LossLines(const std::string& text) {
 
 TEST_CASE("two ranks print the reference's loss lines", "[trainer][slow]") {
   if (!HaveData()) return;
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   const int port = FreePort();
   std::vector<Child> ranks;
   for (int r = 0; r < 2; ++r) {
@@ -78,11 +74,11 @@ TEST_CASE("two ranks print the reference's loss lines", "[trainer][slow]") {
     CHECK_THAT(metrics, Catch::Contains(R"({"type":"step","epoch":1,"step":101,"batch":100,)"));
     CHECK_THAT(metrics, Catch::Contains(R"({"type":"epoch","epoch":1,"accuracy":)"));
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("bad input gives a one-line error and a permanent exit code", "[trainer][slow]") {
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   fs::create_directories(dir + "/corrupt");
   {
     std::ofstream(dir + "/corrupt/train-images-idx3-ubyte") << "garbage";
@@ -120,11 +116,11 @@ TEST_CASE("bad input gives a one-line error and a permanent exit code", "[traine
     CHECK_THAT(out, Catch::Contains(c.says));
     CHECK_THAT(out, Catch::Contains("pjemu-trainer: error: "));
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("nccl without a visible GPU exits at once with its cause", "[trainer][slow]") {
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   // A worker of a 2-rank job whose master never comes: the check must come before rendezvous.
   struct Case {
     std::string name;
@@ -151,7 +147,6 @@ TEST_CASE("nccl without a visible GPU exits at once with its cause", "[trainer][
     REQUIRE(lines.size() == 1);
     CHECK_THAT(lines[0], Catch::StartsWith("pjemu-trainer: error: " + c.says));
   }
-  fs::remove_all(dir);
 }
 
 // Starts a 2-rank run and waits until both print their second loss line.
@@ -167,7 +162,8 @@ std::vector<Child> StartPair(const std::string& dir, int port, double timeout) {
 
 TEST_CASE("a dead peer makes the others exit with the retryable code", "[trainer][slow]") {
   if (!HaveData()) return;
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   auto ranks = StartPair(dir, FreePort(), 5);
   kill(ranks[1].pid, SIGKILL);
   CHECK(Wait(ranks[1], 10) == 128 + SIGKILL);
@@ -175,12 +171,12 @@ TEST_CASE("a dead peer makes the others exit with the retryable code", "[trainer
   CHECK(Wait(ranks[0], 30) == kExitPeerLost);
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15));
   CHECK_THAT(ReadFile(ranks[0].out), Catch::Contains("with peers failed"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a hung peer makes the others exit within --collective-timeout", "[trainer][slow]") {
   if (!HaveData()) return;
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   auto ranks = StartPair(dir, FreePort(), 3);
   kill(ranks[1].pid, SIGSTOP);
   const auto t0 = std::chrono::steady_clock::now();
@@ -188,13 +184,13 @@ TEST_CASE("a hung peer makes the others exit within --collective-timeout", "[tra
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3 + 6));
   kill(ranks[1].pid, SIGKILL);
   Wait(ranks[1], 10);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("SIGTERM saves a checkpoint and the resumed run equals an undisturbed one",
           "[trainer][slow]") {
   if (!HaveData()) return;
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   const std::string ckpt = dir + "/ckpt";
   const std::map<std::string, std::string> env = {{"OMP_NUM_THREADS", "1"}};
   const std::vector<std::string> common = {"--max-steps", "60", "--dir", dir + "/logs"};
@@ -230,7 +226,6 @@ TEST_CASE("SIGTERM saves a checkpoint and the resumed run equals an undisturbed 
   };
   CHECK(!accuracy(p).empty());
   CHECK(accuracy(r) == accuracy(p));
-  fs::remove_all(dir);
 }
 
 }  // namespace
@@ -240,14 +235,14 @@ namespace pjemu::trainer {
 namespace {
 
 TEST_CASE("SIGTERM while waiting for the master exits 143 at once", "[trainer][slow]") {
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   Child c = Start({"--collective-timeout", "60", "--dir", dir + "/logs"}, RankEnv(1, 2, FreePort()),
                   dir + "/out.log");
   REQUIRE(WaitForText(c, "World Size: 2. Rank: 1", 60));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   kill(c.pid, SIGTERM);
   CHECK(Wait(c, 10) == kExitTerminated);
-  fs::remove_all(dir);
 }
 
 }  // namespace

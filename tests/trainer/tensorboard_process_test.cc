@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "tests/support/temp_dir.h"
 #include "tf_event_reader.h"
 #include "trainer/exit_codes.h"
 #include "trainer_process.h"
@@ -42,8 +43,8 @@ std::vector<std::string> Printed(const std::string& text, const std::string& key
 
 TEST_CASE("each rank writes its loss and accuracy as TensorBoard scalars", "[trainer][slow]") {
   if (!fs::exists(std::string(kData) + "/train-images-idx3-ubyte.gz")) return;
-  std::string dir = (fs::temp_directory_path() / "pjemu-tb-e2e-XXXXXX").string();
-  REQUIRE(mkdtemp(dir.data()) != nullptr);
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   const int port = testing::FreePort();
   std::vector<testing::Child> ranks;
   for (int r = 0; r < 2; ++r) {
@@ -111,7 +112,6 @@ TEST_CASE("each rank writes its loss and accuracy as TensorBoard scalars", "[tra
   waitpid(pid, &status, 0);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
 #include "tf_event_reader.h"
 #include "trainer/crc32c.h"
 #include "trainer/event_file_writer.h"
@@ -39,12 +40,6 @@ std::string Hex(const std::string& s) {
     out.push_back(kDigits[c & 15]);
   }
   return out;
-}
-
-std::string TempDir() {
-  std::string tmpl = (fs::temp_directory_path() / "pjemu-tb-test-XXXXXX").string();
-  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-  return tmpl;
 }
 
 std::vector<std::string> EventFiles(const std::string& dir) {
@@ -187,7 +182,8 @@ TEST_CASE("EventFileName is tensorboard's: 10-digit seconds, host, pid, file num
 }
 
 TEST_CASE("an events file decodes to the scalars written, in order", "[tensorboard]") {
-  const std::string dir = TempDir() + "/logs";
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp / "logs";
   EventFileWriter w(Times({1700000000.75, 1700000001.5, 1700000002.25, 1700000003.0}));
   REQUIRE(w.Open(dir, "pod-0", 77).ok());
   REQUIRE(w.AddScalar("loss", 2.2965f, 469).ok());
@@ -234,7 +230,8 @@ TEST_CASE("an events file decodes to the scalars written, in order", "[tensorboa
 
 TEST_CASE("EventFileWriter refuses bad hostnames, a second Open and writes before Open",
           "[tensorboard]") {
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   EventFileWriter unopened;
   CHECK_FALSE(unopened.AddScalar("loss", 1, 1).ok());
   for (const char* host : {"", "a/b", ".", ".."}) {
@@ -284,7 +281,8 @@ std::pair<int, std::string> Run(const std::vector<std::string>& argv) {
 
 TEST_CASE("python3-protobuf and python3-crc32c read the file as written", "[tensorboard]") {
   const std::string script = std::string(PJEMU_SOURCE_DIR) + "/tests/trainer/tensorboard_reader.py";
-  const std::string dir = TempDir();
+  const pjemu::testing::TempDir tmp;
+  const std::string dir = tmp.path();
   EventFileWriter w(Times({1700000000.5, 1700000001.25, 1700000002.0, 1700000003.5}));
   REQUIRE(w.Open(dir, "pod-1", 4242).ok());
   REQUIRE(w.AddScalar("loss", 2.2965f, 469).ok());

@@ -8,6 +8,7 @@
 
 #include "emulator/api/resources.h"
 #include "emulator/apiserver/router.h"
+#include "tests/support/temp_dir.h"
 
 namespace pjemu::ui {
 namespace {
@@ -15,17 +16,7 @@ namespace {
 using apiserver::HttpRequest;
 using apiserver::HttpResponse;
 
-struct TempDir {
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "pjemu-ui-test-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string path;
-};
+using pjemu::testing::TempDir;
 
 void WriteFile(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
@@ -55,7 +46,7 @@ struct Fixture {
   apiserver::Mount mount;
 
   Fixture() {
-    metrics_file = dir.path + "/kubeflow/job-master-0/logs/metrics-rank0.jsonl";
+    metrics_file = dir.path() + "/kubeflow/job-master-0/logs/metrics-rank0.jsonl";
     ConsoleOptions options;
     options.metrics_path = [this](const Json& pod) {
       return pod["metadata"]["name"] == "no-trainer" ? std::string() : metrics_file;

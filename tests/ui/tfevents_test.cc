@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/temp_dir.h"
 
 namespace pjemu::ui {
 namespace {
@@ -17,17 +18,7 @@ namespace fs = std::filesystem;
 
 const std::string kFixtures = std::string(PJEMU_SOURCE_DIR) + "/tests/ui/tfevents";
 
-struct TempDir {
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pjemu-tfevents-test-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string path;
-};
+using pjemu::testing::TempDir;
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -114,7 +105,7 @@ TEST_CASE("tfevents: the fixtures are what make_tfevents.py writes with Debian's
   }
   TempDir tmp;
   std::string cmd = "/usr/bin/python3 " + std::string(PJEMU_SOURCE_DIR) +
-                    "/tests/ui/make_tfevents.py " + tmp.path;
+                    "/tests/ui/make_tfevents.py " + tmp.path();
   int rc = std::system(cmd.c_str());
   if (WIFEXITED(rc) && WEXITSTATUS(rc) == 3) {
     WARN("skipped: python3-protobuf or python3-crc32c missing");
@@ -125,9 +116,9 @@ TEST_CASE("tfevents: the fixtures are what make_tfevents.py writes with Debian's
                            "/tensorboardx/events.out.tfevents.1764201600.node-0",
                            "/tf2/train/events.out.tfevents.1764201600.node-0.v2"}) {
     INFO(file);
-    CHECK(ReadAll(tmp.path + file) == ReadAll(kFixtures + file));
+    CHECK(ReadAll(tmp.path() + file) == ReadAll(kFixtures + file));
   }
-  CheckTutorialScalars(ScanScalars({tmp.path + "/torch"}, {}), ".");
+  CheckTutorialScalars(ScanScalars({tmp.path() + "/torch"}, {}), ".");
 }
 
 TEST_CASE("tfevents: corruption is reported at file:offset, what came before is kept") {
@@ -140,13 +131,13 @@ TEST_CASE("tfevents: corruption is reported at file:offset, what came before is 
     return std::string();
   });
   REQUIRE(offsets.size() == 16);  // file_version + 15 scalars
-  const std::string file = tmp.path + "/events.out.tfevents.1.x";
+  const std::string file = tmp.path() + "/events.out.tfevents.1.x";
 
   SECTION("a flipped data byte") {
     std::string bytes = original;
     bytes[offsets[4] + 14] ^= 0x01;
     WriteAll(file, bytes);
-    ScalarScan scan = ScanScalars({tmp.path}, {});
+    ScalarScan scan = ScanScalars({tmp.path()}, {});
     REQUIRE(scan.errors.size() == 1);
     CHECK(scan.errors[0].rfind(file + ":" + std::to_string(offsets[4]) +
                                    ": corrupt record: the data's CRC-32C is ",
@@ -158,14 +149,14 @@ TEST_CASE("tfevents: corruption is reported at file:offset, what came before is 
     std::string bytes = original;
     bytes[offsets[2]] ^= 0x40;
     WriteAll(file, bytes);
-    ScalarScan scan = ScanScalars({tmp.path}, {});
+    ScalarScan scan = ScanScalars({tmp.path()}, {});
     REQUIRE(scan.errors.size() == 1);
     CHECK(scan.errors[0] == file + ":" + std::to_string(offsets[2]) +
                                 ": corrupt record: the length's CRC-32C does not match");
   }
   SECTION("data that is not an Event, with valid CRCs") {
     WriteAll(file, original + FrameTfRecord("\x0a\xff\xff"));  // a string longer than the data
-    ScalarScan scan = ScanScalars({tmp.path}, {});
+    ScalarScan scan = ScanScalars({tmp.path()}, {});
     REQUIRE(scan.errors.size() == 1);
     CHECK(scan.errors[0] == file + ":" + std::to_string(original.size()) + ": not an Event protobuf");
     CHECK(Find(scan, "train/loss", ".")->points.size() == 9);
@@ -174,15 +165,15 @@ TEST_CASE("tfevents: corruption is reported at file:offset, what came before is 
     for (std::size_t cut : {offsets[5] + 3, offsets[5] + 12, offsets[5] + 20, original.size() - 1}) {
       INFO("cut at " << cut);
       WriteAll(file, original.substr(0, cut));
-      ScalarScan scan = ScanScalars({tmp.path}, {});
+      ScalarScan scan = ScanScalars({tmp.path()}, {});
       CHECK(scan.errors.empty());
       CHECK(scan.partial == 1);
     }
   }
   SECTION("garbage and empty files") {
     WriteAll(file, std::string(64, '\xff'));
-    WriteAll(tmp.path + "/sub/events.out.tfevents.2.y", "");
-    ScalarScan scan = ScanScalars({tmp.path}, {});
+    WriteAll(tmp.path() + "/sub/events.out.tfevents.2.y", "");
+    ScalarScan scan = ScanScalars({tmp.path()}, {});
     CHECK(scan.errors.size() == 1);
     CHECK(scan.files.size() == 2);
     CHECK(scan.series.empty());
@@ -192,15 +183,15 @@ TEST_CASE("tfevents: corruption is reported at file:offset, what came before is 
 TEST_CASE("tfevents: limits, missing dirs and links out of the dir") {
   TempDir tmp;
   SECTION("a dir that does not exist yet is empty, not an error") {
-    ScalarScan scan = ScanScalars({tmp.path + "/not-yet"}, {});
+    ScalarScan scan = ScanScalars({tmp.path() + "/not-yet"}, {});
     CHECK(scan.errors.empty());
     CHECK(scan.files.empty());
   }
   SECTION("symbolic links are not followed") {
-    fs::create_directory_symlink(kFixtures + "/torch", tmp.path + "/linked-dir");
+    fs::create_directory_symlink(kFixtures + "/torch", tmp.path() + "/linked-dir");
     fs::create_symlink(kFixtures + "/torch/events.out.tfevents.1764201600.node-0.4242.0",
-                       tmp.path + "/events.out.tfevents.9.link");
-    ScalarScan scan = ScanScalars({tmp.path}, {});
+                       tmp.path() + "/events.out.tfevents.9.link");
+    ScalarScan scan = ScanScalars({tmp.path()}, {});
     CHECK(scan.files.empty());
   }
   SECTION("many points are thinned, the last kept; files are capped") {
@@ -222,12 +213,12 @@ TEST_CASE("tfevents: limits, missing dirs and links out of the dir") {
       event += "\x2a" + std::string(1, static_cast<char>(summary.size())) + summary;
       bytes += FrameTfRecord(event);
     }
-    WriteAll(tmp.path + "/a/events.out.tfevents.1.h", bytes);
-    WriteAll(tmp.path + "/b/events.out.tfevents.1.h", bytes);
+    WriteAll(tmp.path() + "/a/events.out.tfevents.1.h", bytes);
+    WriteAll(tmp.path() + "/b/events.out.tfevents.1.h", bytes);
     LogDirLimits limits;
     limits.max_points = 100;
     limits.max_files = 1;
-    ScalarScan scan = ScanScalars({tmp.path}, {}, limits);
+    ScalarScan scan = ScanScalars({tmp.path()}, {}, limits);
     REQUIRE(scan.series.size() == 1);
     CHECK(scan.series[0].run == "a");
     CHECK(scan.series[0].thinned);
@@ -252,8 +243,8 @@ std::string WriteTrainerEvents(const std::string& dir);
 namespace {
 TEST_CASE("tfevents: pjemu-trainer's event files") {
   TempDir tmp;
-  REQUIRE(testing::WriteTrainerEvents(tmp.path) == "");
-  ScalarScan scan = ScanScalars({tmp.path}, {});
+  REQUIRE(testing::WriteTrainerEvents(tmp.path()) == "");
+  ScalarScan scan = ScanScalars({tmp.path()}, {});
   CHECK(scan.errors.empty());
   const ScalarSeries* loss = Find(scan, "loss", "log");
   REQUIRE(loss != nullptr);
