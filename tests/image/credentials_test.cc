@@ -10,6 +10,7 @@
 
 #include "emulator/api/base64.h"
 #include "emulator/api/image_reference.h"
+#include "tests/support/temp_dir.h"
 
 namespace pjemu::image {
 namespace {
@@ -201,9 +202,8 @@ TEST_CASE("Keyring: a pull secret of the wrong type or without its key is refuse
 
 TEST_CASE("Keyring: AddUserConfig reads $DOCKER_CONFIG/config.json, nothing when absent",
           "[credentials]") {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("pjemu-cred-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const pjemu::testing::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   const char* old = std::getenv("DOCKER_CONFIG");
   const std::string saved = old ? old : "";
   setenv("DOCKER_CONFIG", dir.c_str(), 1);
@@ -229,7 +229,6 @@ TEST_CASE("Keyring: AddUserConfig reads $DOCKER_CONFIG/config.json, nothing when
   } else {
     unsetenv("DOCKER_CONFIG");
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -2,11 +2,11 @@
 // invalid references should fail the way the kubelet reports them.
 #include "emulator/kubelet/image_map.h"
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+
+#include "tests/support/temp_dir.h"
 
 namespace pjemu::kubelet {
 namespace {
@@ -129,16 +129,13 @@ TEST_CASE("a malformed image map names the file and line", "[kubelet]") {
 
 // A scratch directory with a map file and a few host files beside it.
 struct MapDir {
-  std::filesystem::path dir;
+  pjemu::testing::TempDir tmp;
+  std::filesystem::path dir = tmp.path();
   MapDir() {
-    dir = std::filesystem::temp_directory_path() /
-          ("pjemu-image-map-test-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "src");
     std::filesystem::create_directories(dir / "maps");
     std::ofstream(dir / "src" / "train.py") << "print('hi')\n";
   }
-  ~MapDir() { std::filesystem::remove_all(dir); }
   std::string Write(const std::string& name, const std::string& text) const {
     std::ofstream(dir / "maps" / name) << text;
     return (dir / "maps" / name).string();
