@@ -1,6 +1,7 @@
 #include "emulator/api/managed_fields.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <memory>
 #include <optional>
@@ -178,12 +179,18 @@ void SortEncoded(Json& entries) {
     const Json* v = Find(e, k);
     return v && v->is_string() ? v->get_ref<const std::string&>() : kNone;
   };
-  auto key = [&](const Json& e) {
-    return std::tie(str(e, "operation"), str(e, "time"), str(e, "manager"), str(e, "apiVersion"),
-                    str(e, "subresource"));
+  // Member by member, each looked up only when those before it are equal (mostly the time
+  // decides).
+  auto less = [&](const Json& a, const Json& b) {
+    for (const char* member : {"operation", "time", "manager", "apiVersion", "subresource"}) {
+      if (int c = str(a, member).compare(str(b, member)); c != 0) return c < 0;
+    }
+    return false;
   };
-  std::stable_sort(entries.begin(), entries.end(),
-                   [&](const Json& a, const Json& b) { return key(a) < key(b); });
+  // Mostly in order already (a write moves its own entry's time, and it was the latest): a
+  // check costs less than the sort's buffer and moves.
+  if (std::is_sorted(entries.begin(), entries.end(), less)) return;
+  std::stable_sort(entries.begin(), entries.end(), less);
 }
 
 // kube-apiserver's order: operation, time, manager, apiVersion, subresource.
@@ -436,17 +443,83 @@ bool AppendShape(const Json& v, const Json* zero, const FieldSchema& s, std::str
   return true;
 }
 
+// The uid of a create's only owner reference when it is plain text (letters, digits, '-', '_',
+// '.': as the dump writes it, so it stands in the stored text as it is); "" otherwise.
+std::string_view SoleOwnerUid(const Json& next) {
+  const Json& refs = Field(Field(next, "metadata"), "ownerReferences");
+  if (!refs.is_array() || refs.size() != 1) return {};
+  const Json& uid = Field(refs[0], "uid");
+  if (!uid.is_string()) return {};
+  const std::string& text = uid.get_ref<const std::string&>();
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+  return plain ? std::string_view(text) : std::string_view();
+}
+
 // The memo's key for a plain create of `next`, in `shape`; false when it is no plain create or
-// has no shape.
+// has no shape. Where the path element of a sole owner reference (SoleOwnerUid, `owner`) occurs
+// once in the shape, it is left out and its place named on the type's line instead (which no
+// other shape has: a type's name has no tab), so that a job's children share their shapes with
+// every other job's.
 bool CreatedShape(const ResourceType& type, const TypeSchema& ts, const Json* live,
-                  const Json& next, const ManagedWrite& write, std::string& shape) {
+                  const Json& next, const ManagedWrite& write, std::string& shape,
+                  std::string_view& owner) {
+  owner = {};
   if (live || !write.stored_form || write.subresource != Subresource::kNone || ManagedOf(&next)) {
     return false;
   }
   shape.clear();
   shape += type.PluralGroup();
+  const std::size_t type_line = shape.size();
   shape.push_back('\n');
-  return AppendShape(next, &ts.zero, ts.root, shape);
+  if (!AppendShape(next, &ts.zero, ts.root, shape)) return false;
+  const std::string_view uid = SoleOwnerUid(next);
+  if (uid.empty()) return true;
+  std::string element;
+  AppendPrefixed("k:{\"uid\":\"" + std::string(uid) + "\"}", element);
+  const std::size_t at = shape.find(element);
+  if (at == std::string::npos || shape.find(element, at + 1) != std::string::npos) return true;
+  shape.erase(at, element.size());
+  shape.insert(type_line, "\t" + std::to_string(at));
+  owner = uid;
+  return true;
+}
+
+// A create's stored text, memoized by shape: the first create's, and where in it the uid of its
+// sole owner reference stands (npos when its shape names no owner).
+struct CreatedMemo {
+  std::optional<std::string> text;
+  std::size_t owner_at = std::string::npos;
+  std::size_t owner_size = 0;
+
+  // The text for a create of this shape whose owner's uid is `owner`.
+  std::string For(std::string_view owner) const {
+    if (owner_at == std::string::npos) return *text;
+    std::string out = *text;
+    out.replace(owner_at, owner_size, owner);
+    return out;
+  }
+};
+
+// The memo entry for the text `text` that a create whose owner's uid is `owner` wrote: reusable
+// by the creates of its shape when the uid stands once in it, inside the owner reference's path
+// element.
+CreatedMemo MemoOfCreated(std::optional<std::string> text, std::string_view owner) {
+  CreatedMemo memo{std::move(text)};
+  if (owner.empty() || !memo.text) return memo;
+  const std::string element = "\"k:{\\\"uid\\\":\\\"" + std::string(owner) + "\\\"}\"";
+  const std::size_t at = memo.text->find(element);
+  const std::size_t uid_at = memo.text->find(owner);
+  const bool once =
+      at != std::string::npos && memo.text->find(owner, uid_at + 1) == std::string::npos;
+  if (!once) {
+    memo.text.reset();  // the uid stands elsewhere too: each create computes its own
+    return memo;
+  }
+  memo.owner_at = uid_at;
+  memo.owner_size = owner.size();
+  return memo;
 }
 
 // The text a plain create wrote (one entry's fieldsV1, "" when no manager owns anything of it);
@@ -574,22 +647,24 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
                          const ManagedWrite& write) {
   const TypeSchema& ts = SchemaOf(type);
   thread_local std::string shape;  // its room kept from create to create
-  if (!CreatedShape(type, ts, live, next, write, shape)) {
+  std::string_view owner;
+  if (!CreatedShape(type, ts, live, next, write, shape, owner)) {
     return UpdateEntries(type, ts, live, next, write);
   }
   // A plain create's set depends only on its shape, and creates repeat their shapes (every Event
-  // a component records, the pods and Services a controller creates for one job): the texts by
-  // type and shape, a bounded memo of a pure function.
-  thread_local Memo<std::optional<std::string>> created;
+  // a component records, the pods and Services the controllers create for their jobs): the
+  // texts by type and shape, a bounded memo of a pure function.
+  thread_local Memo<CreatedMemo> created;
   bool computed = false;
-  const std::optional<std::string> text = created.Get(shape, [&] {
+  const std::string owner_uid(owner);  // `owner` points into `next`, which the computation writes
+  const CreatedMemo& memo = created.Get(shape, [&] {
     computed = true;
     UpdateEntries(type, ts, live, next, write);
-    return CreatedText(next);
+    return MemoOfCreated(CreatedText(next), owner_uid);
   });
   if (computed) return;
-  if (text) {
-    StoreCreated(type, next, write, *text);
+  if (memo.text) {
+    StoreCreated(type, next, write, memo.For(owner_uid));
   } else {
     UpdateEntries(type, ts, live, next, write);
   }

@@ -67,17 +67,62 @@ bool Granular(const Json& v, const FieldSchema& s) {
          (v.is_array() && s.list != ListType::kAtomic);
 }
 
+// Whether two of `elements` are equal: pair by pair for the short lists objects mostly have
+// (no allocation), sorted otherwise.
+bool HasRepeat(const std::vector<std::string>& elements) {
+  constexpr std::size_t kShort = 16;
+  if (elements.size() <= kShort) {
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      for (std::size_t j = i + 1; j < elements.size(); ++j) {
+        if (elements[i] == elements[j]) return true;
+      }
+    }
+    return false;
+  }
+  std::vector<std::string_view> sorted(elements.begin(), elements.end());
+  std::sort(sorted.begin(), sorted.end());
+  return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+}
+
 // The path elements of a list's items in order; false when one has none or two share one (the
 // list is then handled as atomic, which never fails a write of a live object).
 bool Elements(const Json& list, const FieldSchema& s, std::vector<std::string>* out) {
-  std::set<std::string> seen;
+  out->reserve(list.size());
   for (const auto& item : list) {
     auto pe = ItemElement(item, s);
-    if (!pe.ok() || !seen.insert(*pe).second) return false;
+    if (!pe.ok()) return false;
     out->push_back(std::move(pe).value());
   }
-  return true;
+  return !HasRepeat(*out);
 }
+
+// Finds list elements by their path element: at a hinted index first (two versions of a list
+// mostly keep their order), then by a scan, or through a hash index for long lists (a scan of
+// each would be quadratic where items moved).
+class ElementIndex {
+ public:
+  explicit ElementIndex(const std::vector<std::string>& elements) : elements_(elements) {
+    constexpr std::size_t kScanned = 32;
+    if (elements.size() <= kScanned) return;
+    for (std::size_t i = 0; i < elements.size(); ++i) hashed_.emplace(elements[i], i);
+  }
+  // Where `element` is; npos when absent.
+  std::size_t Find(const std::string& element, std::size_t hint) const {
+    if (hint < elements_.size() && elements_[hint] == element) return hint;
+    if (!hashed_.empty()) {
+      auto it = hashed_.find(element);
+      return it == hashed_.end() ? std::string::npos : it->second;
+    }
+    for (std::size_t i = 0; i < elements_.size(); ++i) {
+      if (elements_[i] == element) return i;
+    }
+    return std::string::npos;
+  }
+
+ private:
+  const std::vector<std::string>& elements_;
+  std::unordered_map<std::string_view, std::size_t> hashed_;
+};
 
 void ToSetAt(const Json& v, const FieldSchema& s, const FieldSet* skip, FieldSet& node) {
   if (v.is_object() && s.shape != Shape::kAtomic) {
@@ -222,17 +267,19 @@ struct Walk {
   bool Items(const Json* l, const Json* r, const FieldSchema& s) {
     std::vector<std::string> le, re;
     if ((l && !Elements(*l, s, &le)) || (r && !Elements(*r, s, &re))) return false;
-    std::unordered_map<std::string, std::size_t> rindex;
-    for (std::size_t i = 0; i < re.size(); ++i) rindex[re[i]] = i;
+    // Each of l's items with r's of the same element (a list has no repeats: Elements), found
+    // at the same index first; then r's items l has not.
+    const ElementIndex rindex(re);
+    std::vector<bool> matched(re.size());
     for (std::size_t i = 0; i < le.size(); ++i) {
-      auto it = rindex.find(le[i]);
+      const std::size_t j = rindex.Find(le[i], i);
+      if (j != std::string::npos) matched[j] = true;
       Push(le[i]);
-      Node(&(*l)[i], it == rindex.end() ? nullptr : &(*r)[it->second], s.Item(), nullptr);
+      Node(&(*l)[i], j == std::string::npos ? nullptr : &(*r)[j], s.Item(), nullptr);
       Pop();
     }
-    std::set<std::string> lset(le.begin(), le.end());
     for (std::size_t i = 0; i < re.size(); ++i) {
-      if (lset.count(re[i])) continue;
+      if (matched[i]) continue;
       Push(re[i]);
       Node(nullptr, &(*r)[i], s.Item(), nullptr);
       Pop();

@@ -301,6 +301,61 @@ struct ApplyRow {
   const char* source;
 };
 
+// Containers named c0..c(n-1), in order, each with image `image`.
+std::vector<Json> Containers(int n, const std::string& image = "x") {
+  std::vector<Json> out;
+  for (int i = 0; i < n; ++i) out.push_back({{"name", "c" + std::to_string(i)}, {"image", image}});
+  return out;
+}
+
+TEST_CASE("compare matches a keyed list's items by key, in any order, short or long",
+          "[api][ssa]") {
+  // [smd] typed.Compare: associative list items are compared by their keys, not positions; a
+  // list whose keys repeat is compared whole (atomic). 3 items are matched by a scan, 40 through
+  // an index: both must give the same answers.
+  const FieldSchema& schema = SchemaOf(Pods()).root;
+  for (int n : {3, 40}) {
+    CAPTURE(n);
+    std::vector<Json> items = Containers(n);
+    std::vector<Json> reversed(items.rbegin(), items.rend());
+    Json before = Pod(items);
+    CHECK(Compare(&before, &before, schema).Empty());
+    Json moved = Pod(reversed);
+    CHECK(Compare(&before, &moved, schema).Empty());
+
+    reversed[0]["image"] = "y";            // the last container, c(n-1), now first
+    reversed.erase(reversed.begin() + 1);  // c(n-2) goes
+    reversed.push_back({{"name", "new"}, {"image", "z"}});
+    Json after = Pod(reversed);
+    Comparison c = Compare(&before, &after, schema);
+    const std::string last = "k:{\"name\":\"c" + std::to_string(n - 1) + "\"}";
+    const std::string gone = "k:{\"name\":\"c" + std::to_string(n - 2) + "\"}";
+    CHECK(ToFieldsV1(c.modified) ==
+          Json({{"f:spec", {{"f:containers", {{last, {{"f:image", Json::object()}}}}}}}}));
+    CHECK(ToFieldsV1(c.removed) == Json({{"f:spec",
+                                          {{"f:containers",
+                                            {{gone,
+                                              {{".", Json::object()},
+                                               {"f:image", Json::object()},
+                                               {"f:name", Json::object()}}}}}}}}));
+    CHECK(ToFieldsV1(c.added) == Json({{"f:spec",
+                                        {{"f:containers",
+                                          {{"k:{\"name\":\"new\"}",
+                                            {{".", Json::object()},
+                                             {"f:image", Json::object()},
+                                             {"f:name", Json::object()}}}}}}}}));
+
+    // Two items with one name: the list is a value, changed as a whole.
+    std::vector<Json> repeated = items;
+    repeated.push_back({{"name", "c0"}, {"image", "w"}});
+    Json twice = Pod(repeated);
+    Comparison whole = Compare(&before, &twice, schema);
+    CHECK(ToFieldsV1(whole.modified) == Json({{"f:spec", {{"f:containers", Json::object()}}}}));
+    CHECK(whole.added.Empty());
+    CHECK(whole.removed.Empty());
+  }
+}
+
 TEST_CASE("apply: ownership, conflicts, force and removal", "[api][ssa]") {
   using Step = std::tuple<std::string, Json, bool>;
   std::vector<ApplyRow> rows = {
@@ -528,6 +583,11 @@ TEST_CASE("creates of one shape reuse its text, and any other shape gets its own
     p["metadata"]["finalizers"] = finalizers;
     return p;
   };
+  Json owned_twice = with_owner("u1", {"f1"});
+  owned_twice["metadata"]["ownerReferences"].push_back(
+      {{"apiVersion", "v1"}, {"kind", "Job"}, {"name", "k"}, {"uid", "u6"}});
+  Json labelled_u5 = with_owner("u5", {"f1"});
+  labelled_u5["metadata"]["labels"] = {{"u5", "x"}};  // the uid as a label's name
   Json with_label = event("e3", "Started");
   with_label["metadata"]["labels"] = {{"a", "b"}};
   const std::vector<std::pair<const ResourceType*, Json>> creates = {
@@ -550,6 +610,15 @@ TEST_CASE("creates of one shape reuse its text, and any other shape gets its own
       {&Pods(), with_owner("u1", {"f2"})},  // a set's items are its elements
       {&Pods(), with_owner("u2", {"f1"})},
       {&Pods(), with_owner("u2", {"f1", "f1"})},
+      // A sole owner's uid is left out of the shape: its text is the first's with the uid
+      // replaced, unless the uid stands elsewhere in it too, or is no plain text.
+      {&Pods(), with_owner("5d1a3f0e-9c2b-4e7a-8f61-0b2c4d6e8a10", {"f1"})},
+      {&Pods(), with_owner("u3", {"u3"})},  // also a finalizer: then another owner,
+      {&Pods(), with_owner("u4", {"u3"})},  // the same shape, must not get "u4" twice
+      {&Pods(), with_owner("u4", {"f1"})},
+      {&Pods(), with_owner("a\\b\"c", {"f1"})},  // escaped in the text
+      {&Pods(), owned_twice},
+      {&Pods(), labelled_u5},
   };
   for (int round = 0; round < 2; ++round) {  // the second round finds every shape kept
     for (const auto& [type, object] : creates) {
