@@ -231,11 +231,6 @@ class PodWorker : public std::enable_shared_from_this<PodWorker>, private Parkab
   bool evicting_ = false;
   std::string eviction_message_;
   EventLoop::TimerId kill_timer_ = 0;
-  // The digest (std::hash<Json>, structural) of the .status of this worker's last
-  // successful status write, none before the first: a status with the same digest is not
-  // written again. A digest, not the text: a pod's status text is 1-2 kB, held as long as the
-  // worker; two different statuses share a digest once in 2^64.
-  std::optional<std::size_t> written_status_;
   std::vector<int> gpus_;    // the GpuSlots units this pod holds
   std::string netns_path_;  // the pod's network namespace ("" = the host's network)
   // While StartContainer runs: the names it resolved, by (host, need_ready). The start sees the

@@ -105,14 +105,14 @@ void PodWorker::WriteStatus() {
   Time now = ctx_.loop.Now();
   for (int attempt = 0; attempt < 5; ++attempt) {
     Json status = ComputePodStatus(pod(), state_, now);
-    const std::size_t digest = std::hash<Json>{}(status);
-    if (attempt == 0 && written_status_ == digest) return;
+    // Nothing to write when the pod holds this status already (the status manager finds its
+    // patch empty and sends none): after this worker's own write, or another's.
+    if (status == api::Field(pod(), "status")) return;
     auto written =
         ctx_.client.UpdateShared(api::Pods(), ns_, api::StatusWriteBody(pod(), std::move(status)),
                                  api::Subresource::kStatus);
     if (written.ok()) {
       SetPod(std::move(*written));  // in process, the snapshot the informer will deliver
-      written_status_ = digest;
       if (own_rvs_.size() == kOwnVersions) own_rvs_.erase(own_rvs_.begin());
       own_rvs_.push_back(rv_);
       return;
