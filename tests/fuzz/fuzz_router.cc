@@ -28,20 +28,28 @@ class OneFileLogs : public api::PodLogs {
     return api::LogFile{LogPath(), false};
   }
   static const std::string& LogPath() {
-    static const std::string path = [] {
-      std::string p = (std::filesystem::temp_directory_path() /
-                       ("pjemu-fuzz-router-" + std::to_string(getpid()) + ".log"))
-                          .string();
-      std::ofstream out(p);
-      out << "2024-01-01T00:00:00.000000001Z stdout F hello\n"
-             "2024-01-01T00:00:01.000000000Z stderr P part\n"
-             "2024-01-01T00:00:02.000000000Z stdout F world\n";
-      return p;
-    }();
-    return path;
+    static const SampleLog file;
+    return file.path;
   }
 
  private:
+  // Written at the first pod log request of the process, removed when the process exits.
+  struct SampleLog {
+    std::string path = (std::filesystem::temp_directory_path() /
+                        ("pjemu-fuzz-router-" + std::to_string(getpid()) + ".log"))
+                           .string();
+    SampleLog() {
+      std::ofstream out(path);
+      out << "2024-01-01T00:00:00.000000001Z stdout F hello\n"
+             "2024-01-01T00:00:01.000000000Z stderr P part\n"
+             "2024-01-01T00:00:02.000000000Z stdout F world\n";
+    }
+    ~SampleLog() {
+      std::error_code ignored;
+      std::filesystem::remove(path, ignored);
+    }
+  };
+
   store::Store& store_;
 };
 
