@@ -448,29 +448,38 @@ bool AppendShape(const Json& v, const Json* zero, const FieldSchema& s, std::str
   return true;
 }
 
-// The uid of a create's only owner reference when it is plain text (letters, digits, '-', '_',
-// '.': as the dump writes it, so it stands in the stored text as it is); "" otherwise.
-std::string_view SoleOwnerUid(const Json& next) {
+// A create's only owner reference: its uid and its path element (ItemElement).
+struct SoleOwner {
+  std::string uid;
+  std::string element;
+};
+
+// The create's only owner reference when its uid is plain text (letters, digits, '-', '_', '.':
+// it then stands in the stored text as it is, unescaped); nullopt otherwise.
+std::optional<SoleOwner> SoleOwnerOf(const TypeSchema& ts, const Json& next) {
   const Json& refs = Field(Field(next, "metadata"), "ownerReferences");
-  if (!refs.is_array() || refs.size() != 1) return {};
+  if (!refs.is_array() || refs.size() != 1) return std::nullopt;
   const Json& uid = Field(refs[0], "uid");
-  if (!uid.is_string()) return {};
+  if (!uid.is_string()) return std::nullopt;
   const std::string& text = uid.get_ref<const std::string&>();
   const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
   });
-  return plain ? std::string_view(text) : std::string_view();
+  if (!plain) return std::nullopt;
+  auto element = ItemElement(refs[0], ts.root.Child("metadata").Child("ownerReferences"));
+  if (!element.ok()) return std::nullopt;
+  return SoleOwner{text, std::move(element).value()};
 }
 
 // The memo's key for a plain create of `next`, in `shape`; false when it is no plain create or
-// has no shape. Where the path element of a sole owner reference (SoleOwnerUid, `owner`) occurs
-// once in the shape, it is left out and its place named on the type's line instead (which no
-// other shape has: a type's name has no tab), so that a job's children share their shapes with
-// every other job's.
+// has no shape. Where the path element of a sole owner reference (SoleOwnerOf, then `owner`)
+// occurs once in the shape, it is left out and its place named on the type's line instead
+// (which no other shape has: a type's name has no tab), so that a job's children share their
+// shapes with every other job's.
 bool CreatedShape(const ResourceType& type, const TypeSchema& ts, const Json* live,
                   const Json& next, const ManagedWrite& write, std::string& shape,
-                  std::string_view& owner) {
-  owner = {};
+                  std::optional<SoleOwner>& owner) {
+  owner.reset();
   if (live || !write.stored_form || write.subresource != Subresource::kNone || ManagedOf(&next)) {
     return false;
   }
@@ -479,15 +488,15 @@ bool CreatedShape(const ResourceType& type, const TypeSchema& ts, const Json* li
   const std::size_t type_line = shape.size();
   shape.push_back('\n');
   if (!AppendShape(next, &ts.zero, ts.root, shape)) return false;
-  const std::string_view uid = SoleOwnerUid(next);
-  if (uid.empty()) return true;
-  std::string element;
-  AppendPrefixed("k:{\"uid\":\"" + std::string(uid) + "\"}", element);
+  std::optional<SoleOwner> sole = SoleOwnerOf(ts, next);
+  if (!sole) return true;
+  std::string element;  // as AppendListShape writes it
+  AppendPrefixed(sole->element, element);
   const std::size_t at = shape.find(element);
   if (at == std::string::npos || shape.find(element, at + 1) != std::string::npos) return true;
   shape.erase(at, element.size());
   shape.insert(type_line, "\t" + std::to_string(at));
-  owner = uid;
+  owner = std::move(sole);
   return true;
 }
 
@@ -498,32 +507,32 @@ struct CreatedMemo {
   std::size_t owner_at = std::string::npos;
   std::size_t owner_size = 0;
 
-  // The text for a create of this shape whose owner's uid is `owner`.
-  std::string For(std::string_view owner) const {
+  // The text for a create of this shape whose owner is `owner`.
+  std::string For(const std::optional<SoleOwner>& owner) const {
     if (owner_at == std::string::npos) return *text;
     std::string out = *text;
-    out.replace(owner_at, owner_size, owner);
+    out.replace(owner_at, owner_size, owner->uid);
     return out;
   }
 };
 
-// The memo entry for the text `text` that a create whose owner's uid is `owner` wrote: reusable
+// The memo entry for the text `text` that a create with the sole owner `owner` wrote: reusable
 // by the creates of its shape when the uid stands once in it, inside the owner reference's path
 // element.
-CreatedMemo MemoOfCreated(std::optional<std::string> text, std::string_view owner) {
+CreatedMemo MemoOfCreated(std::optional<std::string> text, const std::optional<SoleOwner>& owner) {
   CreatedMemo memo{std::move(text)};
-  if (owner.empty() || !memo.text) return memo;
-  const std::string element = "\"k:{\\\"uid\\\":\\\"" + std::string(owner) + "\\\"}\"";
-  const std::size_t at = memo.text->find(element);
-  const std::size_t uid_at = memo.text->find(owner);
+  if (!owner || !memo.text) return memo;
+  // The element as the text holds it: a member name, quoted as the compact dump writes it.
+  const std::size_t at = memo.text->find(Json(owner->element).dump());
+  const std::size_t uid_at = memo.text->find(owner->uid);
   const bool once =
-      at != std::string::npos && memo.text->find(owner, uid_at + 1) == std::string::npos;
+      at != std::string::npos && memo.text->find(owner->uid, uid_at + 1) == std::string::npos;
   if (!once) {
     memo.text.reset();  // the uid stands elsewhere too: each create computes its own
     return memo;
   }
   memo.owner_at = uid_at;
-  memo.owner_size = owner.size();
+  memo.owner_size = owner->uid.size();
   return memo;
 }
 
@@ -652,7 +661,7 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
                          const ManagedWrite& write) {
   const TypeSchema& ts = SchemaOf(type);
   thread_local std::string shape;  // its room kept from create to create
-  std::string_view owner;
+  std::optional<SoleOwner> owner;
   if (!CreatedShape(type, ts, live, next, write, shape, owner)) {
     return UpdateEntries(type, ts, live, next, write);
   }
@@ -661,15 +670,14 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
   // texts by type and shape, a bounded memo of a pure function.
   thread_local Memo<CreatedMemo> created;
   bool computed = false;
-  const std::string owner_uid(owner);  // `owner` points into `next`, which the computation writes
   const CreatedMemo& memo = created.Get(shape, [&] {
     computed = true;
     UpdateEntries(type, ts, live, next, write);
-    return MemoOfCreated(CreatedText(next), owner_uid);
+    return MemoOfCreated(CreatedText(next), owner);
   });
   if (computed) return;
   if (memo.text) {
-    StoreCreated(type, next, write, memo.For(owner_uid));
+    StoreCreated(type, next, write, memo.For(owner));
   } else {
     UpdateEntries(type, ts, live, next, write);
   }
