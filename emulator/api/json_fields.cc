@@ -4,26 +4,25 @@
 
 namespace pjemu::api {
 
-const Json& Field(const Json& obj, const char* key) {
+const Json& Field(const Json& obj, std::string_view key) {
   static const Json kNull = nullptr;
   if (!obj.is_object()) return kNull;
-  // As a view: the map's comparisons then need not measure the key each time.
-  auto it = obj.find(std::string_view(key));
+  auto it = obj.find(key);
   return it == obj.end() ? kNull : *it;
 }
 
-const Json& FieldAt(const Json& obj, std::initializer_list<const char*> path) {
+const Json& FieldAt(const Json& obj, std::initializer_list<std::string_view> path) {
   const Json* cur = &obj;
-  for (const char* key : path) cur = &Field(*cur, key);
+  for (std::string_view key : path) cur = &Field(*cur, key);
   return *cur;
 }
 
-std::string Str(const Json& obj, const char* key) {
+std::string Str(const Json& obj, std::string_view key) {
   const Json& v = Field(obj, key);
   return v.is_string() ? v.get<std::string>() : "";
 }
 
-std::optional<std::int64_t> OptInt(const Json& obj, const char* key) {
+std::optional<std::int64_t> OptInt(const Json& obj, std::string_view key) {
   const Json& v = Field(obj, key);
   if (!v.is_number()) return std::nullopt;
   return v.get<std::int64_t>();
@@ -52,7 +51,9 @@ bool Deleting(const Json& object) {
 Json Projection(const Json& obj, std::initializer_list<std::initializer_list<const char*>> paths) {
   Json out = Json::object();
   for (const auto& path : paths) {
-    const Json& value = FieldAt(obj, path);
+    const Json* found = &obj;
+    for (const char* key : path) found = &Field(*found, key);
+    const Json& value = *found;
     if (value.is_null()) continue;
     Json* at = &out;
     for (const char* key : path) {

@@ -16,13 +16,13 @@
 namespace pjemu::api {
 
 // obj[key], or null when obj is not an object or lacks the key.
-const Json& Field(const Json& obj, const char* key);
+const Json& Field(const Json& obj, std::string_view key);
 // Field along a path: FieldAt(pod, {"spec", "nodeName"}); null when any step is absent.
-const Json& FieldAt(const Json& obj, std::initializer_list<const char*> path);
+const Json& FieldAt(const Json& obj, std::initializer_list<std::string_view> path);
 // obj[key] as a string; "" when absent or not a string.
-std::string Str(const Json& obj, const char* key);
+std::string Str(const Json& obj, std::string_view key);
 // obj[key] as an integer; nullopt when absent or not a JSON number.
-std::optional<std::int64_t> OptInt(const Json& obj, const char* key);
+std::optional<std::int64_t> OptInt(const Json& obj, std::string_view key);
 // j when it is an array, else an empty array (for range-for over an optional list).
 const Json& ArrayOr(const Json& j);
 // j when it is an object, else an empty object.

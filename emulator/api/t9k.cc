@@ -15,8 +15,9 @@ namespace {
 // The pre-2024 spelling `enable` of torchrunConfig and runMode.debug/pause reads as `enabled`.
 void RenameLegacyEnable(Json& section) {
   if (!section.is_object() || section.contains("enabled") || !section.contains("enable")) return;
-  section["enabled"] = section["enable"];
+  Json enable = std::move(section["enable"]);
   section.erase("enable");
+  section["enabled"] = std::move(enable);
 }
 
 void DefaultReplicaSpecs(Json& spec) {

@@ -302,14 +302,13 @@ Json DesiredPod(const Json& job, std::optional<std::int64_t> index) {
   const Json& meta = Field(job, "metadata");
   const std::string name = Str(meta, "name");
   const Json& tmpl = FieldAt(job, {"spec", "template"});
-  Json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+  Json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"spec", Field(tmpl, "spec")}};
   Json& pm = pod["metadata"];
   pm["generateName"] = index ? name + "-" + std::to_string(*index) + "-" : name + "-";
   pm["namespace"] = Str(meta, "namespace");
   pm["labels"] = api::ObjectOr(FieldAt(tmpl, {"metadata", "labels"}));
   pm["annotations"] = api::ObjectOr(FieldAt(tmpl, {"metadata", "annotations"}));
   pm["ownerReferences"] = Json::array({controller::ControllerRef(job)});
-  pod["spec"] = Field(tmpl, "spec");
   if (index) {
     const std::string i = std::to_string(*index);
     pm["labels"][bj::kCompletionIndex] = i;

@@ -3,6 +3,7 @@
 #include <zdict.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -202,6 +203,7 @@ class FastMsgpackReader {
   bool Map(std::size_t n, Json& out, int depth) {
     out = Json::object();
     auto& object = out.get_ref<Json::object_t&>();
+    object.reserve(std::min<std::size_t>(n, static_cast<std::size_t>(end_ - p_)));
     std::string key;
     for (std::size_t i = 0; i < n; ++i) {
       std::size_t length = 0;

@@ -5,7 +5,6 @@
 // Thread safety: plain values, safe to copy between threads.
 #pragma once
 
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -13,24 +12,12 @@
 #include <utility>
 #include <variant>
 
+#include "emulator/common/json_object_map.h"
+
 namespace pjemu {
 
-// The order of a JSON object's member names: std::less<>'s order (bytes compared as unsigned
-// char, then length), decided by the first byte where the names differ there, which is most
-// comparisons in a lookup, without a call to memcmp. Transparent: found by string_view or char*.
-struct JsonKeyLess {
-  using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const noexcept {
-    if (!a.empty() && !b.empty() && a.front() != b.front()) {
-      return static_cast<unsigned char>(a.front()) < static_cast<unsigned char>(b.front());
-    }
-    return a < b;
-  }
-};
-// nlohmann::json with JsonKeyLess for its objects' std::map (the comparator nlohmann passes is
-// left out); the same tree, order and texts.
-template <class Key, class Value, class IgnoredLess, class Allocator>
-using JsonObjectMap = std::map<Key, Value, JsonKeyLess, Allocator>;
+// nlohmann::json whose objects are JsonObjectMap's sorted vectors (json_object_map.h): the
+// order and texts std::map gave, one allocation per object.
 using Json = nlohmann::basic_json<JsonObjectMap>;
 
 enum class Code {

@@ -285,7 +285,6 @@ Status Store::Impl::Admit(TypeRef type, Json& object, const Json* old,
 Result<ObjectPtr> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json object,
                                             const api::WriteOptions& options, bool managed) {
   RETURN_IF_ERROR(CheckBody(type, ns, object));
-  Json& meta = MutableMeta(object);
   std::string name = MetaString(object, "name");
   std::string generate = MetaString(object, "generateName");
   if (name.empty() && generate.empty()) {
@@ -314,13 +313,14 @@ Result<ObjectPtr> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, J
     for (int i = 0; i < 8 && (name.empty() || Find(type, {namespace_name, name})); ++i) {
       name = generate + random.NameSuffix(5);
     }
-    meta["name"] = name;
+    MutableMeta(object)["name"] = name;
   }
   if (Find(type, {namespace_name, name})) return AlreadyExistsError(type->PluralGroup(), name);
 
   ResetStatusOnCreate(*type, object);
   AddNamespaceFinalizer(type, object);
   RETURN_IF_ERROR(ClusterIpLocked(type, object, nullptr));
+  Json& meta = MutableMeta(object);  // taken after the writes above, which may move it
   meta["uid"] = MakeUid([&] { return random.Uniform(~0ULL); });
   meta["creationTimestamp"] = FormatTime(clock.Now());
   meta["generation"] = 1;

@@ -212,7 +212,7 @@ Result<ObjectPtr> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_pt
     if (!errs.empty()) return InvalidError(*type, name, errs);
     RETURN_IF_ERROR(ClusterIpLocked(type, next, &old));
     if (api::Field(next, "spec") != api::Field(old, "spec")) {
-      meta["generation"] = old_meta.value("generation", 0) + 1;
+      MutableMeta(next)["generation"] = old_meta.value("generation", 0) + 1;
     }
     RETURN_IF_ERROR(Admit(type, next, &old, options));
   }
