@@ -48,19 +48,17 @@ bool Deleting(const Json& object) {
   return !FieldAt(object, {"metadata", "deletionTimestamp"}).is_null();
 }
 
-Json Projection(const Json& obj, std::initializer_list<std::initializer_list<const char*>> paths) {
+Json Projection(const Json& obj,
+                std::initializer_list<std::initializer_list<std::string_view>> paths) {
   Json out = Json::object();
   for (const auto& path : paths) {
-    const Json* found = &obj;
-    for (const char* key : path) found = &Field(*found, key);
-    const Json& value = *found;
+    const Json& value = FieldAt(obj, path);
     if (value.is_null()) continue;
     Json* at = &out;
-    for (const char* key : path) {
+    for (std::string_view name : path) {
       if (!at->is_object()) *at = Json::object();  // a shorter path's value gives way
       // Found by view, so a key the output has already (`metadata`) is not built again.
       auto& members = at->get_ref<Json::object_t&>();
-      const std::string_view name(key);
       auto it = members.lower_bound(name);
       if (it == members.end() || it->first != name) it = members.emplace_hint(it, name, nullptr);
       at = &it->second;

@@ -49,7 +49,8 @@ void AppendMember(Json& obj, std::string_view key, Json value);
 // A copy of `obj` holding only the values at `paths` that it has ({{"metadata", "labels"},
 // {"spec", "nodeName"}}), under the same keys: what a long-lived cache keeps of an object it
 // reads a few fields of, instead of the whole object.
-Json Projection(const Json& obj, std::initializer_list<std::initializer_list<const char*>> paths);
+Json Projection(const Json& obj,
+                std::initializer_list<std::initializer_list<std::string_view>> paths);
 // The body of a /status write of `object`: its identity (apiVersion, kind, metadata's name,
 // namespace, uid and resourceVersion, the write's preconditions) and `status`, which is all the
 // API server takes from it; the rest of the object need not be copied.
