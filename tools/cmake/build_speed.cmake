@@ -38,16 +38,8 @@ endif()
 # A unity batch includes .cc files, which GCC then takes for headers: a class of one file with a
 # member of a type from that file's anonymous namespace draws -Wsubobject-linkage, meant for
 # headers only.
-#
-# A unity batch is also one large unit to GCC's inliner, which lets a unit of more than
-# large-unit-insns (10,000) grow by inlining by only inline-unit-growth (40 %): in a library
-# compiled as one file, small hot functions (nlohmann's iterators, api::Field, std::string's
-# copies) stayed calls. Raising the threshold past any batch gives each batch the inlining a
-# file compiled alone gets, across the library's files. Measured on the virtual-time driver at
-# 300 jobs (callgrind, the loop thread): 3.69 G instructions without it, 2.98 G with it, 3.36 G
-# for a build of one file at a time (tools/bench/README.md, Inlining in unity builds).
 if(PJEMU_UNITY AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  add_compile_options(-Wno-subobject-linkage --param=large-unit-insns=100000000)
+  add_compile_options(-Wno-subobject-linkage)
 endif()
 
 if(NOT CMAKE_CXX_COMPILER_LAUNCHER)
