@@ -2,12 +2,14 @@
 // reads this global once, at its first allocation; MALLOC_CONF in the environment still overrides
 // any option named here.
 //
-// thp:always: jemalloc asks the kernel for transparent huge pages on the memory it maps
-// (madvise(MADV_HUGEPAGE), which the kernel's default "madvise" mode honours). The control
-// plane's heap is hundreds of MiB of small JSON nodes and index entries visited in no order; on
-// 4 KiB pages nearly every visit also walked the page tables. metadata_thp: the same for
-// jemalloc's own bookkeeping. Measured in tools/bench/README.md (Huge pages).
+// thp:never, metadata_thp:disabled: 4 KiB pages. The control plane's heap is hundreds of MiB of
+// small JSON nodes, grown fast; asking the kernel for transparent huge pages
+// (madvise(MADV_HUGEPAGE)) made each first touch of a 2 MiB extent wait for a whole huge page,
+// which on a virtual machine means memory its host had not backed yet (about 11 ms per 2 MiB on
+// the project's VM, against about 1 ms for the same memory in 4 KiB pages). Measured in
+// tools/bench/README.md (Huge pages); `MALLOC_CONF=thp:always,metadata_thp:always` brings them
+// back.
 extern "C" {
 // NOLINTNEXTLINE: the name and type are jemalloc's interface.
-const char* malloc_conf = "thp:always,metadata_thp:always";
+const char* malloc_conf = "thp:never,metadata_thp:disabled";
 }

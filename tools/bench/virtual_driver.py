@@ -1,11 +1,11 @@
 """One run of bench_scale_virtual (tools/bench/scale_virtual.cc), for tools/bench/control-plane
 and tools/bench/scale-guard.
 
-The programs ask jemalloc for transparent huge pages (emulator/common/jemalloc_options.cc);
-small_pages=True runs the driver on 4 KiB pages instead, through MALLOC_CONF, which overrides
-the compiled-in options. The scale guard uses them (at 300 jobs 2 MiB pages add a near-fixed
-2-20 MiB of RSS that blurs the memory per pod it guards); the control-plane benchmark uses them
-as the peer its huge pages are measured against.
+The programs ask jemalloc for 4 KiB pages (emulator/common/jemalloc_options.cc says why).
+`pages` names them through MALLOC_CONF, which overrides the compiled-in options: SMALL_PAGES
+pins the scale guard to 4 KiB pages whatever a build compiles in (at 300 jobs 2 MiB pages add a
+near-fixed 2-20 MiB of RSS that blurs the memory per pod it guards); HUGE_PAGES is the peer the
+control-plane benchmark measures the programs' own pages against.
 """
 import json
 import os
@@ -13,17 +13,19 @@ import subprocess
 from collections import namedtuple
 
 SMALL_PAGES = "thp:never,metadata_thp:disabled"
+HUGE_PAGES = "thp:always,metadata_thp:always"
 
 # result: the driver's JSON line (a dict) or None; error: why not (None with a result).
 Run = namedtuple("Run", "result error")
 
 
-def run(bindir, jobs, kind=None, small_pages=False, timeout=600, cwd=None):
-    """Runs bindir/bench_scale_virtual --jobs N [--kind K] once, in a fresh process. Raises
-    subprocess.TimeoutExpired past `timeout` seconds (the process is killed)."""
+def run(bindir, jobs, kind=None, pages=None, timeout=600, cwd=None):
+    """Runs bindir/bench_scale_virtual --jobs N [--kind K] once, in a fresh process, with
+    MALLOC_CONF=`pages` when given (SMALL_PAGES, HUGE_PAGES). Raises subprocess.TimeoutExpired
+    past `timeout` seconds (the process is killed)."""
     env = dict(os.environ)
-    if small_pages:
-        env["MALLOC_CONF"] = SMALL_PAGES
+    if pages:
+        env["MALLOC_CONF"] = pages
     argv = [os.path.join(bindir, "bench_scale_virtual"), "--jobs", str(jobs)]
     if kind:
         argv += ["--kind", kind]
