@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 
 #include "emulator/api/json_fields.h"
-#include "emulator/pytorchjob/job_spec.h"
 #include "emulator/common/strings.h"
+#include "emulator/pytorchjob/job_spec.h"
 
 namespace pjemu::pytorchjob {
 
@@ -164,7 +165,7 @@ Result<Json> DesiredPod(const Json& job, const std::string& rtype, std::int64_t 
 
   Json pod_meta = {{"name", GenGeneralName(job_name, rtype, idx)},
                    {"namespace", Str(meta, "namespace")},
-                   {"labels", labels},
+                   {"labels", std::move(labels)},
                    {"ownerReferences", Json::array({OwnerReference(job)})}};
   if (Field(tmeta, "annotations").is_object()) pod_meta["annotations"] = tmeta["annotations"];
   if (Field(tmeta, "finalizers").is_array()) pod_meta["finalizers"] = tmeta["finalizers"];
@@ -184,7 +185,10 @@ Result<Json> DesiredPod(const Json& job, const std::string& rtype, std::int64_t 
     for (Json& c : init) spec["initContainers"].push_back(std::move(c));
   }
   spec["restartPolicy"] = PodRestartPolicy(RestartPolicy(rspec));
-  return Json{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", pod_meta}, {"spec", spec}};
+  return Json{{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", std::move(pod_meta)},
+              {"spec", std::move(spec)}};
 }
 
 Result<Json> DesiredService(const Json& job, const std::string& rtype, std::int64_t index) {
@@ -223,14 +227,15 @@ Result<Json> DesiredService(const Json& job, const std::string& rtype, std::int6
   std::sort(ports.begin(), ports.end());
   Json svc_ports = Json::array();
   for (const auto& [name, port] : ports) svc_ports.push_back({{"name", name}, {"port", port}});
-  return Json{{"apiVersion", "v1"},
-              {"kind", "Service"},
-              {"metadata",
-               {{"name", GenGeneralName(job_name, rtype, idx)},
-                {"namespace", Str(meta, "namespace")},
-                {"labels", labels},
-                {"ownerReferences", Json::array({OwnerReference(job)})}}},
-              {"spec", {{"clusterIP", "None"}, {"selector", labels}, {"ports", svc_ports}}}};
+  return Json{
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata",
+       {{"name", GenGeneralName(job_name, rtype, idx)},
+        {"namespace", Str(meta, "namespace")},
+        {"labels", labels},
+        {"ownerReferences", Json::array({OwnerReference(job)})}}},
+      {"spec", {{"clusterIP", "None"}, {"selector", labels}, {"ports", std::move(svc_ports)}}}};
 }
 
 Result<std::vector<Json>> DesiredPods(const Json& job, const InitContainerOptions& options) {
