@@ -15,7 +15,10 @@ namespace pjemu::client {
 
 class LocalClient final : public Client {
  public:
-  explicit LocalClient(store::Store& store) : store_(store) {}
+  // `form`: how it reads and writes (store::Form): kInProcess for the actors, which never read
+  // managedFields; kServed for a client that shows objects as the API server serves them.
+  explicit LocalClient(store::Store& store, store::Form form = store::Form::kServed)
+      : store_(store), form_(form) {}
 
   Result<Json> Create(const ResourceType& type, std::string_view ns, Json object,
                       const WriteOptions& options = {}) override;
@@ -58,10 +61,12 @@ class LocalClient final : public Client {
 
  private:
   store::Store& store_;
+  const store::Form form_;
   std::mutex evictions_;
 };
 
 // A LocalClient over `store` (which must outlive it).
-std::unique_ptr<Client> MakeLocalClient(store::Store& store);
+std::unique_ptr<Client> MakeLocalClient(store::Store& store,
+                                        store::Form form = store::Form::kServed);
 
 }  // namespace pjemu::client

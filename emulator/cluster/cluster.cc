@@ -40,7 +40,8 @@ Status Cluster::Parts::Build() {
   RETURN_IF_ERROR(LoadImages());
   RETURN_IF_ERROR(OpenStore());
   local = client::MakeLocalClient(*store);
-  if (options.wrap_client) wrapped_client = options.wrap_client(*local);
+  in_process = client::MakeLocalClient(*store, store::Form::kInProcess);
+  if (options.wrap_client) wrapped_client = options.wrap_client(*in_process);
   MakeRunner();
   if (options.api_server && !options.insecure_http) {  // pods trust serve's CA: https only
     std::string pki = options.data_dir.empty() ? "" : options.data_dir + "/pki";
@@ -445,6 +446,7 @@ Status Cluster::RestartController() {
 }
 
 client::Client& Cluster::client() { return *parts_->local; }
+client::Client& Cluster::in_process_client() { return *parts_->in_process; }
 api::PodLogs& Cluster::logs() { return parts_->router; }
 Clock& Cluster::clock() { return *parts_->clock; }
 EventLoop& Cluster::loop() { return parts_->loop; }

@@ -60,6 +60,10 @@ class Cluster {
 
   // REQUIRES: Start() returned OK.
   client::Client& client();  // unwrapped, for submitting and inspecting
+  // Unwrapped, reading as the actors do (store::Form::kInProcess: versions whose managedFields
+  // are not computed yet come without them): for an observer that never reads them and should
+  // not make the store compute them, such as a benchmark's count of finished jobs.
+  client::Client& in_process_client();
   api::PodLogs& logs();      // the current kubelet's (a power cycle replaces it)
   Clock& clock();
   EventLoop& loop();

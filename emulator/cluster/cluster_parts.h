@@ -62,8 +62,9 @@ class Cluster::Parts {
   EventLoop loop{*clock};
   std::unique_ptr<persist::SqliteDurability> durability;  // with data_dir; outlives the store
   std::unique_ptr<store::Store> store;
-  std::unique_ptr<client::Client> local;
-  std::unique_ptr<client::Client> wrapped_client;
+  std::unique_ptr<client::Client> local;           // as the API server serves: Cluster::client()
+  std::unique_ptr<client::Client> in_process;      // the actors' (store::Form::kInProcess)
+  std::unique_ptr<client::Client> wrapped_client;  // options.wrap_client over in_process
   std::unique_ptr<process::PosixProcessRunner> posix;   // real processes
   std::unique_ptr<process::ProcessRunner> base_runner;  // TrainerRunner or SimulatedProcessRunner
   std::unique_ptr<process::ProcessRunner> wrapped_runner;
@@ -103,7 +104,7 @@ class Cluster::Parts {
 
   // Loads the image map and builds every component; nothing runs yet.
   Status Build();
-  client::Client& actors() { return wrapped_client ? *wrapped_client : *local; }
+  client::Client& actors() { return wrapped_client ? *wrapped_client : *in_process; }
   process::ProcessRunner& runner() { return wrapped_runner ? *wrapped_runner : *base_runner; }
   // Node i's kubelet over its options, with an image cache of its own (wrapped by wrap_images).
   void NewKubelet(std::size_t i);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "emulator/api/managed_fields.h"
 #include "emulator/common/packed_json.h"
 
 namespace pjemu::store {
@@ -10,6 +11,27 @@ namespace pjemu::store {
 ObjectPtr Slot::Tree() const {
   if (tree_) return tree_;
   tree_ = UnpackShared(packed_, "a packed stored object");
+  if (sweeper_) sweeper_->Fresh(std::const_pointer_cast<Slot>(shared_from_this()));
+  return tree_;
+}
+
+ObjectPtr Slot::Served() const {
+  if (!deferred_) return Tree();
+  std::vector<const Slot*> chain;  // newest first
+  const Slot* s = this;
+  for (; s && s->deferred_; s = s->deferred_->before.get()) chain.push_back(s);
+  ObjectPtr served = s ? s->Tree() : nullptr;  // what the oldest was written over, if anything
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) served = (*it)->Resolve(served.get());
+  return served;
+}
+
+ObjectPtr Slot::Resolve(const Json* before) const {
+  Json next = *Tree();
+  api::UpdateManagedFields(*deferred_->type, before, next, deferred_->write);
+  api::CompactManagedFields(next);
+  tree_ = std::make_shared<const Json>(std::move(next));
+  packed_.clear();  // the bytes were the version without them: packed again later
+  deferred_.reset();
   if (sweeper_) sweeper_->Fresh(std::const_pointer_cast<Slot>(shared_from_this()));
   return tree_;
 }
@@ -38,7 +60,12 @@ void SlotSweeper::MaybeSweep() {
       held.push_back(std::move(weak));
       continue;
     }
-    jobs.push_back({std::move(weak), slot->tree_, slot->packed_.empty(), ""});
+    Job job;
+    job.slot = std::move(weak);
+    job.tree = slot->tree_;
+    job.encode = slot->packed_.empty();
+    if (slot->deferred_) PrepareDeferred(*slot, job);
+    jobs.push_back(std::move(job));
   }
   held.insert(held.end(), fresh_.begin(), fresh_.end());
   aging_ = std::move(held);
@@ -46,12 +73,52 @@ void SlotSweeper::MaybeSweep() {
   packer_.Submit(std::move(jobs));
 }
 
+void SlotSweeper::PrepareDeferred(const Slot& slot, Job& job) {
+  job.deferred = slot.deferred_;
+  job.id = &slot;
+  job.encode = true;  // its bytes, if any, are the version without managedFields
+  const Slot* before = job.deferred->before.get();
+  if (!before) return;  // a base of none
+  if (before->deferred_) {
+    job.chained = true;
+  } else if (before->tree_) {
+    job.base = before->tree_;
+  } else {
+    job.base_packed = before->packed_;
+  }
+}
+
+void SlotSweeper::ComputeDeferred(Job& job,
+                                  const std::unordered_map<const Slot*, ObjectPtr>& computed) {
+  ObjectPtr base = job.base;
+  if (job.chained) {
+    auto it = computed.find(job.deferred->before.get());
+    if (it == computed.end()) return;  // not computed yet: this one waits too
+    base = it->second;
+  } else if (!job.base_packed.empty()) {
+    base = UnpackShared(job.base_packed, "a packed stored object");
+  }
+  Json next = *job.tree;
+  api::UpdateManagedFields(*job.deferred->type, base.get(), next, job.deferred->write);
+  api::CompactManagedFields(next);
+  job.computed = std::make_shared<const Json>(std::move(next));
+}
+
 // The trees no one holds any more are freed after this, on the packing thread, outside the
 // store's mutex (BatchThread destroys the batch's jobs there).
 void SlotSweeper::Pack(std::vector<Job>& jobs) {
+  std::unordered_map<const Slot*, ObjectPtr> computed;  // this batch's, for chained jobs
   for (Job& job : jobs) {
-    if (job.encode) job.packed = PackJson(*job.tree);
+    if (job.deferred) {
+      ComputeDeferred(job, computed);
+      if (!job.computed) continue;
+      computed.emplace(job.id, job.computed);
+      job.packed = PackJson(*job.computed);
+    } else if (job.encode) {
+      job.packed = PackJson(*job.tree);
+    }
   }
+  computed.clear();  // so that only the slot and its job hold each computed tree
   std::lock_guard<std::mutex> lock(mu_);
   Install(jobs);
 }
@@ -60,6 +127,20 @@ void SlotSweeper::Install(std::vector<Job>& done) {
   for (Job& job : done) {
     SlotPtr slot = job.slot.lock();
     if (!slot || slot->tree_ != job.tree) continue;
+    if (job.deferred) {
+      // Computed meanwhile (Served), or its base was not ready: looked at again later.
+      if (slot->deferred_ != job.deferred) continue;
+      if (!job.computed) {
+        Fresh(slot);
+        continue;
+      }
+      // The version it was written over is no longer held for it; that and the version without
+      // managedFields are freed with the job, outside the mutex.
+      slot->deferred_.reset();
+      job.former = std::move(job.tree);
+      slot->tree_ = std::move(job.computed);
+      job.tree = slot->tree_;
+    }
     if (job.encode) {
       if (job.packed.empty()) continue;  // not packable: stays a tree
       slot->packed_ = std::move(job.packed);

@@ -9,6 +9,11 @@
 // This is etcd's and kube-apiserver's arrangement in small: objects at rest as bytes, decoded
 // objects only where a reader holds them (the informers' consumers, the actors' caches, a watch's
 // queue).
+// A version written with Form::kInProcess (store.h) may be deferred: stored without its
+// managedFields, with what computes them (Deferred). The packing thread computes them before it
+// packs such a version, once the version it was written over has them, and Served() computes them
+// at once for a reader that needs them; either way the result is the slot's version from then on,
+// and the version it was written over is no longer held for it.
 // Thread safety: the Store's mutex guards every slot and the sweeper; the sweeper's packing thread
 // takes that mutex to install what it packed.
 #pragma once
@@ -17,14 +22,27 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "emulator/api/managed_fields.h"
+#include "emulator/api/resources.h"
 #include "emulator/common/batch_thread.h"
 #include "emulator/store/store.h"
 
 namespace pjemu::store {
 
 class SlotSweeper;
+class Slot;
+
+// How a deferred version's managedFields are computed: the write's, from the version it was
+// written over (itself possibly deferred).
+struct Deferred {
+  std::shared_ptr<const Slot> before;
+  const api::ResourceType* type = nullptr;
+  api::ManagedWrite write;  // stored_form set
+  std::size_t depth = 1;    // deferred versions in the chain, this one included
+};
 
 class Slot : public std::enable_shared_from_this<Slot> {
  public:
@@ -34,6 +52,16 @@ class Slot : public std::enable_shared_from_this<Slot> {
   // The version as a tree, decoded from its packed bytes when it was packed. A copy: the tree
   // stays while the caller holds it, whatever a sweep does meanwhile.
   ObjectPtr Tree() const;
+  // The version as the API server serves it: Tree(), with its managedFields computed first when
+  // it is deferred (and those of the deferred versions before it, oldest first); from then on the
+  // slot holds that version (a reader of the former tree keeps it).
+  ObjectPtr Served() const;
+  // Marks this new version deferred. REQUIRES: not read yet.
+  void Defer(Deferred deferred) {
+    deferred_ = std::make_shared<const Deferred>(std::move(deferred));
+  }
+  // The deferred versions up to this one (0: its managedFields are computed).
+  std::size_t deferred_depth() const { return deferred_ ? deferred_->depth : 0; }
   // The tree as it is (null while packed), for the store's own bookkeeping: not a read.
   const ObjectPtr& Unpacked() const { return tree_; }
   bool packed() const { return !tree_; }
@@ -41,8 +69,13 @@ class Slot : public std::enable_shared_from_this<Slot> {
 
  private:
   friend class SlotSweeper;
-  mutable ObjectPtr tree_;      // null while packed
-  std::string packed_;          // "" until first packed
+  // Computes this deferred version's managedFields over `before` (its predecessor, served; null:
+  // none) and keeps the result. Returns it.
+  ObjectPtr Resolve(const Json* before) const;
+
+  mutable ObjectPtr tree_;                            // null while packed
+  mutable std::string packed_;                        // "" until first packed (or since resolved)
+  mutable std::shared_ptr<const Deferred> deferred_;  // null: managedFields computed
   SlotSweeper* const sweeper_;
 };
 using SlotPtr = std::shared_ptr<Slot>;
@@ -83,7 +116,21 @@ class SlotSweeper {
     ObjectPtr tree;      // the slot's, held until installed
     bool encode = true;  // false: the slot has its bytes already
     std::string packed;
+    // A deferred slot: its managedFields are computed first, over `base` (the version it was
+    // written over, when that had them: its tree, else `base_packed`), or over the version an
+    // earlier job of the batch computed (`chained`); `computed` is the result.
+    std::shared_ptr<const Deferred> deferred;
+    const Slot* id = nullptr;  // the slot, as the key a later job's `chained` looks up
+    bool chained = false;
+    ObjectPtr base;
+    std::string base_packed;
+    ObjectPtr computed;  // null: not computed (its base was not ready): looked at again later
+    ObjectPtr former;    // the tree it replaced in the slot
   };
+  // Fills a deferred slot's job from its record. REQUIRES: mu held.
+  static void PrepareDeferred(const Slot& slot, Job& job);
+  // The packing thread's computation of a deferred job's managedFields (Job::computed).
+  static void ComputeDeferred(Job& job, const std::unordered_map<const Slot*, ObjectPtr>& computed);
   void Pack(std::vector<Job>& jobs);     // the packing thread's work: encode, then Install
   void Install(std::vector<Job>& done);  // REQUIRES: mu held
 

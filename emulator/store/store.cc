@@ -43,11 +43,23 @@ TypeRef Store::Impl::Canonical(const api::ResourceType& type) {
   return api::FindResource(type.group, type.plural);
 }
 
-ObjectPtr Store::Impl::Find(TypeRef type, const Key& key) const {
+namespace {
+
+// A slot's version as `form` reads it.
+ObjectPtr Read(const Slot& slot, Form form) {
+  return form == Form::kServed ? slot.Served() : slot.Tree();
+}
+
+// Deferred versions one object may stack before they are computed (bounds what a chain holds).
+constexpr std::size_t kMaxDeferred = 16;
+
+}  // namespace
+
+ObjectPtr Store::Impl::Find(TypeRef type, const Key& key, Form form) const {
   auto t = objects.find(type->PluralGroup());
   if (t == objects.end()) return nullptr;
   auto it = t->second.find(key);
-  return it == t->second.end() ? nullptr : it->second->Tree();
+  return it == t->second.end() ? nullptr : Read(*it->second, form);
 }
 
 namespace {
@@ -142,7 +154,8 @@ void Store::Impl::Reindex(TypeRef type, const Key& key, const Json* before, cons
   if (!new_involved.empty()) events_about[new_involved].insert(key);
 }
 
-ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, ObjectPtr old) {
+ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, ObjectPtr old,
+                           const api::ManagedWrite* deferred) {
   ++rv;
   MutableMeta(object)["resourceVersion"] = std::to_string(rv);
   api::CompactManagedFields(object);  // the stored form (api/managed_fields.h)
@@ -150,11 +163,22 @@ ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, Ob
   Key key{MetaString(*ptr, "namespace"), MetaString(*ptr, "name")};
   SlotPtr& slot = objects[type->PluralGroup()][key];
   SlotPtr before = slot;
-  // The old version's slot, so the history shares it rather than holding a second copy.
-  SlotPtr old_slot = before && old && before->Unpacked() == old ? before : nullptr;
+  // The old version's slot, so the history shares it rather than holding a second copy (the
+  // same version though computed meanwhile: the same resourceVersion).
+  SlotPtr old_slot =
+      before && old &&
+              (before->Unpacked() == old ||
+               (before->Unpacked() && MetaString(*before->Unpacked(), "resourceVersion") ==
+                                          MetaString(*old, "resourceVersion")))
+          ? before
+          : nullptr;
   if (old && !old_slot) old_slot = sweeper.Make(std::move(old));
   Reindex(type, key, before ? before->Tree().get() : nullptr, ptr.get());
   slot = sweeper.Make(ptr);
+  if (deferred && before) {
+    if (before->deferred_depth() >= kMaxDeferred) before->Served();
+    slot->Defer({before, type, *deferred, before->deferred_depth() + 1});
+  }
   std::pair<TypeRef, Key>& named = by_uid[MetaString(*ptr, "uid")];
   if (named.first != type || named.second != key) named = {type, key};  // an update keeps it
   Record(type, key, event, slot, std::move(old_slot), std::move(before));
@@ -310,12 +334,15 @@ Result<ObjectPtr> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, J
   if (type->namespaced) RETURN_IF_ERROR(RefuseInTerminating(type, namespace_name, name));
   if (name.empty()) {
     // Newer servers retry a generateName collision internally; so do we (8 tries).
-    for (int i = 0; i < 8 && (name.empty() || Find(type, {namespace_name, name})); ++i) {
+    for (int i = 0; i < 8 && (name.empty() || Find(type, {namespace_name, name}, Form::kInProcess));
+         ++i) {
       name = generate + random.NameSuffix(5);
     }
     MutableMeta(object)["name"] = name;
   }
-  if (Find(type, {namespace_name, name})) return AlreadyExistsError(type->PluralGroup(), name);
+  if (Find(type, {namespace_name, name}, Form::kInProcess)) {  // whether it exists: not served
+    return AlreadyExistsError(type->PluralGroup(), name);
+  }
 
   ResetStatusOnCreate(*type, object);
   AddNamespaceFinalizer(type, object);
@@ -339,7 +366,8 @@ Result<ObjectPtr> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, J
 }
 
 Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::string_view ns,
-                                                         const api::ListOptions& options) const {
+                                                         const api::ListOptions& options,
+                                                         Form form) const {
   ASSIGN_OR_RETURN(auto labels, api::LabelSelector::Parse(options.label_selector));
   ASSIGN_OR_RETURN(auto fields, api::FieldSelector::Parse(options.field_selector, *type));
   std::vector<ObjectPtr> items;
@@ -366,12 +394,12 @@ Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::stri
   if (candidates) {
     for (auto it = one_ns ? candidates->lower_bound(ns_start) : candidates->begin();
          it != candidates->end() && (!one_ns || it->first == ns); ++it) {
-      if (auto obj = t->second.find(*it); obj != t->second.end()) keep(obj->second->Tree());
+      if (auto obj = t->second.find(*it); obj != t->second.end()) keep(Read(*obj->second, form));
     }
   } else {
     for (auto it = one_ns ? t->second.lower_bound(ns_start) : t->second.begin();
          it != t->second.end() && (!one_ns || it->first.first == ns); ++it) {
-      keep(it->second->Tree());
+      keep(Read(*it->second, form));
     }
   }
   return items;
@@ -394,8 +422,10 @@ Result<Json> Store::Impl::ListLocked(TypeRef type, std::string_view ns,
 }
 
 Result<std::shared_ptr<api::Watch>> Store::Impl::WatchLocked(TypeRef type, std::string_view ns,
-                                                             const api::WatchOptions& options) {
+                                                             const api::WatchOptions& options,
+                                                             Form form) {
   WatchFilter filter;
+  filter.form = form;
   filter.type = *type;
   filter.ns = type->namespaced ? std::string(ns) : "";
   filter.bookmarks = options.allow_bookmarks;
@@ -451,70 +481,73 @@ Result<ObjectPtr> Store::CreateShared(const api::ResourceType& type, std::string
   return impl_->Locked([&] { return impl_->CreateLocked(t, ns, std::move(object), options); });
 }
 
-Result<Json> Store::Get(const api::ResourceType& type, std::string_view ns,
-                        std::string_view name) const {
-  ASSIGN_OR_RETURN(ObjectPtr object, GetShared(type, ns, name));
+Result<Json> Store::Get(const api::ResourceType& type, std::string_view ns, std::string_view name,
+                        Form form) const {
+  ASSIGN_OR_RETURN(ObjectPtr object, GetShared(type, ns, name, form));
   return Json(*object);  // the copy is made outside the lock
 }
 
 Result<ObjectPtr> Store::GetShared(const api::ResourceType& type, std::string_view ns,
-                                   std::string_view name) const {
+                                   std::string_view name, Form form) const {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   std::lock_guard<std::mutex> lock(impl_->mu);
-  ObjectPtr obj = impl_->Find(t, {t->namespaced ? std::string(ns) : "", std::string(name)});
+  ObjectPtr obj = impl_->Find(t, {t->namespaced ? std::string(ns) : "", std::string(name)}, form);
   if (!obj) return NotFoundError(t->PluralGroup(), std::string(name));
   impl_->sweeper.MaybeSweep();  // reads decode too: a run of reads with no write still sweeps
   return obj;
 }
 
 Result<Json> Store::List(const api::ResourceType& type, std::string_view ns,
-                         const api::ListOptions& options) const {
-  ASSIGN_OR_RETURN(SharedList list, ListShared(type, ns, options));
+                         const api::ListOptions& options, Form form) const {
+  ASSIGN_OR_RETURN(SharedList list, ListShared(type, ns, options, form));
   return Impl::ListJson(Impl::Canonical(type), list.resource_version, list.items);
 }
 
 Result<SharedList> Store::ListShared(const api::ResourceType& type, std::string_view ns,
-                                     const api::ListOptions& options) const {
+                                     const api::ListOptions& options, Form form) const {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   std::lock_guard<std::mutex> lock(impl_->mu);
   SharedList list;
-  ASSIGN_OR_RETURN(list.items, impl_->SelectLocked(t, ns, options));
+  ASSIGN_OR_RETURN(list.items, impl_->SelectLocked(t, ns, options, form));
   list.resource_version = impl_->rv;
   impl_->sweeper.MaybeSweep();  // as GetShared: what this list decoded is held by `list`
   return list;
 }
 
 Result<Json> Store::Update(const api::ResourceType& type, std::string_view ns, Json object,
-                           api::Subresource sub, const api::WriteOptions& options) {
-  ASSIGN_OR_RETURN(ObjectPtr updated, UpdateShared(type, ns, std::move(object), sub, options));
+                           api::Subresource sub, const api::WriteOptions& options, Form form) {
+  ASSIGN_OR_RETURN(ObjectPtr updated,
+                   UpdateShared(type, ns, std::move(object), sub, options, form));
   return Json(*updated);
 }
 
 Result<ObjectPtr> Store::UpdateShared(const api::ResourceType& type, std::string_view ns,
                                       Json object, api::Subresource sub,
-                                      const api::WriteOptions& options) {
+                                      const api::WriteOptions& options, Form form) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked([&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options); });
+  return impl_->Locked(
+      [&] { return impl_->UpdateLocked(t, ns, std::move(object), sub, options, form); });
 }
 
 Result<Json> Store::Patch(const api::ResourceType& type, std::string_view ns, std::string_view name,
                           api::PatchType patch_type, const Json& patch, api::Subresource sub,
-                          const api::WriteOptions& options) {
-  ASSIGN_OR_RETURN(ObjectPtr patched, PatchShared(type, ns, name, patch_type, patch, sub, options));
+                          const api::WriteOptions& options, Form form) {
+  ASSIGN_OR_RETURN(ObjectPtr patched,
+                   PatchShared(type, ns, name, patch_type, patch, sub, options, form));
   return Json(*patched);
 }
 
 Result<ObjectPtr> Store::PatchShared(const api::ResourceType& type, std::string_view ns,
                                      std::string_view name, api::PatchType patch_type,
                                      const Json& patch, api::Subresource sub,
-                                     const api::WriteOptions& options) {
+                                     const api::WriteOptions& options, Form form) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
   return impl_->Locked(
-      [&] { return impl_->PatchLocked(t, ns, name, patch_type, patch, sub, options); });
+      [&] { return impl_->PatchLocked(t, ns, name, patch_type, patch, sub, options, form); });
 }
 
 Result<ObjectPtr> Store::BindPod(std::string_view ns, std::string_view name,
@@ -564,10 +597,10 @@ Result<Json> Store::DeleteCollection(const api::ResourceType& type, std::string_
 }
 
 Result<std::shared_ptr<api::Watch>> Store::Watch(const api::ResourceType& type, std::string_view ns,
-                                                 const api::WatchOptions& options) {
+                                                 const api::WatchOptions& options, Form form) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked([&] { return impl_->WatchLocked(t, ns, options); });
+  return impl_->Locked([&] { return impl_->WatchLocked(t, ns, options, form); });
 }
 
 void Store::SendBookmarks() {

@@ -16,6 +16,8 @@
 //    in-process actors never read them, and expanding them for every read was a third of the
 //    control plane's instructions. api::ExpandManagedFields gives the wire form; the API
 //    server's serializer (apiserver/object_texts.h) applies it to everything it sends.
+//    Updates and patches by in-process actors (Form::kInProcess) leave them to be computed when
+//    something needs them: see Form.
 //  - Update/Patch with optimistic concurrency; spec writes bump generation and never touch
 //    .status; status-subresource writes touch only .status.
 //  - Admission: creates and main-resource updates pass the type's own admission from the
@@ -105,6 +107,19 @@ struct StoreOptions {
 // and every reader holding it; never changed after it was stored.
 using ObjectPtr = std::shared_ptr<const Json>;
 
+// Who reads and writes: the API server and everything that serves what it reads (kServed, the
+// default), or the in-process actors (kInProcess), which never read managedFields. An update or
+// patch with kInProcess, by a client that sent no managedFields of its own, stores the version
+// without them and records how to compute them (the write's manager, subresource and time, and
+// the version it was written over). The packing thread computes them before it packs the version
+// (slot.h); they are computed at once, the chain of such versions before first, when a kServed
+// read, watch or write, an apply or a deletion needs that version before then, or once 16 such
+// writes have stacked up on one object; either way they are what the write would have stored. A
+// kInProcess read sees the versions not computed yet without managedFields. With a Durability
+// nothing is deferred (what is committed is complete). Computing them was the largest single cost
+// of the in-process status writes (README "Issue 40").
+enum class Form { kServed, kInProcess };
+
 // What ListShared returns: the snapshots a List would copy, and the list's resourceVersion.
 struct SharedList {
   std::uint64_t resource_version = 0;
@@ -121,33 +136,35 @@ class Store {
   // Same contracts as client::Client (emulator/client/client.h).
   Result<Json> Create(const api::ResourceType& type, std::string_view ns, Json object,
                       const api::WriteOptions& options = {});
-  Result<Json> Get(const api::ResourceType& type, std::string_view ns, std::string_view name) const;
+  Result<Json> Get(const api::ResourceType& type, std::string_view ns, std::string_view name,
+                   Form form = Form::kServed) const;
   Result<Json> List(const api::ResourceType& type, std::string_view ns,
-                    const api::ListOptions& options = {}) const;
+                    const api::ListOptions& options = {}, Form form = Form::kServed) const;
   // Get and List without copying: the stored snapshots themselves, for readers that only read
   // or serialize them (the API server). Same errors as Get and List.
   Result<ObjectPtr> GetShared(const api::ResourceType& type, std::string_view ns,
-                              std::string_view name) const;
+                              std::string_view name, Form form = Form::kServed) const;
   Result<SharedList> ListShared(const api::ResourceType& type, std::string_view ns,
-                                const api::ListOptions& options = {}) const;
+                                const api::ListOptions& options = {},
+                                Form form = Form::kServed) const;
   Result<Json> Update(const api::ResourceType& type, std::string_view ns, Json object,
                       api::Subresource sub = api::Subresource::kNone,
-                      const api::WriteOptions& options = {});
+                      const api::WriteOptions& options = {}, Form form = Form::kServed);
   Result<Json> Patch(const api::ResourceType& type, std::string_view ns, std::string_view name,
                      api::PatchType patch_type, const Json& patch,
                      api::Subresource sub = api::Subresource::kNone,
-                     const api::WriteOptions& options = {});
+                     const api::WriteOptions& options = {}, Form form = Form::kServed);
   // Create, Update and Patch answering with the stored snapshot itself (a dry run's or a no-op's
   // answer is a snapshot of its own), not a copy: for writers that only read the answer.
   Result<ObjectPtr> CreateShared(const api::ResourceType& type, std::string_view ns, Json object,
                                  const api::WriteOptions& options = {});
   Result<ObjectPtr> UpdateShared(const api::ResourceType& type, std::string_view ns, Json object,
                                  api::Subresource sub = api::Subresource::kNone,
-                                 const api::WriteOptions& options = {});
+                                 const api::WriteOptions& options = {}, Form form = Form::kServed);
   Result<ObjectPtr> PatchShared(const api::ResourceType& type, std::string_view ns,
                                 std::string_view name, api::PatchType patch_type, const Json& patch,
                                 api::Subresource sub = api::Subresource::kNone,
-                                const api::WriteOptions& options = {});
+                                const api::WriteOptions& options = {}, Form form = Form::kServed);
   // The pods/binding subresource (api::BindPod): pod ns/name gets the binding's node, its
   // annotations and PodScheduled True in one write that leaves managedFields as they were.
   // kNotFound; 409 for a failed uid or resourceVersion precondition, or a pod that cannot be
@@ -167,7 +184,8 @@ class Store {
                                 const api::ListOptions& list_options,
                                 const api::DeleteOptions& options = {});
   Result<std::shared_ptr<api::Watch>> Watch(const api::ResourceType& type, std::string_view ns,
-                                            const api::WatchOptions& options = {});
+                                            const api::WatchOptions& options = {},
+                                            Form form = Form::kServed);
 
   // Queues a BOOKMARK {kind, apiVersion, metadata: {resourceVersion: <current global RV>}} on
   // every open watch that was opened with allow_bookmarks. Every change up to that RV has been

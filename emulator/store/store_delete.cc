@@ -162,7 +162,7 @@ Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {
   auto it = by_key.find(key);
   if (it == by_key.end()) return nullptr;
   SlotPtr last_slot = it->second;
-  ObjectPtr last = last_slot->Tree();
+  ObjectPtr last = last_slot->Served();  // the DELETED event carries it as served
   Json removed = final_state.is_null() ? *last : std::move(final_state);
   Reindex(type, key, last.get(), nullptr);
   by_key.erase(it);

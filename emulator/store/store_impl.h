@@ -58,14 +58,19 @@ class Store::Impl {
   Result<Json> ListLocked(TypeRef type, std::string_view ns, const api::ListOptions& options) const;
   // The snapshots a list with `options` returns, in list order.
   Result<std::vector<ObjectPtr>> SelectLocked(TypeRef type, std::string_view ns,
-                                              const api::ListOptions& options) const;
+                                              const api::ListOptions& options,
+                                              Form form = Form::kServed) const;
   // The <Kind>List object of `items` at `list_rv` (copies them).
   static Json ListJson(TypeRef type, std::uint64_t list_rv, const std::vector<ObjectPtr>& items);
   Result<std::shared_ptr<api::Watch>> WatchLocked(TypeRef type, std::string_view ns,
-                                                  const api::WatchOptions& options);
-  ObjectPtr Find(TypeRef type, const Key& key) const;
+                                                  const api::WatchOptions& options, Form form);
+  // The stored version of `key` as `form` reads it (Slot::Served or Slot::Tree); null if none.
+  ObjectPtr Find(TypeRef type, const Key& key, Form form = Form::kServed) const;
   // Commits `object` as the new state: next RV, maps, history and watches. Returns the snapshot.
-  ObjectPtr Put(TypeRef type, Json object, api::WatchEvent::Type event, ObjectPtr old);
+  // `deferred`: the version is stored without managedFields, computed later as this write's
+  // (Form::kInProcess); `old` is then the version it was written over.
+  ObjectPtr Put(TypeRef type, Json object, api::WatchEvent::Type event, ObjectPtr old,
+                const api::ManagedWrite* deferred = nullptr);
   // Queues a committed change for CommitPending (with what to undo should the commit fail).
   void Record(TypeRef type, const Key& key, api::WatchEvent::Type event, SlotPtr object,
               SlotPtr old, SlotPtr slot_before);
@@ -89,15 +94,18 @@ class Store::Impl {
 
   // store_update.cc
   Result<ObjectPtr> UpdateLocked(TypeRef type, std::string_view ns, Json object,
-                                 api::Subresource sub, const api::WriteOptions& options);
+                                 api::Subresource sub, const api::WriteOptions& options,
+                                 Form form = Form::kServed);
   Result<ObjectPtr> PatchLocked(TypeRef type, std::string_view ns, std::string_view name,
                                 api::PatchType patch_type, const Json& patch, api::Subresource sub,
-                                const api::WriteOptions& options);
+                                const api::WriteOptions& options, Form form = Form::kServed);
   // The rules every update follows (PUT and PATCH): RV and uid preconditions, subresource
   // scoping, immutable system fields, finalizers while deleting, generation, admission, no-op.
+  // `defer`: the write may leave its managedFields to be computed later (Form::kInProcess; `old`
+  // is then the version as that form reads it).
   Result<ObjectPtr> ApplyUpdate(TypeRef type, const ObjectPtr& old, Json incoming,
                                 api::Subresource sub, const api::WriteOptions& options,
-                                bool managed = false);
+                                bool managed = false, bool defer = false);
   Result<ObjectPtr> BindLocked(std::string_view ns, std::string_view name,
                                const api::PodBinding& binding, bool dry_run);
   // Server-side apply (Store::Apply).

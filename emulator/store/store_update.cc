@@ -21,6 +21,59 @@ Status PatchApplyError(const std::string& message) {
             Json::array({{{"reason", "UnexpectedServerResponse"}, {"message", message}}})}});
 }
 
+// Whether an update body leaves managedFields to the server: none sent (a /status write takes
+// only .status), so that the write's entries are computed from the live ones alone.
+bool NoneSent(const Json& incoming, Subresource sub) {
+  if (sub != Subresource::kNone) return true;
+  const Json& managed = api::Field(api::Field(incoming, "metadata"), "managedFields");
+  return managed.is_null() || (managed.is_array() && managed.empty());
+}
+
+// Whether a patch may set managedFields (then the patched body sends them).
+bool PatchMaySetManaged(api::PatchType patch_type, const Json& patch) {
+  if (patch_type != api::PatchType::kJson) {
+    const Json& meta = api::Field(patch, "metadata");
+    return !meta.is_null() && (!meta.is_object() || meta.contains("managedFields"));
+  }
+  if (!patch.is_array()) return true;
+  for (const Json& op : patch) {
+    if (!op.is_object()) return true;
+    for (const char* member : {"path", "from"}) {
+      auto it = op.find(member);
+      if (it == op.end()) continue;
+      if (!it->is_string()) return true;
+      const std::string& path = it->get_ref<const std::string&>();
+      if (path.empty() || path == "/metadata" || path.rfind("/metadata/managedFields", 0) == 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// a == b but for metadata.managedFields, which either may lack (a deferred write's version).
+bool SameButManagedFields(const Json& a, const Json& b) {
+  if (!a.is_object() || !b.is_object() || a.size() != b.size()) return a == b;
+  for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
+    if (ia.key() != ib.key()) return false;
+    if (ia.key() != "metadata" || !ia->is_object() || !ib->is_object()) {
+      if (*ia != *ib) return false;
+      continue;
+    }
+    auto skip = [](const Json& m, Json::const_iterator it) {
+      while (it != m.end() && it.key() == "managedFields") ++it;
+      return it;
+    };
+    const Json &ma = *ia, &mb = *ib;
+    auto ja = skip(ma, ma.begin()), jb = skip(mb, mb.begin());
+    for (; ja != ma.end() && jb != mb.end(); ja = skip(ma, ++ja), jb = skip(mb, ++jb)) {
+      if (ja.key() != jb.key() || *ja != *jb) return false;
+    }
+    if (ja != ma.end() || jb != mb.end()) return false;
+  }
+  return true;
+}
+
 // nlohmann's exception text without its "[json.exception.x.NNN] " prefix.
 std::string CleanMessage(const std::string& what) {
   auto close = what.find("] ");
@@ -30,22 +83,29 @@ std::string CleanMessage(const std::string& what) {
 }  // namespace
 
 Result<ObjectPtr> Store::Impl::UpdateLocked(TypeRef type, std::string_view ns, Json object,
-                                            Subresource sub, const api::WriteOptions& options) {
+                                            Subresource sub, const api::WriteOptions& options,
+                                            Form form) {
   RETURN_IF_ERROR(CheckBody(type, ns, object));
   std::string name = MetaString(object, "name");
   if (name.empty()) {
     return InvalidError(*type, "", {RequiredField("metadata.name", "name is required")});
   }
-  ObjectPtr old = Find(type, {MetaString(object, "namespace"), name});
+  const bool defer = form == Form::kInProcess && !options.dry_run && !this->options.durability &&
+                     NoneSent(object, sub);
+  ObjectPtr old =
+      Find(type, {MetaString(object, "namespace"), name}, defer ? Form::kInProcess : Form::kServed);
   if (!old) return NotFoundError(type->PluralGroup(), name);
-  return ApplyUpdate(type, old, std::move(object), sub, options);
+  return ApplyUpdate(type, old, std::move(object), sub, options, /*managed=*/false, defer);
 }
 
 Result<ObjectPtr> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, std::string_view name,
                                            api::PatchType patch_type, const Json& patch,
-                                           Subresource sub, const api::WriteOptions& options) {
+                                           Subresource sub, const api::WriteOptions& options,
+                                           Form form) {
   std::string key_ns = type->namespaced ? std::string(ns) : "";
-  ObjectPtr old = Find(type, {key_ns, std::string(name)});
+  const bool defer = form == Form::kInProcess && !options.dry_run && !this->options.durability &&
+                     !PatchMaySetManaged(patch_type, patch);
+  ObjectPtr old = Find(type, {key_ns, std::string(name)}, defer ? Form::kInProcess : Form::kServed);
   if (!old) return NotFoundError(type->PluralGroup(), std::string(name));
   Json doc = *old;
   switch (patch_type) {
@@ -98,7 +158,7 @@ Result<ObjectPtr> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, st
       doc.value("kind", Json()) != type->kind) {
     return BadRequestError("apiVersion and kind may not be changed by a patch");
   }
-  return ApplyUpdate(type, old, std::move(doc), sub, options);
+  return ApplyUpdate(type, old, std::move(doc), sub, options, /*managed=*/false, defer);
 }
 
 Result<ObjectPtr> Store::Impl::ServerSideApplyLocked(TypeRef type, std::string_view ns,
@@ -143,7 +203,7 @@ Result<ObjectPtr> Store::Impl::BindLocked(std::string_view ns, std::string_view 
 
 Result<ObjectPtr> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_ptr, Json incoming,
                                            Subresource sub, const api::WriteOptions& options,
-                                           bool managed) {
+                                           bool managed, bool defer) {
   const Json& old = *old_ptr;
   std::string name = MetaString(old, "name");
   std::string want_rv = MetaString(incoming, "resourceVersion");
@@ -217,10 +277,12 @@ Result<ObjectPtr> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_pt
     RETURN_IF_ERROR(Admit(type, next, &old, options));
   }
   MutableMeta(next)["resourceVersion"] = MetaString(old, "resourceVersion");
-  if (!managed) {
-    api::UpdateManagedFields(
-        *type, &old, next,
-        {options.field_manager, sub, FormatTime(clock.Now()), /*stored_form=*/true});
+  const api::ManagedWrite write{options.field_manager, sub, FormatTime(clock.Now()),
+                                /*stored_form=*/true};
+  if (defer) {
+    MutableMeta(next).erase("managedFields");  // the patched version's, or none: computed later
+  } else if (!managed) {
+    api::UpdateManagedFields(*type, &old, next, write);
   } else if (incoming_managed && incoming_managed->is_null()) {
     MutableMeta(next).erase("managedFields");
   } else if (incoming_managed) {
@@ -234,15 +296,19 @@ Result<ObjectPtr> Store::Impl::ApplyUpdate(TypeRef type, const ObjectPtr& old_pt
     same = next.contains("status") == old.contains("status") &&
            api::Field(next, "status") == api::Field(old, "status");
   } else {
-    same = next == old;
+    same = defer ? SameButManagedFields(next, old) : next == old;
   }
   if (same || options.dry_run) return std::make_shared<const Json>(std::move(next));
+  const Key key{MetaString(old, "namespace"), name};
   if (ShouldRemove(next)) {
+    if (defer) {  // the final state is served (the DELETED event): computed now
+      api::UpdateManagedFields(*type, Find(type, key).get(), next, write);
+      api::CompactManagedFields(next);
+    }
     // The last finalizer went: the write is the deletion (one DELETED event, as the real server).
-    return std::make_shared<const Json>(
-        Remove(type, {MetaString(old, "namespace"), name}, std::move(next)));
+    return std::make_shared<const Json>(Remove(type, key, std::move(next)));
   }
-  return Put(type, std::move(next), WatchEvent::Type::kModified, old_ptr);
+  return Put(type, std::move(next), WatchEvent::Type::kModified, old_ptr, defer ? &write : nullptr);
 }
 
 }  // namespace pjemu::store

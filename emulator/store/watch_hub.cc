@@ -103,11 +103,15 @@ void WatchStream::Notify() {
 bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bool initial) {
   const WatchFilter& f = w->filter();
   if (e.type_key != w->type_key()) return true;  // history replayed to a new watch: all types
-  ObjectPtr object = e.object->Tree();  // shared with the store and every other watch
+  const bool served = f.form == Form::kServed;
+  // Shared with the store and every other watch.
+  ObjectPtr object = served ? e.object->Served() : e.object->Tree();
   bool now = f.Matches(*object);
   // Only selectors can tell the two states apart (the namespace never changes), so the old
   // state is decoded only for a watch that has them.
-  ObjectPtr old = e.old && (!f.labels.Empty() || !f.fields.Empty()) ? e.old->Tree() : nullptr;
+  ObjectPtr old = !e.old || (f.labels.Empty() && f.fields.Empty()) ? nullptr
+                  : served                                         ? e.old->Served()
+                                                                   : e.old->Tree();
   bool before = old ? f.Matches(*old) : now;
   WatchEvent::Type type = e.event;
   switch (e.event) {

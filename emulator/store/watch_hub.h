@@ -33,6 +33,7 @@ struct WatchFilter {
   api::LabelSelector labels;
   api::FieldSelector fields;
   bool bookmarks = false;
+  Form form = Form::kServed;  // kServed: deferred versions are computed before they are queued
   // Namespace and selectors (not the type).
   bool Matches(const Json& object) const;
 };

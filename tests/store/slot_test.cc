@@ -7,6 +7,7 @@
 
 #include <mutex>
 
+#include "emulator/api/managed_fields.h"
 #include "tests/store/store_fixture.h"
 
 namespace pjemu::store::testing {
@@ -70,6 +71,64 @@ TEST_CASE("the sweeper packs unheld versions a period after they were fresh", "[
   CHECK(unheld->packed_bytes() == bytes);
   CHECK(held->packed());
   CHECK(*held->Tree() == Varied());
+}
+
+// A pod as a create by "controller" stored it, and its version after a /status write by "kubelet"
+// whose managedFields are deferred (the store's Put leaves them so for Form::kInProcess).
+struct DeferredPod {
+  explicit DeferredPod(SlotSweeper& sweeper) {
+    Json pod = PodJson("p");
+    pod["apiVersion"] = "v1";
+    pod["kind"] = "Pod";
+    api::UpdateManagedFields(api::Pods(), nullptr, pod, {"controller", {}, "t0", true});
+    created = sweeper.Make(std::make_shared<const Json>(pod));
+    Json running = api::CopyWithoutManagedFields(pod);
+    running["status"] = {{"phase", "Running"}};
+    write = {"kubelet", api::Subresource::kStatus, "t1", true};
+    status = sweeper.Make(std::make_shared<const Json>(running));
+    status->Defer({created, &api::Pods(), write, 1});
+    // What the write would have stored had it computed them at once.
+    expected = running;
+    api::UpdateManagedFields(api::Pods(), &pod, expected, write);
+  }
+  api::ManagedWrite write;
+  SlotPtr created, status;
+  Json expected;
+};
+
+TEST_CASE("the packing thread computes a deferred version's managedFields before packing it",
+          "[store][slot]") {
+  std::mutex mu;
+  SlotSweeper sweeper(1, mu);
+  DeferredPod d(sweeper);
+  CHECK(d.status->deferred_depth() == 1);
+  CHECK_FALSE(d.status->Tree()->at("metadata").contains("managedFields"));
+  std::weak_ptr<Slot> created = d.created;
+  d.created.reset();  // only the deferred version holds the version it was written over now
+  REQUIRE_FALSE(created.expired());
+  for (int i = 0; i < 3; ++i) {
+    sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", i}})));
+    Sweep(mu, sweeper);
+  }
+  CHECK(d.status->packed());
+  CHECK(d.status->deferred_depth() == 0);
+  CHECK(created.expired());  // no longer held for it
+  CHECK(*d.status->Tree() == d.expected);
+  CHECK(*d.status->Served() == d.expected);
+}
+
+TEST_CASE("a deferred version is computed for a reader that needs it, held or not",
+          "[store][slot]") {
+  std::mutex mu;
+  SlotSweeper sweeper(1, mu);
+  DeferredPod d(sweeper);
+  ObjectPtr raw = d.status->Tree();  // a reader holds the version without them
+  std::lock_guard<std::mutex> lock(mu);
+  ObjectPtr served = d.status->Served();
+  CHECK(*served == d.expected);
+  CHECK(d.status->deferred_depth() == 0);
+  CHECK(*d.status->Tree() == d.expected);                      // the slot's version from now on
+  CHECK_FALSE(raw->at("metadata").contains("managedFields"));  // the reader's is as it was
 }
 
 TEST_CASE("a version read while it is being packed stays a tree", "[store][slot]") {
