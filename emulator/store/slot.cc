@@ -128,9 +128,11 @@ void SlotSweeper::Install(std::vector<Job>& done) {
     SlotPtr slot = job.slot.lock();
     if (!slot || slot->tree_ != job.tree) continue;
     if (job.deferred) {
-      // Computed meanwhile (Served), or its base was not ready: looked at again later.
+      // Computed meanwhile (Served): done.
       if (slot->deferred_ != job.deferred) continue;
-      if (!job.computed) {
+      // Its base was not ready, or a reader took the version meanwhile (readers of the actors'
+      // form share it while it stays the slot's): looked at again later.
+      if (!job.computed || slot->tree_.use_count() != 2) {
         Fresh(slot);
         continue;
       }
