@@ -1,7 +1,8 @@
-// Given any JSON value, PackJson should give bytes that UnpackJson turns back into an equal
-// value, smaller than the value's text when it repeats itself, as a stored object does; and once
-// enough objects of one kind were packed, later ones pack smaller again (a dictionary), while
-// every value packed before or after, of that kind or another, still unpacks equal.
+// Given any JSON value, ToMsgpack should write what nlohmann's encoder writes, and PackJson should
+// give bytes that UnpackJson turns back into an equal value, smaller than the value's text when it
+// repeats itself, as a stored object does; and once enough objects of one kind were packed, later
+// ones pack smaller again (a dictionary), while every value packed before or after, of that kind or
+// another, still unpacks equal.
 #include "emulator/common/packed_json.h"
 
 #include <atomic>
@@ -47,6 +48,15 @@ TEST_CASE("packed numbers, strings, lists and nesting come back as nlohmann's re
                 {"map", Json::object()}};
   for (int i = 0; i < 70000; ++i) value["list"].push_back(i % 3 ? Json(i) : Json("x"));
   for (int i = 0; i < 20; ++i) value["map"]["k" + std::to_string(i)] = i;
+  // Written byte for byte as nlohmann's encoder writes it, signed non-negatives and float 32s too.
+  Json more = value;
+  more["signed"].push_back(std::int64_t{5});
+  more["signed"].push_back(std::int64_t{300});
+  more["float"].push_back(3.0e38);
+  more["float"].push_back(-0.0);
+  more["float"].push_back(std::numeric_limits<double>::infinity());
+  more["map"]["nested"] = {{"a", {nullptr, true, false, Json::array({Json::object()})}}};
+  CHECK(ToMsgpack(more) == Json::to_msgpack(more));
   const Json back = UnpackJson(PackJson(value), "a test value");
   const Json expected = Json::from_msgpack(Json::to_msgpack(value));
   CHECK(back == value);
