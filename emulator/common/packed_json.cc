@@ -408,9 +408,11 @@ std::vector<std::uint8_t> ToMsgpack(const Json& value) {
   return bytes;
 }
 
-std::string PackJson(const Json& value) {
+std::string PackJson(const Json& value) { return PackJson(value, KindOf(value)); }
+
+std::string PackJson(const Json& value, const std::string& kind) {
   std::vector<std::uint8_t> bytes = ToMsgpack(value);
-  const Dictionary* dictionary = Dictionaries::Get().Learn(KindOf(value), bytes);
+  const Dictionary* dictionary = Dictionaries::Get().Learn(kind, bytes);
   std::string packed(ZSTD_compressBound(bytes.size()), '\0');
   ZSTD_CCtx* cctx = ThreadContexts().compress;
   std::size_t n = dictionary != nullptr

@@ -25,6 +25,10 @@ std::vector<std::uint8_t> ToMsgpack(const Json& value);
 
 // The packed bytes of `value`; "" when zstd fails (the caller keeps the tree).
 std::string PackJson(const Json& value);
+// The same with the dictionary of `kind` (learned from the values packed under that name), for
+// values that name no apiVersion and kind of their own but repeat their shape (the store's
+// managedFields kept apart from their object, store/slot.h).
+std::string PackJson(const Json& value, const std::string& kind);
 
 // The tree of bytes PackJson made. Bytes it did not make abort the process with a message naming
 // `what`: they are the program's own memory, so a failure is a bug, not bad input.

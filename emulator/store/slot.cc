@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "emulator/api/json_fields.h"
 #include "emulator/api/managed_fields.h"
 #include "emulator/common/packed_json.h"
 
@@ -15,13 +16,36 @@ ObjectPtr Slot::Tree() const {
   return tree_;
 }
 
+namespace {
+
+// `raw` (a version without managedFields) with the packed managedFields `managed` (or none).
+ObjectPtr WithManaged(const Json& raw, const std::string& managed) {
+  Json served = raw;
+  Json fields = UnpackJson(managed, "packed managedFields");
+  if (!fields.is_null()) served["metadata"]["managedFields"] = std::move(fields);
+  return std::make_shared<const Json>(std::move(served));
+}
+
+// The managedFields of `served` (null for none), packed with their own dictionary.
+std::string PackManaged(const Json& served) {
+  return PackJson(api::Field(api::Field(served, "metadata"), "managedFields"), "managedFields");
+}
+
+}  // namespace
+
 ObjectPtr Slot::Served() const {
-  if (!deferred_) return Tree();
-  std::vector<const Slot*> chain;  // newest first
-  const Slot* s = this;
-  for (; s && s->deferred_; s = s->deferred_->before.get()) chain.push_back(s);
-  ObjectPtr served = s ? s->Tree() : nullptr;  // what the oldest was written over, if anything
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) served = (*it)->Resolve(served.get());
+  if (deferred_) {
+    std::vector<const Slot*> chain;  // newest first
+    const Slot* s = this;
+    for (; s && s->deferred_; s = s->deferred_->before.get()) chain.push_back(s);
+    ObjectPtr served = s ? s->Served() : nullptr;  // what the oldest was written over, if any
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) served = (*it)->Resolve(served.get());
+    return served;
+  }
+  if (managed_.empty()) return Tree();
+  if (ObjectPtr held = served_.lock()) return held;
+  ObjectPtr served = WithManaged(*Tree(), managed_);
+  served_ = served;
   return served;
 }
 
@@ -29,11 +53,15 @@ ObjectPtr Slot::Resolve(const Json* before) const {
   Json next = *Tree();
   api::UpdateManagedFields(*deferred_->type, before, next, deferred_->write);
   api::CompactManagedFields(next);
-  tree_ = std::make_shared<const Json>(std::move(next));
-  packed_.clear();  // the bytes were the version without them: packed again later
-  deferred_.reset();
-  if (sweeper_) sweeper_->Fresh(std::const_pointer_cast<Slot>(shared_from_this()));
-  return tree_;
+  auto served = std::make_shared<const Json>(std::move(next));
+  KeepManaged(*served);
+  served_ = served;
+  return served;
+}
+
+void Slot::KeepManaged(const Json& served) const {
+  managed_ = PackManaged(served);
+  deferred_.reset();  // the version it was written over is no longer held for it
 }
 
 SlotSweeper::~SlotSweeper() { Stop(); }
@@ -76,32 +104,36 @@ void SlotSweeper::MaybeSweep() {
 void SlotSweeper::PrepareDeferred(const Slot& slot, Job& job) {
   job.deferred = slot.deferred_;
   job.id = &slot;
-  job.encode = true;  // its bytes, if any, are the version without managedFields
   const Slot* before = job.deferred->before.get();
   if (!before) return;  // a base of none
   if (before->deferred_) {
     job.chained = true;
-  } else if (before->tree_) {
+    return;
+  }
+  if (before->tree_) {
     job.base = before->tree_;
   } else {
     job.base_packed = before->packed_;
   }
+  job.base_managed = before->managed_;
 }
 
-void SlotSweeper::ComputeDeferred(Job& job,
-                                  const std::unordered_map<const Slot*, ObjectPtr>& computed) {
+ObjectPtr SlotSweeper::ComputeDeferred(Job& job,
+                                       const std::unordered_map<const Slot*, ObjectPtr>& computed) {
   ObjectPtr base = job.base;
   if (job.chained) {
     auto it = computed.find(job.deferred->before.get());
-    if (it == computed.end()) return;  // not computed yet: this one waits too
+    if (it == computed.end()) return nullptr;  // not computed yet: this one waits too
     base = it->second;
-  } else if (!job.base_packed.empty()) {
-    base = UnpackShared(job.base_packed, "a packed stored object");
+  } else {
+    if (!job.base_packed.empty()) base = UnpackShared(job.base_packed, "a packed stored object");
+    if (base && !job.base_managed.empty()) base = WithManaged(*base, job.base_managed);
   }
   Json next = *job.tree;
   api::UpdateManagedFields(*job.deferred->type, base.get(), next, job.deferred->write);
   api::CompactManagedFields(next);
-  job.computed = std::make_shared<const Json>(std::move(next));
+  job.managed = PackManaged(next);
+  return std::make_shared<const Json>(std::move(next));
 }
 
 // The trees no one holds any more are freed after this, on the packing thread, outside the
@@ -110,15 +142,14 @@ void SlotSweeper::Pack(std::vector<Job>& jobs) {
   std::unordered_map<const Slot*, ObjectPtr> computed;  // this batch's, for chained jobs
   for (Job& job : jobs) {
     if (job.deferred) {
-      ComputeDeferred(job, computed);
-      if (!job.computed) continue;
-      computed.emplace(job.id, job.computed);
-      job.packed = PackJson(*job.computed);
-    } else if (job.encode) {
-      job.packed = PackJson(*job.tree);
+      ObjectPtr served = ComputeDeferred(job, computed);
+      if (!served) continue;
+      computed.emplace(job.id, std::move(served));
+      job.deferred_done = true;
     }
+    if (job.encode) job.packed = PackJson(*job.tree);
   }
-  computed.clear();  // so that only the slot and its job hold each computed tree
+  computed.clear();  // freed here, outside the mutex
   std::lock_guard<std::mutex> lock(mu_);
   Install(jobs);
 }
@@ -128,20 +159,13 @@ void SlotSweeper::Install(std::vector<Job>& done) {
     SlotPtr slot = job.slot.lock();
     if (!slot || slot->tree_ != job.tree) continue;
     if (job.deferred) {
-      // Computed meanwhile (Served): done.
-      if (slot->deferred_ != job.deferred) continue;
-      // Its base was not ready, or a reader took the version meanwhile (readers of the actors'
-      // form share it while it stays the slot's): looked at again later.
-      if (!job.computed || slot->tree_.use_count() != 2) {
+      if (slot->deferred_ != job.deferred) continue;  // computed meanwhile (Served): done
+      if (!job.deferred_done) {  // its base was not ready: looked at again later
         Fresh(slot);
         continue;
       }
-      // The version it was written over is no longer held for it; that and the version without
-      // managedFields are freed with the job, outside the mutex.
-      slot->deferred_.reset();
-      job.former = std::move(job.tree);
-      slot->tree_ = std::move(job.computed);
-      job.tree = slot->tree_;
+      slot->managed_ = std::move(job.managed);
+      slot->deferred_.reset();  // the version it was written over: freed with the job
     }
     if (job.encode) {
       if (job.packed.empty()) continue;  // not packable: stays a tree

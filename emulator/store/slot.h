@@ -12,8 +12,11 @@
 // A version written with Form::kInProcess (store.h) may be deferred: stored without its
 // managedFields, with what computes them (Deferred). The packing thread computes them before it
 // packs such a version, once the version it was written over has them, and Served() computes them
-// at once for a reader that needs them; either way the result is the slot's version from then on,
-// and the version it was written over is no longer held for it.
+// at once for a reader that needs them; either way the version it was written over is no longer
+// held for it, and the computed managedFields are kept apart, packed: the slot's tree and bytes
+// stay the version without them (Tree(), the actors' form), which are the bytes the kubelet's
+// parked copy of it packs to, so that the two share one decoded tree; Served() is the version
+// with them.
 // Thread safety: the Store's mutex guards every slot and the sweeper; the sweeper's packing thread
 // takes that mutex to install what it packed.
 #pragma once
@@ -52,9 +55,9 @@ class Slot : public std::enable_shared_from_this<Slot> {
   // The version as a tree, decoded from its packed bytes when it was packed. A copy: the tree
   // stays while the caller holds it, whatever a sweep does meanwhile.
   ObjectPtr Tree() const;
-  // The version as the API server serves it: Tree(), with its managedFields computed first when
-  // it is deferred (and those of the deferred versions before it, oldest first); from then on the
-  // slot holds that version (a reader of the former tree keeps it).
+  // The version as the API server serves it: Tree(), with its managedFields, computed first when
+  // it is deferred (and those of the deferred versions before it, oldest first). One tree while
+  // any reader holds it.
   ObjectPtr Served() const;
   // Marks this new version deferred. REQUIRES: not read yet.
   void Defer(Deferred deferred) {
@@ -70,12 +73,17 @@ class Slot : public std::enable_shared_from_this<Slot> {
  private:
   friend class SlotSweeper;
   // Computes this deferred version's managedFields over `before` (its predecessor, served; null:
-  // none) and keeps the result. Returns it.
+  // none) and keeps them apart. Returns the version with them.
   ObjectPtr Resolve(const Json* before) const;
+  // Keeps the managedFields of `served` (this version with them) apart, as computed.
+  void KeepManaged(const Json& served) const;
 
   mutable ObjectPtr tree_;                            // null while packed
-  mutable std::string packed_;                        // "" until first packed (or since resolved)
+  mutable std::string packed_;                        // "" until first packed
   mutable std::shared_ptr<const Deferred> deferred_;  // null: managedFields computed
+  // Once a deferred version's managedFields are computed: them (or null), packed; "" otherwise.
+  mutable std::string managed_;
+  mutable std::weak_ptr<const Json> served_;  // the version with them, while a reader holds it
   SlotSweeper* const sweeper_;
 };
 using SlotPtr = std::shared_ptr<Slot>;
@@ -116,21 +124,25 @@ class SlotSweeper {
     ObjectPtr tree;      // the slot's, held until installed
     bool encode = true;  // false: the slot has its bytes already
     std::string packed;
-    // A deferred slot: its managedFields are computed first, over `base` (the version it was
-    // written over, when that had them: its tree, else `base_packed`), or over the version an
-    // earlier job of the batch computed (`chained`); `computed` is the result.
+    // A deferred slot: its managedFields are computed first, over the version it was written
+    // over when that had them (its tree `base`, else its bytes `base_packed`, with its
+    // managedFields `base_managed` when kept apart), or over the version an earlier job of the
+    // batch computed
+    // (`chained`); `managed` is them, packed.
     std::shared_ptr<const Deferred> deferred;
     const Slot* id = nullptr;  // the slot, as the key a later job's `chained` looks up
     bool chained = false;
     ObjectPtr base;
-    std::string base_packed;
-    ObjectPtr computed;  // null: not computed (its base was not ready): looked at again later
-    ObjectPtr former;    // the tree it replaced in the slot
+    std::string base_packed, base_managed;
+    bool deferred_done = false;  // false: its base was not ready: looked at again later
+    std::string managed;
   };
   // Fills a deferred slot's job from its record. REQUIRES: mu held.
   static void PrepareDeferred(const Slot& slot, Job& job);
-  // The packing thread's computation of a deferred job's managedFields (Job::computed).
-  static void ComputeDeferred(Job& job, const std::unordered_map<const Slot*, ObjectPtr>& computed);
+  // The packing thread's computation of a deferred job's managedFields (into Job::managed):
+  // returns the version with them, or null when its base is not ready.
+  static ObjectPtr ComputeDeferred(Job& job,
+                                   const std::unordered_map<const Slot*, ObjectPtr>& computed);
   void Pack(std::vector<Job>& jobs);     // the packing thread's work: encode, then Install
   void Install(std::vector<Job>& done);  // REQUIRES: mu held
 

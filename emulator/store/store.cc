@@ -163,15 +163,8 @@ ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, Ob
   Key key{MetaString(*ptr, "namespace"), MetaString(*ptr, "name")};
   SlotPtr& slot = objects[type->PluralGroup()][key];
   SlotPtr before = slot;
-  // The old version's slot, so the history shares it rather than holding a second copy (the
-  // same version though computed meanwhile: the same resourceVersion).
-  SlotPtr old_slot =
-      before && old &&
-              (before->Unpacked() == old ||
-               (before->Unpacked() && MetaString(*before->Unpacked(), "resourceVersion") ==
-                                          MetaString(*old, "resourceVersion")))
-          ? before
-          : nullptr;
+  // The old version's slot, so the history shares it rather than holding a second copy.
+  SlotPtr old_slot = before && old && before->Unpacked() == old ? before : nullptr;
   if (old && !old_slot) old_slot = sweeper.Make(std::move(old));
   Reindex(type, key, before ? before->Tree().get() : nullptr, ptr.get());
   slot = sweeper.Make(ptr);

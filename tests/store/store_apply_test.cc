@@ -7,14 +7,6 @@
 namespace pjemu::store::testing {
 namespace {
 
-api::WriteOptions By(const std::string& manager, bool force = false, bool dry_run = false) {
-  api::WriteOptions o;
-  o.field_manager = manager;
-  o.force = force;
-  o.dry_run = dry_run;
-  return o;
-}
-
 Json Cm(Json data) {
   return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "cm"}}},
           {"data", std::move(data)}};

@@ -70,6 +70,15 @@ inline Json EventAbout(const std::string& name, const Json& object, const std::s
           {"source", {{"component", "pytorchjob-controller"}}}};
 }
 
+// Write options naming the field manager (and force, dry run).
+inline api::WriteOptions By(const std::string& manager, bool force = false, bool dry_run = false) {
+  api::WriteOptions o;
+  o.field_manager = manager;
+  o.force = force;
+  o.dry_run = dry_run;
+  return o;
+}
+
 inline std::string Rv(const Json& object) {
   return object["metadata"]["resourceVersion"].get<std::string>();
 }
