@@ -54,14 +54,14 @@ ObjectPtr Slot::Resolve(const Json* before) const {
   api::UpdateManagedFields(*deferred_->type, before, next, deferred_->write);
   api::CompactManagedFields(next);
   auto served = std::make_shared<const Json>(std::move(next));
-  KeepManaged(*served);
+  KeepManaged(PackManaged(*served));
   served_ = served;
   return served;
 }
 
-void Slot::KeepManaged(const Json& served) const {
-  managed_ = PackManaged(served);
-  deferred_.reset();  // the version it was written over is no longer held for it
+void Slot::KeepManaged(std::string managed) const {
+  managed_ = std::move(managed);
+  deferred_.reset();
 }
 
 SlotSweeper::~SlotSweeper() { Stop(); }
@@ -164,8 +164,7 @@ void SlotSweeper::Install(std::vector<Job>& done) {
         Fresh(slot);
         continue;
       }
-      slot->managed_ = std::move(job.managed);
-      slot->deferred_.reset();  // the version it was written over: freed with the job
+      slot->KeepManaged(std::move(job.managed));  // what it was written over: freed with the job
     }
     if (job.encode) {
       if (job.packed.empty()) continue;  // not packable: stays a tree

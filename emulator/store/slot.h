@@ -59,6 +59,8 @@ class Slot : public std::enable_shared_from_this<Slot> {
   // it is deferred (and those of the deferred versions before it, oldest first). One tree while
   // any reader holds it.
   ObjectPtr Served() const;
+  // The version as `form` reads it: Served() or Tree().
+  ObjectPtr Read(Form form) const { return form == Form::kServed ? Served() : Tree(); }
   // Marks this new version deferred. REQUIRES: not read yet.
   void Defer(Deferred deferred) {
     deferred_ = std::make_shared<const Deferred>(std::move(deferred));
@@ -75,8 +77,9 @@ class Slot : public std::enable_shared_from_this<Slot> {
   // Computes this deferred version's managedFields over `before` (its predecessor, served; null:
   // none) and keeps them apart. Returns the version with them.
   ObjectPtr Resolve(const Json* before) const;
-  // Keeps the managedFields of `served` (this version with them) apart, as computed.
-  void KeepManaged(const Json& served) const;
+  // Keeps this version's computed managedFields (`managed`, packed) apart; the version it was
+  // written over is no longer held for it.
+  void KeepManaged(std::string managed) const;
 
   mutable ObjectPtr tree_;                            // null while packed
   mutable std::string packed_;                        // "" until first packed
@@ -127,8 +130,7 @@ class SlotSweeper {
     // A deferred slot: its managedFields are computed first, over the version it was written
     // over when that had them (its tree `base`, else its bytes `base_packed`, with its
     // managedFields `base_managed` when kept apart), or over the version an earlier job of the
-    // batch computed
-    // (`chained`); `managed` is them, packed.
+    // batch computed (`chained`); `managed` is them, packed.
     std::shared_ptr<const Deferred> deferred;
     const Slot* id = nullptr;  // the slot, as the key a later job's `chained` looks up
     bool chained = false;

@@ -45,11 +45,6 @@ TypeRef Store::Impl::Canonical(const api::ResourceType& type) {
 
 namespace {
 
-// A slot's version as `form` reads it.
-ObjectPtr Read(const Slot& slot, Form form) {
-  return form == Form::kServed ? slot.Served() : slot.Tree();
-}
-
 // Deferred versions one object may stack before they are computed (bounds what a chain holds).
 constexpr std::size_t kMaxDeferred = 16;
 
@@ -59,7 +54,7 @@ ObjectPtr Store::Impl::Find(TypeRef type, const Key& key, Form form) const {
   auto t = objects.find(type->PluralGroup());
   if (t == objects.end()) return nullptr;
   auto it = t->second.find(key);
-  return it == t->second.end() ? nullptr : Read(*it->second, form);
+  return it == t->second.end() ? nullptr : it->second->Read(form);
 }
 
 namespace {
@@ -387,12 +382,12 @@ Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::stri
   if (candidates) {
     for (auto it = one_ns ? candidates->lower_bound(ns_start) : candidates->begin();
          it != candidates->end() && (!one_ns || it->first == ns); ++it) {
-      if (auto obj = t->second.find(*it); obj != t->second.end()) keep(Read(*obj->second, form));
+      if (auto obj = t->second.find(*it); obj != t->second.end()) keep(obj->second->Read(form));
     }
   } else {
     for (auto it = one_ns ? t->second.lower_bound(ns_start) : t->second.begin();
          it != t->second.end() && (!one_ns || it->first.first == ns); ++it) {
-      keep(Read(*it->second, form));
+      keep(it->second->Read(form));
     }
   }
   return items;

@@ -93,6 +93,9 @@ class Store::Impl {
                       const api::WriteOptions& options);
 
   // store_update.cc
+  // Whether a write in `form` may leave its managedFields to be computed later (store.h, Form):
+  // an in-process actor's, not a dry run, and nothing durable (its body must send none too).
+  bool MayDefer(Form form, const api::WriteOptions& options) const;
   Result<ObjectPtr> UpdateLocked(TypeRef type, std::string_view ns, Json object,
                                  api::Subresource sub, const api::WriteOptions& options,
                                  Form form = Form::kServed);

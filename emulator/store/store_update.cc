@@ -82,6 +82,10 @@ std::string CleanMessage(const std::string& what) {
 
 }  // namespace
 
+bool Store::Impl::MayDefer(Form form, const api::WriteOptions& options) const {
+  return form == Form::kInProcess && !options.dry_run && !this->options.durability;
+}
+
 Result<ObjectPtr> Store::Impl::UpdateLocked(TypeRef type, std::string_view ns, Json object,
                                             Subresource sub, const api::WriteOptions& options,
                                             Form form) {
@@ -90,8 +94,7 @@ Result<ObjectPtr> Store::Impl::UpdateLocked(TypeRef type, std::string_view ns, J
   if (name.empty()) {
     return InvalidError(*type, "", {RequiredField("metadata.name", "name is required")});
   }
-  const bool defer = form == Form::kInProcess && !options.dry_run && !this->options.durability &&
-                     NoneSent(object, sub);
+  const bool defer = MayDefer(form, options) && NoneSent(object, sub);
   ObjectPtr old =
       Find(type, {MetaString(object, "namespace"), name}, defer ? Form::kInProcess : Form::kServed);
   if (!old) return NotFoundError(type->PluralGroup(), name);
@@ -103,8 +106,7 @@ Result<ObjectPtr> Store::Impl::PatchLocked(TypeRef type, std::string_view ns, st
                                            Subresource sub, const api::WriteOptions& options,
                                            Form form) {
   std::string key_ns = type->namespaced ? std::string(ns) : "";
-  const bool defer = form == Form::kInProcess && !options.dry_run && !this->options.durability &&
-                     !PatchMaySetManaged(patch_type, patch);
+  const bool defer = MayDefer(form, options) && !PatchMaySetManaged(patch_type, patch);
   ObjectPtr old = Find(type, {key_ns, std::string(name)}, defer ? Form::kInProcess : Form::kServed);
   if (!old) return NotFoundError(type->PluralGroup(), std::string(name));
   Json doc = *old;

@@ -103,15 +103,11 @@ void WatchStream::Notify() {
 bool WatchHub::Deliver(const std::shared_ptr<WatchStream>& w, const Entry& e, bool initial) {
   const WatchFilter& f = w->filter();
   if (e.type_key != w->type_key()) return true;  // history replayed to a new watch: all types
-  const bool served = f.form == Form::kServed;
-  // Shared with the store and every other watch.
-  ObjectPtr object = served ? e.object->Served() : e.object->Tree();
+  ObjectPtr object = e.object->Read(f.form);     // shared with the store and every other watch
   bool now = f.Matches(*object);
   // Only selectors can tell the two states apart (the namespace never changes), so the old
   // state is decoded only for a watch that has them.
-  ObjectPtr old = !e.old || (f.labels.Empty() && f.fields.Empty()) ? nullptr
-                  : served                                         ? e.old->Served()
-                                                                   : e.old->Tree();
+  ObjectPtr old = e.old && (!f.labels.Empty() || !f.fields.Empty()) ? e.old->Read(f.form) : nullptr;
   bool before = old ? f.Matches(*old) : now;
   WatchEvent::Type type = e.event;
   switch (e.event) {
