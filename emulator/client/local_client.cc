@@ -6,7 +6,7 @@ namespace pjemu::client {
 
 Result<Json> LocalClient::Create(const ResourceType& type, std::string_view ns, Json object,
                                  const WriteOptions& options) {
-  return store_.Create(type, ns, std::move(object), options, form_);
+  return store_.Create(type, ns, std::move(object), options);
 }
 
 Result<Json> LocalClient::Get(const ResourceType& type, std::string_view ns,
@@ -33,7 +33,7 @@ Result<api::ObjectList> LocalClient::ListObjects(const ResourceType& type, std::
 Result<api::ObjectList::Ptr> LocalClient::CreateShared(const ResourceType& type,
                                                        std::string_view ns, Json object,
                                                        const WriteOptions& options) {
-  return store_.CreateShared(type, ns, std::move(object), options, form_);
+  return store_.CreateShared(type, ns, std::move(object), options);
 }
 
 Result<api::ObjectList::Ptr> LocalClient::UpdateShared(const ResourceType& type,

@@ -61,11 +61,6 @@ std::string MetaString(const Json& object, const char* field) {
   return api::Str(api::Field(object, "metadata"), field);
 }
 
-bool SendsNoManagedFields(const Json& object) {
-  const Json& managed = api::Field(api::Field(object, "metadata"), "managedFields");
-  return managed.is_null() || (managed.is_array() && managed.empty());
-}
-
 Json& MutableMeta(Json& object) {
   Json& m = object["metadata"];
   if (!m.is_object()) m = Json::object();

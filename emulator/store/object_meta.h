@@ -39,8 +39,6 @@ Status PreconditionFailedError(const std::string& resource_group, const std::str
 std::string MetaString(const Json& object, const char* field);
 // The object's metadata, created as {} when missing. REQUIRES: object is a JSON object.
 Json& MutableMeta(Json& object);
-// Whether a body leaves metadata.managedFields to the server: it sends none (or an empty list).
-bool SendsNoManagedFields(const Json& object);
 std::uint64_t ParseRv(const std::string& rv);  // 0 when not a number
 // The finalizers (strings only) of an object.
 std::vector<std::string> Finalizers(const Json& object);

@@ -166,8 +166,6 @@ ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, Ob
   if (deferred && before) {
     if (before->deferred_depth() >= kMaxDeferred) before->Served();
     slot->Defer({before, type, *deferred, before->deferred_depth() + 1});
-  } else if (deferred) {
-    slot->Defer({nullptr, type, *deferred, 1});  // a create's: over no version
   }
   std::pair<TypeRef, Key>& named = by_uid[MetaString(*ptr, "uid")];
   if (named.first != type || named.second != key) named = {type, key};  // an update keeps it
@@ -284,10 +282,6 @@ Status Store::Impl::ClusterIpLocked(TypeRef type, Json& object, const Json* old)
   });
 }
 
-bool Store::Impl::AdmissionKeeps(const api::ResourceType& type) {
-  return type.admission.defaulter == nullptr && type.workload == nullptr;
-}
-
 Status Store::Impl::Admit(TypeRef type, Json& object, const Json* old,
                           const api::WriteOptions& options) {
   // The type's own defaulting, then the mutating webhooks, the type's validation and the
@@ -301,8 +295,7 @@ Status Store::Impl::Admit(TypeRef type, Json& object, const Json* old,
 }
 
 Result<ObjectPtr> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, Json object,
-                                            const api::WriteOptions& options, bool managed,
-                                            Form form) {
+                                            const api::WriteOptions& options, bool managed) {
   RETURN_IF_ERROR(CheckBody(type, ns, object));
   std::string name = MetaString(object, "name");
   std::string generate = MetaString(object, "generateName");
@@ -350,16 +343,14 @@ Result<ObjectPtr> Store::Impl::CreateLocked(TypeRef type, std::string_view ns, J
        {"deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"}) {
     meta.erase(f);
   }
-  const api::ManagedWrite write{options.field_manager, api::Subresource::kNone,
-                                FormatTime(clock.Now()), /*stored_form=*/true};
-  // Left for later only where admission changes nothing: the entries are the body's as the
-  // store completed it, before admission defaults it.
-  const bool defer =
-      !managed && MayDefer(form, options) && SendsNoManagedFields(object) && AdmissionKeeps(*type);
-  if (!managed && !defer) api::UpdateManagedFields(*type, nullptr, object, write);
+  if (!managed) {
+    api::UpdateManagedFields(*type, nullptr, object,
+                             {options.field_manager, api::Subresource::kNone,
+                              FormatTime(clock.Now()), /*stored_form=*/true});
+  }
   RETURN_IF_ERROR(Admit(type, object, nullptr, options));
   if (options.dry_run) return std::make_shared<const Json>(std::move(object));
-  return Put(type, std::move(object), WatchEvent::Type::kAdded, nullptr, defer ? &write : nullptr);
+  return Put(type, std::move(object), WatchEvent::Type::kAdded, nullptr);
 }
 
 Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::string_view ns,
@@ -466,18 +457,16 @@ Store::Store(const Clock& clock, StoreOptions options)
 Store::~Store() = default;
 
 Result<Json> Store::Create(const api::ResourceType& type, std::string_view ns, Json object,
-                           const api::WriteOptions& options, Form form) {
-  ASSIGN_OR_RETURN(ObjectPtr created, CreateShared(type, ns, std::move(object), options, form));
+                           const api::WriteOptions& options) {
+  ASSIGN_OR_RETURN(ObjectPtr created, CreateShared(type, ns, std::move(object), options));
   return Json(*created);  // the copy is made outside the lock
 }
 
 Result<ObjectPtr> Store::CreateShared(const api::ResourceType& type, std::string_view ns,
-                                      Json object, const api::WriteOptions& options, Form form) {
+                                      Json object, const api::WriteOptions& options) {
   TypeRef t = Impl::Canonical(type);
   if (!t) return UnknownResource();
-  return impl_->Locked([&] {
-    return impl_->CreateLocked(t, ns, std::move(object), options, /*managed=*/false, form);
-  });
+  return impl_->Locked([&] { return impl_->CreateLocked(t, ns, std::move(object), options); });
 }
 
 Result<Json> Store::Get(const api::ResourceType& type, std::string_view ns, std::string_view name,

@@ -16,9 +16,8 @@
 //    in-process actors never read them, and expanding them for every read was a third of the
 //    control plane's instructions. api::ExpandManagedFields gives the wire form; the API
 //    server's serializer (apiserver/object_texts.h) applies it to everything it sends.
-//    Updates and patches by in-process actors (Form::kInProcess), and their creates of types
-//    that admission leaves as sent, leave them to be computed when something needs them: see
-//    Form.
+//    Updates and patches by in-process actors (Form::kInProcess) leave them to be computed when
+//    something needs them: see Form.
 //  - Update/Patch with optimistic concurrency; spec writes bump generation and never touch
 //    .status; status-subresource writes touch only .status.
 //  - Admission: creates and main-resource updates pass the type's own admission from the
@@ -112,15 +111,13 @@ using ObjectPtr = std::shared_ptr<const Json>;
 // default), or the in-process actors (kInProcess), which never read managedFields. An update or
 // patch with kInProcess, by a client that sent no managedFields of its own, stores the version
 // without them and records how to compute them (the write's manager, subresource and time, and
-// the version it was written over); so does such a create, of a type whose admission changes
-// nothing (no defaulter, no Kueue webhook: Events, Services, ConfigMaps, not Pods, whose entries
-// are those of the body before admission defaults it). The packing thread computes them before it
-// packs the version (slot.h); they are computed at once, the chain of such versions before first,
-// when a kServed read, watch or write, an apply or a deletion needs that version before then, or
-// once 16 such writes have stacked up on one object; either way they are what the write would have
-// stored. A kInProcess read sees the versions not computed yet without managedFields. With a
-// Durability nothing is deferred (what is committed is complete). Computing them was the largest
-// single cost of the in-process status writes (README "Issue 40").
+// the version it was written over). The packing thread computes them before it packs the version
+// (slot.h); they are computed at once, the chain of such versions before first, when a kServed
+// read, watch or write, an apply or a deletion needs that version before then, or once 16 such
+// writes have stacked up on one object; either way they are what the write would have stored. A
+// kInProcess read sees the versions not computed yet without managedFields. With a Durability
+// nothing is deferred (what is committed is complete). Computing them was the largest single cost
+// of the in-process status writes (README "Issue 40").
 enum class Form { kServed, kInProcess };
 
 // What ListShared returns: the snapshots a List would copy, and the list's resourceVersion.
@@ -138,7 +135,7 @@ class Store {
 
   // Same contracts as client::Client (emulator/client/client.h).
   Result<Json> Create(const api::ResourceType& type, std::string_view ns, Json object,
-                      const api::WriteOptions& options = {}, Form form = Form::kServed);
+                      const api::WriteOptions& options = {});
   Result<Json> Get(const api::ResourceType& type, std::string_view ns, std::string_view name,
                    Form form = Form::kServed) const;
   Result<Json> List(const api::ResourceType& type, std::string_view ns,
@@ -160,7 +157,7 @@ class Store {
   // Create, Update and Patch answering with the stored snapshot itself (a dry run's or a no-op's
   // answer is a snapshot of its own), not a copy: for writers that only read the answer.
   Result<ObjectPtr> CreateShared(const api::ResourceType& type, std::string_view ns, Json object,
-                                 const api::WriteOptions& options = {}, Form form = Form::kServed);
+                                 const api::WriteOptions& options = {});
   Result<ObjectPtr> UpdateShared(const api::ResourceType& type, std::string_view ns, Json object,
                                  api::Subresource sub = api::Subresource::kNone,
                                  const api::WriteOptions& options = {}, Form form = Form::kServed);

@@ -53,11 +53,8 @@ class Store::Impl {
 
   // store.cc
   // `managed`: the object's managedFields are already computed (apply), else recorded here.
-  // `form`: a create by an in-process actor may leave its managedFields to be computed later,
-  // as an update may (MayDefer), when its type's admission changes nothing (AdmissionKeeps).
   Result<ObjectPtr> CreateLocked(TypeRef type, std::string_view ns, Json object,
-                                 const api::WriteOptions& options, bool managed = false,
-                                 Form form = Form::kServed);
+                                 const api::WriteOptions& options, bool managed = false);
   Result<Json> ListLocked(TypeRef type, std::string_view ns, const api::ListOptions& options) const;
   // The snapshots a list with `options` returns, in list order.
   Result<std::vector<ObjectPtr>> SelectLocked(TypeRef type, std::string_view ns,
@@ -94,8 +91,6 @@ class Store::Impl {
   // `old` is the stored object on update, nullptr on create.
   static Status Admit(TypeRef type, Json& object, const Json* old,
                       const api::WriteOptions& options);
-  // Whether Admit leaves every object of `type` as it came: no defaulter and no Kueue webhook.
-  static bool AdmissionKeeps(const api::ResourceType& type);
 
   // store_update.cc
   // Whether a write in `form` may leave its managedFields to be computed later (store.h, Form):

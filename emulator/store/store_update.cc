@@ -24,7 +24,9 @@ Status PatchApplyError(const std::string& message) {
 // Whether an update body leaves managedFields to the server: none sent (a /status write takes
 // only .status), so that the write's entries are computed from the live ones alone.
 bool NoneSent(const Json& incoming, Subresource sub) {
-  return sub != Subresource::kNone || SendsNoManagedFields(incoming);
+  if (sub != Subresource::kNone) return true;
+  const Json& managed = api::Field(api::Field(incoming, "metadata"), "managedFields");
+  return managed.is_null() || (managed.is_array() && managed.empty());
 }
 
 // Whether a patch may set managedFields (then the patched body sends them).

@@ -82,19 +82,16 @@ Json PodStatus(const std::string& name, const std::string& phase, int restarts) 
 // The writes of a pod's life and its neighbours', with the in-process form `form` where an actor
 // would write.
 void Writes(Twins& t, Form form) {
-  // Creates by actors: a pod's entries are taken at once (admission defaults it), a ConfigMap's
-  // later.
   for (const char* name : {"a", "b", "c"}) {
     t.Both(
-        [&](Store& s, Form f) {
-          return s.Create(api::Pods(), "default", PodJson(name, {{"app", "x"}}), By("controller"),
-                          f);
+        [&](Store& s, Form) {
+          return s.Create(api::Pods(), "default", PodJson(name, {{"app", "x"}}), By("controller"));
         },
         form);
   }
   t.Both(
-      [&](Store& s, Form f) {
-        return s.Create(api::ConfigMaps(), "default", Cm("cm", {{"k", "v"}}), By("controller"), f);
+      [&](Store& s, Form) {
+        return s.Create(api::ConfigMaps(), "default", Cm("cm", {{"k", "v"}}), By("kubectl-create"));
       },
       form);
   t.Both(
@@ -178,7 +175,7 @@ void Writes(Twins& t, Form form) {
       [&](Store& s, Form f) {
         Json cm = Cm("gone", {{"k", "v"}});
         cm["metadata"]["finalizers"] = Json::array({"example.com/keep"});
-        Must(s.Create(api::ConfigMaps(), "default", cm, By("controller"), f));
+        Must(s.Create(api::ConfigMaps(), "default", cm, By("kubectl-create")));
         Json live = Must(s.Get(api::ConfigMaps(), "default", "gone", f));
         live["metadata"].erase("managedFields");
         live["data"]["k"] = "w";
@@ -245,34 +242,6 @@ TEST_CASE("an in-process reader sees a deferred version without managedFields", 
   Json updated = Must(f.store.Update(api::Pods(), "default", sent, api::Subresource::kNone,
                                      By("controller"), Form::kInProcess));
   CHECK(updated["metadata"].contains("managedFields"));
-}
-
-TEST_CASE("an in-process create is deferred only where admission changes nothing", "[store][ssa]") {
-  StoreFixture f;
-  // A ConfigMap (no defaulting): answered and read in process without managedFields, served
-  // with the create's one entry.
-  Json cm = Must(f.store.Create(api::ConfigMaps(), "default", Cm("cm", {{"k", "v"}}),
-                                By("controller"), Form::kInProcess));
-  CHECK_FALSE(cm["metadata"].contains("managedFields"));
-  Json served = Must(f.store.Get(api::ConfigMaps(), "default", "cm"));
-  REQUIRE(served["metadata"]["managedFields"].size() == 1);
-  CHECK(served["metadata"]["managedFields"][0]["manager"] == "controller");
-  CHECK(served["metadata"]["managedFields"][0]["operation"] == "Update");
-  // A pod (admission defaults it after its entries are taken): computed at once.
-  Json pod = Must(
-      f.store.Create(api::Pods(), "default", PodJson("p"), By("controller"), Form::kInProcess));
-  CHECK(pod["metadata"]["managedFields"].size() == 1);
-  // A body that sends managedFields of its own, and a dry run: never deferred.
-  Json sent = Cm("sent", {{"k", "v"}});
-  sent["metadata"]["managedFields"] = served["metadata"]["managedFields"];
-  CHECK(Must(f.store.Create(api::ConfigMaps(), "default", sent, By("controller"),
-                            Form::kInProcess))["metadata"]
-            .contains("managedFields"));
-  api::WriteOptions dry = By("controller");
-  dry.dry_run = true;
-  CHECK(Must(f.store.Create(api::ConfigMaps(), "default", Cm("dry", {{"k", "v"}}), dry,
-                            Form::kInProcess))["metadata"]
-            .contains("managedFields"));
 }
 
 }  // namespace
