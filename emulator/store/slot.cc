@@ -31,6 +31,17 @@ std::string PackManaged(const Json& served) {
   return PackJson(api::Field(api::Field(served, "metadata"), "managedFields"), "managedFields");
 }
 
+// `raw` with the managedFields its deferred write computes over `before` (served; null: none);
+// `managed` gets them, packed.
+ObjectPtr Computed(const Json& raw, const Deferred& deferred, const Json* before,
+                   std::string& managed) {
+  Json next = raw;
+  api::UpdateManagedFields(*deferred.type, before, next, deferred.write);
+  api::CompactManagedFields(next);
+  managed = PackManaged(next);
+  return std::make_shared<const Json>(std::move(next));
+}
+
 }  // namespace
 
 ObjectPtr Slot::Served() const {
@@ -50,11 +61,9 @@ ObjectPtr Slot::Served() const {
 }
 
 ObjectPtr Slot::Resolve(const Json* before) const {
-  Json next = *Tree();
-  api::UpdateManagedFields(*deferred_->type, before, next, deferred_->write);
-  api::CompactManagedFields(next);
-  auto served = std::make_shared<const Json>(std::move(next));
-  KeepManaged(PackManaged(*served));
+  std::string managed;
+  ObjectPtr served = Computed(*Tree(), *deferred_, before, managed);
+  KeepManaged(std::move(managed));
   served_ = served;
   return served;
 }
@@ -129,11 +138,7 @@ ObjectPtr SlotSweeper::ComputeDeferred(Job& job,
     if (!job.base_packed.empty()) base = UnpackShared(job.base_packed, "a packed stored object");
     if (base && !job.base_managed.empty()) base = WithManaged(*base, job.base_managed);
   }
-  Json next = *job.tree;
-  api::UpdateManagedFields(*job.deferred->type, base.get(), next, job.deferred->write);
-  api::CompactManagedFields(next);
-  job.managed = PackManaged(next);
-  return std::make_shared<const Json>(std::move(next));
+  return Computed(*job.tree, *job.deferred, base.get(), job.managed);
 }
 
 // The trees no one holds any more are freed after this, on the packing thread, outside the
