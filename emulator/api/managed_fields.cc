@@ -61,6 +61,16 @@ std::shared_ptr<const FieldSet> SetOf(const Json& fields_v1) {
   return memo.Get(text, [&] { return std::make_shared<const FieldSet>(FromFieldsV1Text(text)); });
 }
 
+// Applies `f` to each entry's fieldsV1 in the list of entries `managed`.
+template <typename F>
+void ForEachEntryFieldsV1(Json& managed, F&& f) {
+  if (!managed.is_array()) return;
+  for (Json& e : managed) {
+    if (!e.is_object()) continue;
+    if (auto v1 = e.find("fieldsV1"); v1 != e.end()) f(*v1);
+  }
+}
+
 // Applies `f` to each entry's fieldsV1 in the object's managedFields (or each list item's).
 template <typename F>
 void ForEachFieldsV1(Json& object, F&& f) {
@@ -71,11 +81,12 @@ void ForEachFieldsV1(Json& object, F&& f) {
   auto meta = object.find("metadata");
   if (meta == object.end() || !meta->is_object()) return;
   auto managed = meta->find("managedFields");
-  if (managed == meta->end() || !managed->is_array()) return;
-  for (Json& e : *managed) {
-    if (!e.is_object()) continue;
-    if (auto v1 = e.find("fieldsV1"); v1 != e.end()) f(*v1);
-  }
+  if (managed != meta->end()) ForEachEntryFieldsV1(*managed, f);
+}
+
+// A fieldsV1 in the stored form: a tree becomes its compact text.
+void CompactFieldsV1(Json& v1) {
+  if (v1.is_object()) v1 = v1.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 // One entry; false when it is not a FieldsV1 entry of operation Apply or Update. Its fields
@@ -558,12 +569,12 @@ void StoreCreated(const ResourceType& type, Json& next, const ManagedWrite& writ
   }
 }
 
-// UpdateManagedFields without the memo of creates.
-void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* live, Json& next,
-                   const ManagedWrite& write) {
-  const Json& before = live ? *live : ts.zero;
-  const Json* stored = ManagedOf(live);
-  const Json* sent = ManagedOf(&next);
+// The managedFields after a write from `before` (whose entries are `stored`, nullable) to `next`
+// (with the entries the client sent, `sent`, nullable): nullopt when the write changed nothing
+// they record (they stay `stored`), else the new entries (empty: none).
+std::optional<Json> EntriesAfter(const ResourceType& type, const TypeSchema& ts, const Json& before,
+                                 const Json* stored, const Json* sent, const Json& next,
+                                 const ManagedWrite& write) {
   // Managed fields the client rewrote (non-empty, valid, different) are the base; else the live
   // object's (written here, so valid).
   std::vector<Entry> decoded;
@@ -574,14 +585,7 @@ void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* l
       SharedSkipSet(type, write.subresource, before, next);
   const FieldSet& skip = *skip_held;
   Comparison c = CompareWrite(ts, before, next, skip);
-  if (c.Empty() && !rewritten) {
-    if (stored) {
-      next["metadata"]["managedFields"] = *stored;
-    } else if (next.contains("metadata") && next["metadata"].is_object()) {
-      next["metadata"].erase("managedFields");
-    }
-    return;
-  }
+  if (c.Empty() && !rewritten) return std::nullopt;
   static const Json kNone = Json::array();
   const Json& base = rewritten ? *sent : stored && stored->is_array() ? *stored : kNone;
   // Only the writer's entry and those holding a field this write changed or removed are decoded
@@ -634,7 +638,22 @@ void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* l
                               changed, write));
   }
   SortEncoded(out);
-  Store(next, std::move(out));
+  return out;
+}
+
+// UpdateManagedFields without the memo of creates.
+void UpdateEntries(const ResourceType& type, const TypeSchema& ts, const Json* live, Json& next,
+                   const ManagedWrite& write) {
+  const Json* stored = ManagedOf(live);
+  std::optional<Json> out =
+      EntriesAfter(type, ts, live ? *live : ts.zero, stored, ManagedOf(&next), next, write);
+  if (out) {
+    Store(next, std::move(*out));
+  } else if (stored) {
+    next["metadata"]["managedFields"] = *stored;
+  } else if (next.contains("metadata") && next["metadata"].is_object()) {
+    next["metadata"].erase("managedFields");
+  }
 }
 
 }  // namespace
@@ -681,6 +700,16 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
   } else {
     UpdateEntries(type, ts, live, next, write);
   }
+}
+
+Json ManagedFieldsAfterUpdate(const ResourceType& type, const Json& live, const Json* live_managed,
+                              const Json& next, const ManagedWrite& write) {
+  std::optional<Json> out =
+      EntriesAfter(type, SchemaOf(type), live, live_managed, nullptr, next, write);
+  if (!out) return live_managed ? *live_managed : Json();
+  if (out->empty()) return Json();
+  ForEachEntryFieldsV1(*out, CompactFieldsV1);  // those kept from `live_managed` may be trees
+  return std::move(*out);
 }
 
 Result<Json> ApplyObject(const ResourceType& type, const Json* live, const Json& config,
@@ -760,11 +789,7 @@ std::string ManagerFromUserAgent(std::string_view user_agent) {
   return std::string(user_agent.substr(0, user_agent.find('/')));
 }
 
-void CompactManagedFields(Json& object) {
-  ForEachFieldsV1(object, [](Json& v1) {
-    if (v1.is_object()) v1 = v1.dump(-1, ' ', false, Json::error_handler_t::replace);
-  });
-}
+void CompactManagedFields(Json& object) { ForEachFieldsV1(object, CompactFieldsV1); }
 
 void ExpandManagedFields(Json& object) {
   ForEachFieldsV1(object, [](Json& v1) {

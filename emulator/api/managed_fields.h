@@ -40,6 +40,13 @@ struct ManagedWrite {
 void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
                          const ManagedWrite& write);
 
+// The managedFields (stored form; null for none) that UpdateManagedFields sets on `next` after
+// an update of `live` to `next` that sent none, where `live_managed` are live's (null: none),
+// whether or not `live` holds them itself, and `next` holds none: for a store that keeps a
+// version's managedFields apart from it, without copying either version.
+Json ManagedFieldsAfterUpdate(const ResourceType& type, const Json& live, const Json* live_managed,
+                              const Json& next, const ManagedWrite& write);
+
 // Server-side apply of `config` (the request body, metadata.name set) onto `live` (nullptr:
 // create-on-apply). Returns the object to store, with its managedFields. Errors: 400 when the
 // configuration carries managedFields, 422 when a keyed list's item lacks its keys or repeats

@@ -18,29 +18,32 @@ ObjectPtr Slot::Tree() const {
 
 namespace {
 
-// `raw` (a version without managedFields) with the packed managedFields `managed` (or none).
-ObjectPtr WithManaged(const Json& raw, const std::string& managed) {
+// `raw` (a version without managedFields) with the managedFields `fields` (null: none).
+ObjectPtr WithFields(const Json& raw, Json fields) {
   Json served = raw;
-  Json fields = UnpackJson(managed, "packed managedFields");
   if (!fields.is_null()) served["metadata"]["managedFields"] = std::move(fields);
   return std::make_shared<const Json>(std::move(served));
 }
 
-// The managedFields of `served` (null for none), packed with their own dictionary.
-std::string PackManaged(const Json& served) {
-  return PackJson(api::Field(api::Field(served, "metadata"), "managedFields"), "managedFields");
+// `raw` with the packed managedFields `managed` (or none).
+ObjectPtr WithManaged(const Json& raw, const std::string& managed) {
+  return WithFields(raw, UnpackJson(managed, "packed managedFields"));
 }
 
-// `raw` with the managedFields its deferred write computes over `before` (served; null: none);
-// `managed` gets them, packed.
-ObjectPtr Computed(const Json& raw, const Deferred& deferred, const Json* before,
-                   std::string& managed) {
-  Json next = raw;
-  api::UpdateManagedFields(*deferred.type, before, next, deferred.write);
-  api::CompactManagedFields(next);
-  managed = PackManaged(next);
-  return std::make_shared<const Json>(std::move(next));
+// The managedFields `version` holds itself (null: none).
+const Json* OwnManaged(const Json& version) {
+  const Json& fields = api::Field(api::Field(version, "metadata"), "managedFields");
+  return fields.is_null() ? nullptr : &fields;
 }
+
+// The managedFields (null: none) that the deferred write computes for `raw` over `before`,
+// whose managedFields are `before_managed` (null: none): no version is copied.
+Json ManagedOver(const Json& raw, const Deferred& deferred, const Json& before,
+                 const Json* before_managed) {
+  return api::ManagedFieldsAfterUpdate(*deferred.type, before, before_managed, raw, deferred.write);
+}
+
+std::string PackManaged(const Json& fields) { return PackJson(fields, "managedFields"); }
 
 }  // namespace
 
@@ -49,8 +52,8 @@ ObjectPtr Slot::Served() const {
     std::vector<const Slot*> chain;  // newest first
     const Slot* s = this;
     for (; s && s->deferred_; s = s->deferred_->before.get()) chain.push_back(s);
-    ObjectPtr served = s ? s->Served() : nullptr;  // what the oldest was written over, if any
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) served = (*it)->Resolve(served.get());
+    ObjectPtr served = s->Served();  // what the oldest was written over
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) served = (*it)->Resolve(*served);
     return served;
   }
   if (managed_.empty()) return Tree();
@@ -60,10 +63,11 @@ ObjectPtr Slot::Served() const {
   return served;
 }
 
-ObjectPtr Slot::Resolve(const Json* before) const {
-  std::string managed;
-  ObjectPtr served = Computed(*Tree(), *deferred_, before, managed);
-  KeepManaged(std::move(managed));
+ObjectPtr Slot::Resolve(const Json& before) const {
+  ObjectPtr raw = Tree();
+  Json fields = ManagedOver(*raw, *deferred_, before, OwnManaged(before));
+  KeepManaged(PackManaged(fields));
+  ObjectPtr served = WithFields(*raw, std::move(fields));
   served_ = served;
   return served;
 }
@@ -114,7 +118,6 @@ void SlotSweeper::PrepareDeferred(const Slot& slot, Job& job) {
   job.deferred = slot.deferred_;
   job.id = &slot;
   const Slot* before = job.deferred->before.get();
-  if (!before) return;  // a base of none
   if (before->deferred_) {
     job.chained = true;
     return;
@@ -127,31 +130,37 @@ void SlotSweeper::PrepareDeferred(const Slot& slot, Job& job) {
   job.base_managed = before->managed_;
 }
 
-ObjectPtr SlotSweeper::ComputeDeferred(Job& job,
-                                       const std::unordered_map<const Slot*, ObjectPtr>& computed) {
-  ObjectPtr base = job.base;
+bool SlotSweeper::ComputeDeferred(Job& job, std::unordered_map<const Slot*, Resolved>& computed) {
+  ObjectPtr base;
+  const Json* base_managed = nullptr;
+  Json unpacked_managed;
   if (job.chained) {
     auto it = computed.find(job.deferred->before.get());
-    if (it == computed.end()) return nullptr;  // not computed yet: this one waits too
-    base = it->second;
+    if (it == computed.end()) return false;  // not computed yet: this one waits too
+    base = it->second.tree;
+    if (!it->second.managed.is_null()) base_managed = &it->second.managed;
   } else {
-    if (!job.base_packed.empty()) base = UnpackShared(job.base_packed, "a packed stored object");
-    if (base && !job.base_managed.empty()) base = WithManaged(*base, job.base_managed);
+    base = job.base_packed.empty() ? job.base
+                                   : UnpackShared(job.base_packed, "a packed stored object");
+    if (job.base_managed.empty()) {
+      base_managed = OwnManaged(*base);
+    } else {
+      unpacked_managed = UnpackJson(job.base_managed, "packed managedFields");
+      if (!unpacked_managed.is_null()) base_managed = &unpacked_managed;
+    }
   }
-  return Computed(*job.tree, *job.deferred, base.get(), job.managed);
+  Json fields = ManagedOver(*job.tree, *job.deferred, *base, base_managed);
+  job.managed = PackManaged(fields);
+  computed.emplace(job.id, Resolved{job.tree, std::move(fields)});
+  return true;
 }
 
 // The trees no one holds any more are freed after this, on the packing thread, outside the
 // store's mutex (BatchThread destroys the batch's jobs there).
 void SlotSweeper::Pack(std::vector<Job>& jobs) {
-  std::unordered_map<const Slot*, ObjectPtr> computed;  // this batch's, for chained jobs
+  std::unordered_map<const Slot*, Resolved> computed;  // this batch's, for chained jobs
   for (Job& job : jobs) {
-    if (job.deferred) {
-      ObjectPtr served = ComputeDeferred(job, computed);
-      if (!served) continue;
-      computed.emplace(job.id, std::move(served));
-      job.deferred_done = true;
-    }
+    if (job.deferred) job.deferred_done = ComputeDeferred(job, computed);
     if (job.encode) job.packed = PackJson(*job.tree);
   }
   computed.clear();  // freed here, outside the mutex

@@ -41,7 +41,7 @@ class Slot;
 // How a deferred version's managedFields are computed: the write's, from the version it was
 // written over (itself possibly deferred).
 struct Deferred {
-  std::shared_ptr<const Slot> before;
+  std::shared_ptr<const Slot> before;  // never null: only updates are deferred
   const api::ResourceType* type = nullptr;
   api::ManagedWrite write;  // stored_form set
   std::size_t depth = 1;    // deferred versions in the chain, this one included
@@ -74,9 +74,9 @@ class Slot : public std::enable_shared_from_this<Slot> {
 
  private:
   friend class SlotSweeper;
-  // Computes this deferred version's managedFields over `before` (its predecessor, served; null:
-  // none) and keeps them apart. Returns the version with them.
-  ObjectPtr Resolve(const Json* before) const;
+  // Computes this deferred version's managedFields over `before` (its predecessor, served) and
+  // keeps them apart. Returns the version with them.
+  ObjectPtr Resolve(const Json& before) const;
   // Keeps this version's computed managedFields (`managed`, packed) apart; the version it was
   // written over is no longer held for it.
   void KeepManaged(std::string managed) const;
@@ -130,7 +130,7 @@ class SlotSweeper {
     // A deferred slot: its managedFields are computed first, over the version it was written
     // over when that had them (its tree `base`, else its bytes `base_packed`, with its
     // managedFields `base_managed` when kept apart), or over the version an earlier job of the
-    // batch computed (`chained`); `managed` is them, packed.
+    // batch computed (`chained`); `managed` is them, packed. No version is copied for it.
     std::shared_ptr<const Deferred> deferred;
     const Slot* id = nullptr;  // the slot, as the key a later job's `chained` looks up
     bool chained = false;
@@ -141,10 +141,14 @@ class SlotSweeper {
   };
   // Fills a deferred slot's job from its record. REQUIRES: mu held.
   static void PrepareDeferred(const Slot& slot, Job& job);
-  // The packing thread's computation of a deferred job's managedFields (into Job::managed):
-  // returns the version with them, or null when its base is not ready.
-  static ObjectPtr ComputeDeferred(Job& job,
-                                   const std::unordered_map<const Slot*, ObjectPtr>& computed);
+  // A version this batch computed the managedFields of: its tree (without them) and them.
+  struct Resolved {
+    ObjectPtr tree;
+    Json managed;  // null: none
+  };
+  // The packing thread's computation of a deferred job's managedFields (into Job::managed, and
+  // into `computed` for the jobs chained to it): false when its base is not ready.
+  static bool ComputeDeferred(Job& job, std::unordered_map<const Slot*, Resolved>& computed);
   void Pack(std::vector<Job>& jobs);     // the packing thread's work: encode, then Install
   void Install(std::vector<Job>& done);  // REQUIRES: mu held
 
