@@ -550,6 +550,56 @@ TEST_CASE("the store's writes give the same entries as text as others get as tre
   }
 }
 
+TEST_CASE("managedFields after an update over versions that keep theirs apart", "[api][ssa]") {
+  // ManagedFieldsAfterUpdate (the store's deferred writes): the entries UpdateManagedFields
+  // sets, from the versions without theirs and the live one's entries held apart or inline.
+  const ManagedWrite create{"ctl", Subresource::kNone, kT0, true};
+  Json live = ConfigMap({{"a", "1"}});
+  UpdateManagedFields(ConfigMaps(), nullptr, live, create);
+  struct Write {
+    Json data;
+    const char* manager;
+    Subresource sub;
+  };
+  const std::vector<Write> writes = {
+      {{{"a", "1"}, {"b", "2"}}, "editor", Subresource::kNone},  // a new field: a new entry
+      {{{"a", "1"}, {"b", "2"}}, "other", Subresource::kNone},   // no change: the same entries
+      {{{"a", "3"}, {"b", "2"}}, "editor", Subresource::kNone},  // taken from ctl
+      {{{"b", "4"}}, "ctl", Subresource::kNone},                 // removed from editor
+  };
+  for (const Write& w : writes) {
+    INFO(w.manager << " " << w.data.dump());
+    const ManagedWrite write{w.manager, w.sub, kT1, true};
+    Json expected = live;
+    expected["data"] = w.data;
+    UpdateManagedFields(ConfigMaps(), &live, expected, write);
+    Json raw_live = CopyWithoutManagedFields(live), raw_next = CopyWithoutManagedFields(expected);
+    const Json apart = Managed(live);
+    CHECK(ManagedFieldsAfterUpdate(ConfigMaps(), raw_live, apart.is_null() ? nullptr : &apart,
+                                   raw_next, write) == Managed(expected));
+    CHECK(ManagedFieldsAfterUpdate(ConfigMaps(), live, apart.is_null() ? nullptr : &apart, raw_next,
+                                   write) == Managed(expected));  // inline too
+    live = expected;
+  }
+  // Entries kept from trees come back as text, and a write that leaves no owner gives null.
+  Json tree_live = ConfigMap({{"a", "1"}});
+  UpdateManagedFields(ConfigMaps(), nullptr, tree_live, {"ctl", Subresource::kNone, kT0});
+  REQUIRE(Managed(tree_live)[0]["fieldsV1"].is_object());
+  Json next = CopyWithoutManagedFields(tree_live);
+  next["metadata"]["labels"] = {{"x", "y"}};
+  const Json tree_apart = Managed(tree_live);
+  Json after =
+      ManagedFieldsAfterUpdate(ConfigMaps(), CopyWithoutManagedFields(tree_live), &tree_apart, next,
+                               {"labeller", Subresource::kNone, kT1, true});
+  REQUIRE(after.size() == 2);
+  for (const Json& e : after) CHECK(e["fieldsV1"].is_string());
+  Json emptied = CopyWithoutManagedFields(tree_live);
+  emptied.erase("data");
+  CHECK(ManagedFieldsAfterUpdate(ConfigMaps(), CopyWithoutManagedFields(tree_live), &tree_apart,
+                                 emptied, {"ctl", Subresource::kNone, kT1, true})
+            .is_null());
+}
+
 TEST_CASE("creates of one shape reuse its text, and any other shape gets its own", "[api][ssa]") {
   // UpdateManagedFields keeps, per thread, the fieldsV1 text of each shape a plain create (the
   // store's) computed; every create must still get what the tree form gives it.
