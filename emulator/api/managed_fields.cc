@@ -702,14 +702,14 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
   }
 }
 
-Json ManagedFieldsAfterUpdate(const ResourceType& type, const Json& live, const Json* live_managed,
+Json ManagedFieldsAfterUpdate(const ResourceType& type, const Json& live, const Json& live_managed,
                               const Json& next, const ManagedWrite& write) {
-  std::optional<Json> out =
-      EntriesAfter(type, SchemaOf(type), live, live_managed, nullptr, next, write);
-  if (!out) return live_managed ? *live_managed : Json();
-  if (out->empty()) return Json();
-  ForEachEntryFieldsV1(*out, CompactFieldsV1);  // those kept from `live_managed` may be trees
-  return std::move(*out);
+  const Json* stored = live_managed.is_null() ? nullptr : &live_managed;
+  std::optional<Json> out = EntriesAfter(type, SchemaOf(type), live, stored, nullptr, next, write);
+  if (out && out->empty()) return Json();
+  Json managed = out ? std::move(*out) : live_managed;
+  ForEachEntryFieldsV1(managed, CompactFieldsV1);  // those kept from `live_managed` may be trees
+  return managed;
 }
 
 Result<Json> ApplyObject(const ResourceType& type, const Json* live, const Json& config,

@@ -44,7 +44,7 @@ void UpdateManagedFields(const ResourceType& type, const Json* live, Json& next,
 // an update of `live` to `next` that sent none, where `live_managed` are live's (null: none),
 // whether or not `live` holds them itself, and `next` holds none: for a store that keeps a
 // version's managedFields apart from it, without copying either version.
-Json ManagedFieldsAfterUpdate(const ResourceType& type, const Json& live, const Json* live_managed,
+Json ManagedFieldsAfterUpdate(const ResourceType& type, const Json& live, const Json& live_managed,
                               const Json& next, const ManagedWrite& write);
 
 // Server-side apply of `config` (the request body, metadata.name set) onto `live` (nullptr:

@@ -31,15 +31,14 @@ ObjectPtr WithManaged(const Json& raw, const std::string& managed) {
 }
 
 // The managedFields `version` holds itself (null: none).
-const Json* OwnManaged(const Json& version) {
-  const Json& fields = api::Field(api::Field(version, "metadata"), "managedFields");
-  return fields.is_null() ? nullptr : &fields;
+const Json& OwnManaged(const Json& version) {
+  return api::Field(api::Field(version, "metadata"), "managedFields");
 }
 
 // The managedFields (null: none) that the deferred write computes for `raw` over `before`,
 // whose managedFields are `before_managed` (null: none): no version is copied.
 Json ManagedOver(const Json& raw, const Deferred& deferred, const Json& before,
-                 const Json* before_managed) {
+                 const Json& before_managed) {
   return api::ManagedFieldsAfterUpdate(*deferred.type, before, before_managed, raw, deferred.write);
 }
 
@@ -51,7 +50,7 @@ ObjectPtr Slot::Served() const {
   if (deferred_) {
     std::vector<const Slot*> chain;  // newest first
     const Slot* s = this;
-    for (; s && s->deferred_; s = s->deferred_->before.get()) chain.push_back(s);
+    for (; s->deferred_; s = s->deferred_->before.get()) chain.push_back(s);
     ObjectPtr served = s->Served();  // what the oldest was written over
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) served = (*it)->Resolve(*served);
     return served;
@@ -132,24 +131,24 @@ void SlotSweeper::PrepareDeferred(const Slot& slot, Job& job) {
 
 bool SlotSweeper::ComputeDeferred(Job& job, std::unordered_map<const Slot*, Resolved>& computed) {
   ObjectPtr base;
-  const Json* base_managed = nullptr;
+  const Json* base_managed;
   Json unpacked_managed;
   if (job.chained) {
     auto it = computed.find(job.deferred->before.get());
     if (it == computed.end()) return false;  // not computed yet: this one waits too
     base = it->second.tree;
-    if (!it->second.managed.is_null()) base_managed = &it->second.managed;
+    base_managed = &it->second.managed;
   } else {
     base = job.base_packed.empty() ? job.base
                                    : UnpackShared(job.base_packed, "a packed stored object");
     if (job.base_managed.empty()) {
-      base_managed = OwnManaged(*base);
+      base_managed = &OwnManaged(*base);
     } else {
       unpacked_managed = UnpackJson(job.base_managed, "packed managedFields");
-      if (!unpacked_managed.is_null()) base_managed = &unpacked_managed;
+      base_managed = &unpacked_managed;
     }
   }
-  Json fields = ManagedOver(*job.tree, *job.deferred, *base, base_managed);
+  Json fields = ManagedOver(*job.tree, *job.deferred, *base, *base_managed);
   job.managed = PackManaged(fields);
   computed.emplace(job.id, Resolved{job.tree, std::move(fields)});
   return true;

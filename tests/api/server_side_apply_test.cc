@@ -559,29 +559,29 @@ TEST_CASE("managedFields after an update over versions that keep theirs apart", 
   struct Write {
     Json data;
     const char* manager;
-    Subresource sub;
   };
   const std::vector<Write> writes = {
-      {{{"a", "1"}, {"b", "2"}}, "editor", Subresource::kNone},  // a new field: a new entry
-      {{{"a", "1"}, {"b", "2"}}, "other", Subresource::kNone},   // no change: the same entries
-      {{{"a", "3"}, {"b", "2"}}, "editor", Subresource::kNone},  // taken from ctl
-      {{{"b", "4"}}, "ctl", Subresource::kNone},                 // removed from editor
+      {{{"a", "1"}, {"b", "2"}}, "editor"},  // a new field: a new entry
+      {{{"a", "1"}, {"b", "2"}}, "other"},   // no change: the same entries
+      {{{"a", "3"}, {"b", "2"}}, "editor"},  // taken from ctl
+      {{{"b", "4"}}, "ctl"},                 // removed from editor
   };
   for (const Write& w : writes) {
     INFO(w.manager << " " << w.data.dump());
-    const ManagedWrite write{w.manager, w.sub, kT1, true};
+    const ManagedWrite write{w.manager, Subresource::kNone, kT1, true};
     Json expected = live;
     expected["data"] = w.data;
     UpdateManagedFields(ConfigMaps(), &live, expected, write);
     Json raw_live = CopyWithoutManagedFields(live), raw_next = CopyWithoutManagedFields(expected);
     const Json apart = Managed(live);
-    CHECK(ManagedFieldsAfterUpdate(ConfigMaps(), raw_live, apart.is_null() ? nullptr : &apart,
-                                   raw_next, write) == Managed(expected));
-    CHECK(ManagedFieldsAfterUpdate(ConfigMaps(), live, apart.is_null() ? nullptr : &apart, raw_next,
-                                   write) == Managed(expected));  // inline too
+    CHECK(ManagedFieldsAfterUpdate(ConfigMaps(), raw_live, apart, raw_next, write) ==
+          Managed(expected));
+    CHECK(ManagedFieldsAfterUpdate(ConfigMaps(), live, apart, raw_next, write) ==
+          Managed(expected));  // inline too
     live = expected;
   }
-  // Entries kept from trees come back as text, and a write that leaves no owner gives null.
+  // Entries kept from trees come back as text, whether the write changed them or nothing, and a
+  // write that leaves no owner gives null.
   Json tree_live = ConfigMap({{"a", "1"}});
   UpdateManagedFields(ConfigMaps(), nullptr, tree_live, {"ctl", Subresource::kNone, kT0});
   REQUIRE(Managed(tree_live)[0]["fieldsV1"].is_object());
@@ -589,13 +589,19 @@ TEST_CASE("managedFields after an update over versions that keep theirs apart", 
   next["metadata"]["labels"] = {{"x", "y"}};
   const Json tree_apart = Managed(tree_live);
   Json after =
-      ManagedFieldsAfterUpdate(ConfigMaps(), CopyWithoutManagedFields(tree_live), &tree_apart, next,
+      ManagedFieldsAfterUpdate(ConfigMaps(), CopyWithoutManagedFields(tree_live), tree_apart, next,
                                {"labeller", Subresource::kNone, kT1, true});
   REQUIRE(after.size() == 2);
   for (const Json& e : after) CHECK(e["fieldsV1"].is_string());
+  Json unchanged = ManagedFieldsAfterUpdate(ConfigMaps(), CopyWithoutManagedFields(tree_live),
+                                            tree_apart, CopyWithoutManagedFields(tree_live),
+                                            {"other", Subresource::kNone, kT1, true});
+  REQUIRE(unchanged.size() == 1);
+  CHECK(unchanged[0]["fieldsV1"].is_string());
+  CHECK(unchanged[0]["time"] == kT0);
   Json emptied = CopyWithoutManagedFields(tree_live);
   emptied.erase("data");
-  CHECK(ManagedFieldsAfterUpdate(ConfigMaps(), CopyWithoutManagedFields(tree_live), &tree_apart,
+  CHECK(ManagedFieldsAfterUpdate(ConfigMaps(), CopyWithoutManagedFields(tree_live), tree_apart,
                                  emptied, {"ctl", Subresource::kNone, kT1, true})
             .is_null());
 }
