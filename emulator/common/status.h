@@ -5,12 +5,14 @@
 // Thread safety: plain values, safe to copy between threads.
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "emulator/common/json_object_map.h"
 
@@ -19,6 +21,89 @@ namespace pjemu {
 // nlohmann::json whose objects are JsonObjectMap's sorted vectors (json_object_map.h): the
 // order and texts std::map gave, one allocation per object.
 using Json = nlohmann::basic_json<JsonObjectMap>;
+
+namespace json_free {
+// Trees nested deeper than this are freed without recursion (below).
+inline constexpr int kRecursionDepth = 256;
+inline thread_local int depth = 0;  // containers being freed on this thread, outermost first
+}  // namespace json_free
+
+}  // namespace pjemu
+
+// How a Json value frees what it holds (nlohmann's json_value::destroy, specialized for Json
+// before anything can use the library's own). The library's moves every member of an object or
+// array onto a heap-allocated stack of its own, and each of theirs, before freeing any of them,
+// so that no depth of nesting can overflow the call stack: that cost a tenth of the control
+// plane's time, which builds and frees trees all the time. This frees a tree by plain recursion,
+// each container's members by their destructors, and switches to the library's way (members
+// moved to a stack, no recursion) for what lies below json_free::kRecursionDepth levels.
+template <>
+inline void pjemu::Json::json_value::destroy(nlohmann::detail::value_t t) {
+  using nlohmann::detail::value_t;
+  if ((t == value_t::object && object == nullptr) || (t == value_t::array && array == nullptr) ||
+      (t == value_t::string && string == nullptr) || (t == value_t::binary && binary == nullptr)) {
+    return;  // never made (a constructor that threw)
+  }
+  if (t == value_t::object || t == value_t::array) {
+    if (pjemu::json_free::depth >= pjemu::json_free::kRecursionDepth) {
+      // Deep: the members leave by a stack, each leaving its own members there before it goes.
+      std::vector<pjemu::Json> stack;
+      auto take_members = [&stack](pjemu::Json& from) {
+        if (from.is_array()) {
+          for (pjemu::Json& member : *from.m_value.array) stack.push_back(std::move(member));
+          from.m_value.array->clear();
+        } else if (from.is_object()) {
+          for (auto& member : *from.m_value.object) stack.push_back(std::move(member.second));
+          from.m_value.object->clear();
+        }
+      };
+      if (t == value_t::array) {
+        for (pjemu::Json& member : *array) stack.push_back(std::move(member));
+        array->clear();
+      } else {
+        for (auto& member : *object) stack.push_back(std::move(member.second));
+        object->clear();
+      }
+      while (!stack.empty()) {
+        pjemu::Json last(std::move(stack.back()));
+        stack.pop_back();
+        take_members(last);
+      }
+    }
+    ++pjemu::json_free::depth;
+  }
+  switch (t) {
+    case value_t::object: {
+      std::allocator<object_t> alloc;  // Json's AllocatorType
+      std::allocator_traits<decltype(alloc)>::destroy(alloc, object);
+      std::allocator_traits<decltype(alloc)>::deallocate(alloc, object, 1);
+      break;
+    }
+    case value_t::array: {
+      std::allocator<array_t> alloc;  // Json's AllocatorType
+      std::allocator_traits<decltype(alloc)>::destroy(alloc, array);
+      std::allocator_traits<decltype(alloc)>::deallocate(alloc, array, 1);
+      break;
+    }
+    case value_t::string: {
+      std::allocator<string_t> alloc;  // Json's AllocatorType
+      std::allocator_traits<decltype(alloc)>::destroy(alloc, string);
+      std::allocator_traits<decltype(alloc)>::deallocate(alloc, string, 1);
+      break;
+    }
+    case value_t::binary: {
+      std::allocator<binary_t> alloc;  // Json's AllocatorType
+      std::allocator_traits<decltype(alloc)>::destroy(alloc, binary);
+      std::allocator_traits<decltype(alloc)>::deallocate(alloc, binary, 1);
+      break;
+    }
+    default:
+      break;
+  }
+  if (t == value_t::object || t == value_t::array) --pjemu::json_free::depth;
+}
+
+namespace pjemu {
 
 enum class Code {
   kOk = 0,

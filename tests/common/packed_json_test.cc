@@ -34,6 +34,18 @@ TEST_CASE("a packed value unpacks to an equal value", "[common]") {
   }
 }
 
+TEST_CASE("values larger than a thread's decoding buffer unpack equal, before and after small ones",
+          "[common]") {
+  // 64 KiB of MessagePack is what a thread keeps for decoding; these go past it and around it.
+  for (std::size_t bytes : {std::size_t{10}, std::size_t{65'000}, std::size_t{65'536},
+                            std::size_t{70'000}, std::size_t{1'000'000}, std::size_t{12}}) {
+    INFO(bytes << " bytes of text");
+    Json value = {{"kind", "Blob"}, {"text", std::string(bytes, 'x')}, {"n", bytes}};
+    value["list"] = Json::array({std::string(bytes / 2, 'y'), -1, 2.5});
+    CHECK(UnpackJson(PackJson(value), "a large value") == value);
+  }
+}
+
 TEST_CASE("packed numbers, strings, lists and nesting come back as nlohmann's reader gives them",
           "[common]") {
   const std::uint64_t big = std::numeric_limits<std::uint64_t>::max();
