@@ -5,12 +5,14 @@
 //  - T9k (PyTorchTrainingJob): master 1 + worker 2, restartPolicy OnFailure;
 //  - Job (batch/v1): completions 3, parallelism 3, restartPolicy Never;
 //  - TrainJob: the default runtime torch-distributed with trainer.numNodes 3.
+// And the cluster the in-process benchmarks run them on.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "emulator/api/resources.h"
+#include "emulator/cluster/cluster_options.h"
 #include "emulator/common/status.h"
 
 namespace pjemu::bench {
@@ -112,6 +114,18 @@ inline bool HasCondition(const Json& job, const char* type) {
     if (c.value("type", "") == type && c.value("status", "") == "True") return true;
   }
   return false;
+}
+
+// The embedded control plane in virtual time, driven from the caller's thread, its processes
+// simulated (each "runs" 1 s), no GPUs, images mapped through `image_map`.
+inline cluster::ClusterOptions VirtualClusterOptions(const std::string& image_map) {
+  cluster::ClusterOptions options;
+  options.clock = cluster::ClockKind::kVirtual;
+  options.processes = cluster::ProcessKind::kSimulated;
+  options.loop = cluster::LoopKind::kCaller;
+  options.gpus = 0;
+  options.image_map = image_map;
+  return options;
 }
 
 }  // namespace pjemu::bench

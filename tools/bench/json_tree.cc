@@ -24,13 +24,7 @@ namespace {
 
 // A PyTorchJob's worker Pod as the store holds it once the job ran.
 Result<Json> RealPod() {
-  cluster::ClusterOptions options;
-  options.clock = cluster::ClockKind::kVirtual;
-  options.processes = cluster::ProcessKind::kSimulated;
-  options.loop = cluster::LoopKind::kCaller;
-  options.gpus = 0;
-  options.image_map = "fixtures/images.yaml";
-  cluster::Cluster vc(options);
+  cluster::Cluster vc(VirtualClusterOptions("fixtures/images.yaml"));
   RETURN_IF_ERROR(vc.Start());
   const BenchKind* kind = FindBenchKind("PyTorchJob");
   RETURN_IF_ERROR(

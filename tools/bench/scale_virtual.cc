@@ -119,12 +119,7 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  cluster::ClusterOptions options;
-  options.clock = cluster::ClockKind::kVirtual;
-  options.processes = cluster::ProcessKind::kSimulated;
-  options.loop = cluster::LoopKind::kCaller;
-  options.gpus = 0;
-  options.image_map = image_map;
+  cluster::ClusterOptions options = VirtualClusterOptions(image_map);
   options.cpu = "100000";  // room for every pod at once: the benchmark is the control plane
   options.memory = "100000Gi";
   // Room for every pod by default (the kubelet's default of 110 would hold the rest Pending).
