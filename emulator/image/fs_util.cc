@@ -89,15 +89,17 @@ Status WriteFileAtomic(const std::string& tmp_dir, const std::string& path,
 
 Status MakeDirs(const std::string& path) {
   if (path.empty()) return Status::Ok();
-  std::size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = path.find('/', pos + 1);
-    std::string prefix = path.substr(0, pos);
-    if (prefix.empty()) continue;
-    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
-      return ErrnoStatus("mkdir", prefix, errno);
+  // One mkdir when the parent exists (the usual case); the parents first when it does not.
+  if (::mkdir(path.c_str(), 0755) == 0) return Status::Ok();
+  if (errno == ENOENT) {
+    const std::size_t end = path.find_last_not_of('/');
+    const std::size_t slash = end == std::string::npos ? end : path.find_last_of('/', end);
+    if (slash != std::string::npos && slash > 0) {
+      if (Status parent = MakeDirs(path.substr(0, slash)); !parent.ok()) return parent;
     }
+    if (::mkdir(path.c_str(), 0755) == 0) return Status::Ok();
   }
+  if (errno != EEXIST) return ErrnoStatus("mkdir", path, errno);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("stat", path, errno);
   if (!S_ISDIR(st.st_mode)) return Status(Code::kInternal, "mkdir " + path + ": not a directory");

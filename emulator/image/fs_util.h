@@ -50,7 +50,7 @@ Result<std::string> ReadWholeFile(const std::string& path, std::int64_t max_byte
 // Writes bytes to `tmp_dir`/<unique>, fsyncs it and renames it over `path`.
 Status WriteFileAtomic(const std::string& tmp_dir, const std::string& path,
                        const std::string& bytes);
-// mkdir -p with mode 0755.
+// mkdir -p with mode 0755: one system call when the parent exists.
 Status MakeDirs(const std::string& path);
 
 // Removes `name` under the directory dirfd (a file, or a tree, never following a symlink:

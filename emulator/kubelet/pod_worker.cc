@@ -10,6 +10,7 @@
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pod_resources.h"
 #include "emulator/common/packed_json.h"
+#include "emulator/image/fs_util.h"
 #include "emulator/kubelet/container_env.h"
 #include "emulator/kubelet/gpu_injection.h"
 #include "emulator/kubelet/pod_mounts.h"
@@ -137,8 +138,8 @@ void PodWorker::Admit() {
   // Device plugin: free GPU units, as many as the pod's limit asks for (gpu_slots.h).
   auto requests = api::PodRequests(pod());
   gpus_ = ctx_.gpus.Allocate(uid_, requests.ok() ? (*requests)["nvidia.com/gpu"] : 0);
-  std::error_code ec;
-  std::filesystem::create_directories(LogPath("", 0).substr(0, LogPath("", 0).rfind("/")), ec);
+  const std::string logs = LogPath("", 0);
+  (void)image::fsutil::MakeDirs(logs.substr(0, logs.rfind('/')));
   WriteStatus();  // podIP and hostIP are known before any container starts
 }
 
@@ -288,9 +289,8 @@ void PodWorker::StartContainer(bool init, std::size_t i) {
     mounts = std::move(*m);
   }
   c.container_id = "pjemu://" + uid_ + "-" + c.name + "-" + std::to_string(c.restart_count);
-  std::error_code ec;
   std::string log = LogPath(c.name, c.restart_count);
-  std::filesystem::create_directories(std::filesystem::path(log).parent_path(), ec);
+  (void)image::fsutil::MakeDirs(log.substr(0, log.rfind('/')));
   Event("Normal", "Created", "Created container " + c.name);
   if (plan->kind == ImagePlan::Kind::kWaitForService) return StartBuiltin(init, i, *plan);
 

@@ -361,7 +361,11 @@ Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::stri
   std::vector<ObjectPtr> items;
   const bool one_ns = type->namespaced && !ns.empty();
   const Key ns_start{std::string(ns), ""};
-  // An equality term narrows the candidates to the label index's smallest set (same order).
+  // An equality term narrows the candidates to the label index's smallest set (same order). A
+  // packed candidate that another equality term's set lacks cannot match: it is skipped before
+  // it is decoded (a Service's selector names its job, replica type and index; the job's set,
+  // the smallest, holds the pods of every replica).
+  std::vector<const std::set<Key>*> with_terms;
   const std::set<Key>* candidates = nullptr;
   static const std::set<Key> kNone;
   for (const auto& req : labels.requirements()) {
@@ -372,6 +376,7 @@ Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::stri
     }
     const std::set<Key>* with = WithLabel(type, req.key, req.values[0]);
     if (!with) with = &kNone;
+    with_terms.push_back(with);
     if (!candidates || with->size() < candidates->size()) candidates = with;
   }
   auto t = objects.find(type->PluralGroup());
@@ -379,10 +384,18 @@ Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::stri
   auto keep = [&](const ObjectPtr& object) {
     if (labels.Matches(*object) && fields.Matches(*object)) items.push_back(object);
   };
+  auto in_every_term = [&](const Key& key) {
+    for (const std::set<Key>* with : with_terms) {
+      if (with != candidates && with->count(key) == 0) return false;
+    }
+    return true;
+  };
   if (candidates) {
     for (auto it = one_ns ? candidates->lower_bound(ns_start) : candidates->begin();
          it != candidates->end() && (!one_ns || it->first == ns); ++it) {
-      if (auto obj = t->second.find(*it); obj != t->second.end()) keep(obj->second->Read(form));
+      auto obj = t->second.find(*it);
+      if (obj == t->second.end() || (obj->second->packed() && !in_every_term(*it))) continue;
+      keep(obj->second->Read(form));
     }
   } else {
     for (auto it = one_ns ? t->second.lower_bound(ns_start) : t->second.begin();
