@@ -167,8 +167,11 @@ ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, Ob
     if (before->deferred_depth() >= kMaxDeferred) before->Served();
     slot->Defer({before, type, *deferred, before->deferred_depth() + 1});
   }
-  std::pair<TypeRef, Key>& named = by_uid[MetaString(*ptr, "uid")];
-  if (named.first != type || named.second != key) named = {type, key};  // an update keeps it
+  // An update keeps the uid (immutable) and the key: only a new object is indexed.
+  if (std::string uid = MetaString(*ptr, "uid");
+      !before || MetaString(*before->Tree(), "uid") != uid) {
+    by_uid[std::move(uid)] = {type, key};
+  }
   Record(type, key, event, slot, std::move(old_slot), std::move(before));
   return ptr;
 }
