@@ -197,34 +197,35 @@ const ResourceType* FindByKind(std::string_view api_version, std::string_view ki
   return nullptr;
 }
 
-const ResourceType& Pods() { return *FindResource("", "pods"); }
-const ResourceType& Services() { return *FindResource("", "services"); }
-const ResourceType& Events() { return *FindResource("", "events"); }
-const ResourceType& Namespaces() { return *FindResource("", "namespaces"); }
-const ResourceType& Nodes() { return *FindResource("", "nodes"); }
-const ResourceType& ConfigMaps() { return *FindResource("", "configmaps"); }
-const ResourceType& Secrets() { return *FindResource("", "secrets"); }
-const ResourceType& ServiceAccounts() { return *FindResource("", "serviceaccounts"); }
-const ResourceType& PersistentVolumeClaims() { return *FindResource("", "persistentvolumeclaims"); }
-const ResourceType& PersistentVolumes() { return *FindResource("", "persistentvolumes"); }
-const ResourceType& StorageClasses() { return *FindResource("storage.k8s.io", "storageclasses"); }
-const ResourceType& PodDisruptionBudgets() {
-  return *FindResource("policy", "poddisruptionbudgets");
-}
-const ResourceType& Jobs() { return *FindResource("batch", "jobs"); }
-const ResourceType& PyTorchJobs() { return *FindResource("kubeflow.org", "pytorchjobs"); }
-const ResourceType& PyTorchTrainingJobs() {
-  return *FindResource("batch.tensorstack.dev", "pytorchtrainingjobs");
-}
-const ResourceType& TrainJobs() { return *FindResource("trainer.kubeflow.org", "trainjobs"); }
-const ResourceType& TrainingRuntimes() {
-  return *FindResource("trainer.kubeflow.org", "trainingruntimes");
-}
-const ResourceType& ClusterTrainingRuntimes() {
-  return *FindResource("trainer.kubeflow.org", "clustertrainingruntimes");
-}
-const ResourceType& JobSets() { return *FindResource("jobset.x-k8s.io", "jobsets"); }
-const ResourceType& TensorBoards() { return *FindResource("tensorstack.dev", "tensorboards"); }
+// Each accessor looks its type up once (AllResources() is built once and never changes): the
+// store and the actors ask for these on every write.
+#define PJEMU_TYPE(name, group, plural)                             \
+  const ResourceType& name() {                                      \
+    static const ResourceType& type = *FindResource(group, plural); \
+    return type;                                                    \
+  }
+PJEMU_TYPE(Pods, "", "pods")
+PJEMU_TYPE(Services, "", "services")
+PJEMU_TYPE(Events, "", "events")
+PJEMU_TYPE(Namespaces, "", "namespaces")
+PJEMU_TYPE(Nodes, "", "nodes")
+PJEMU_TYPE(ConfigMaps, "", "configmaps")
+PJEMU_TYPE(Secrets, "", "secrets")
+PJEMU_TYPE(ServiceAccounts, "", "serviceaccounts")
+PJEMU_TYPE(PersistentVolumeClaims, "", "persistentvolumeclaims")
+PJEMU_TYPE(PersistentVolumes, "", "persistentvolumes")
+PJEMU_TYPE(StorageClasses, "storage.k8s.io", "storageclasses")
+PJEMU_TYPE(PodDisruptionBudgets, "policy", "poddisruptionbudgets")
+PJEMU_TYPE(Jobs, "batch", "jobs")
+PJEMU_TYPE(PyTorchJobs, "kubeflow.org", "pytorchjobs")
+PJEMU_TYPE(PyTorchTrainingJobs, "batch.tensorstack.dev", "pytorchtrainingjobs")
+PJEMU_TYPE(TrainJobs, "trainer.kubeflow.org", "trainjobs")
+PJEMU_TYPE(TrainingRuntimes, "trainer.kubeflow.org", "trainingruntimes")
+PJEMU_TYPE(ClusterTrainingRuntimes, "trainer.kubeflow.org", "clustertrainingruntimes")
+PJEMU_TYPE(JobSets, "jobset.x-k8s.io", "jobsets")
+PJEMU_TYPE(TensorBoards, "tensorstack.dev", "tensorboards")
+
+#undef PJEMU_TYPE
 
 std::vector<const ResourceType*> WorkloadTypes() {
   std::vector<const ResourceType*> out;

@@ -70,12 +70,17 @@ std::vector<std::string> OwnerUids(const Json* object) {
   return out;
 }
 
-std::string InvolvedUid(const Json* object) {
-  if (!object || !object->contains("involvedObject")) return "";
-  const Json& io = (*object)["involvedObject"];
-  return io.is_object() && io.contains("uid") && io["uid"].is_string()
-             ? io["uid"].get<std::string>()
-             : "";
+// metadata.ownerReferences as stored (null when absent): compared before OwnerUids is built.
+const Json& OwnerReferences(const Json* object) {
+  static const Json kNone;
+  return object ? api::Field(api::Field(*object, "metadata"), "ownerReferences") : kNone;
+}
+
+// An Event's involvedObject.uid ("" when none), read in place.
+std::string_view InvolvedUid(const Json* object) {
+  if (!object) return {};
+  const Json& uid = api::Field(api::Field(*object, "involvedObject"), "uid");
+  return uid.is_string() ? std::string_view(uid.get_ref<const std::string&>()) : std::string_view();
 }
 
 }  // namespace
@@ -125,8 +130,8 @@ void Store::Impl::Reindex(TypeRef type, const Key& key, const Json* before, cons
     }
   }
   // Most writes keep the owners (and an Event its object): the indexes then stay as they are.
-  const std::vector<std::string> old_owners = OwnerUids(before), new_owners = OwnerUids(after);
-  if (old_owners != new_owners) {
+  if (OwnerReferences(before) != OwnerReferences(after)) {
+    const std::vector<std::string> old_owners = OwnerUids(before), new_owners = OwnerUids(after);
     std::pair<TypeRef, Key> entry{type, key};
     for (const auto& uid : old_owners) {
       auto it = dependents.find(uid);
@@ -137,16 +142,16 @@ void Store::Impl::Reindex(TypeRef type, const Key& key, const Json* before, cons
     for (const auto& uid : new_owners) dependents[uid].insert(entry);
   }
   if (type != &api::Events()) return;
-  const std::string old_involved = InvolvedUid(before), new_involved = InvolvedUid(after);
+  const std::string_view old_involved = InvolvedUid(before), new_involved = InvolvedUid(after);
   if (old_involved == new_involved) return;
   if (!old_involved.empty()) {
-    auto it = events_about.find(old_involved);
+    auto it = events_about.find(std::string(old_involved));
     if (it != events_about.end()) {
       it->second.erase(key);
       if (it->second.empty()) events_about.erase(it);
     }
   }
-  if (!new_involved.empty()) events_about[new_involved].insert(key);
+  if (!new_involved.empty()) events_about[std::string(new_involved)].insert(key);
 }
 
 ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, ObjectPtr old,
