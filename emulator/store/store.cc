@@ -166,7 +166,8 @@ ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, Ob
   // The old version's slot, so the history shares it rather than holding a second copy.
   SlotPtr old_slot = before && old && before->Unpacked() == old ? before : nullptr;
   if (old && !old_slot) old_slot = sweeper.Make(std::move(old));
-  Reindex(type, key, before ? before->Tree().get() : nullptr, ptr.get());
+  const ObjectPtr before_tree = before ? before->Tree() : nullptr;
+  Reindex(type, key, before_tree.get(), ptr.get());
   slot = sweeper.Make(ptr);
   if (deferred && before) {
     if (before->deferred_depth() >= kMaxDeferred) before->Served();
@@ -174,7 +175,7 @@ ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, Ob
   }
   // An update keeps the uid (immutable) and the key: only a new object is indexed.
   if (std::string uid = MetaString(*ptr, "uid");
-      !before || MetaString(*before->Tree(), "uid") != uid) {
+      !before_tree || MetaString(*before_tree, "uid") != uid) {
     by_uid[std::move(uid)] = {type, key};
   }
   Record(type, key, event, slot, std::move(old_slot), std::move(before));
