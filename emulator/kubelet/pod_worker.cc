@@ -384,6 +384,8 @@ void PodWorker::OnExit(bool init, std::size_t i, const process::ProcessExit& exi
   if (c.timer) ctx_.loop.Cancel(c.timer), c.timer = 0;
   c.phase = Phase::kTerminated;
   c.pid = 0;
+  c.env = std::vector<std::string>();  // what exec needs of a running process: freed with it
+  c.working_dir = std::string();
   c.exit_code = exit.exit_code;
   c.signal = exit.signal;
   c.finished_at = exit.finished_at;

@@ -15,7 +15,7 @@ Result<Pid> SimulatedProcessRunner::Start(const ProcessSpec& spec, ExitCallback 
   if (spec.argv.empty() || spec.argv[0].empty()) {
     return Status(Code::kInvalid, "process " + spec.name + ": empty command");
   }
-  started_.push_back(spec);
+  ++started_;
   SimulatedOutcome outcome = script_(spec);
   Pid pid = next_pid_++;
   Proc& proc = procs_[pid];

@@ -70,11 +70,11 @@ TEST_CASE("a failing re-watch does not leave the node deaf: it catches up once t
   REQUIRE(n.local->Create(api::Pods(), "default", SimplePod("late")).ok());
   n.loop.RunFor(2min);
   CHECK(n.local->Get(api::Pods(), "default", "late").value()["spec"]["nodeName"] == "pjemu-node");
-  CHECK(n.runner.started().empty());  // bound, but the kubelet cannot hear of it yet
+  CHECK(n.runner.started() == 0);     // bound, but the kubelet cannot hear of it yet
   CHECK(n.flaky.failures > 3);        // it kept trying
   n.flaky.down = false;
   n.loop.RunFor(40s);  // the next retry (backoff capped at 30 s) relists
-  CHECK(n.runner.started().size() == 1);
+  CHECK(n.runner.started() == 1);
   CHECK(n.Phase("late") == "Succeeded");
 }
 
