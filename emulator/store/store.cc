@@ -101,15 +101,15 @@ std::string LabelIndexKey(const std::string& label, const std::string& value) {
 
 }  // namespace
 
-const std::set<Key>* Store::Impl::WithLabel(TypeRef type, const std::string& label,
-                                            const std::string& value) const {
+const EntrySet* Store::Impl::WithLabel(TypeRef type, const std::string& label,
+                                       const std::string& value) const {
   auto t = by_label.find(type->PluralGroup());
   if (t == by_label.end()) return nullptr;
   auto it = t->second.find(LabelIndexKey(label, value));
   return it == t->second.end() ? nullptr : &it->second;
 }
 
-void Store::Impl::Reindex(TypeRef type, const Key& key, const Json* before, const Json* after) {
+void Store::Impl::Reindex(TypeRef type, const Entry& entry, const Json* before, const Json* after) {
   const Json* old_labels = LabelsOf(before);
   const Json* new_labels = LabelsOf(after);
   if (old_labels != new_labels && (!old_labels || !new_labels || *old_labels != *new_labels)) {
@@ -119,27 +119,27 @@ void Store::Impl::Reindex(TypeRef type, const Key& key, const Json* before, cons
         if (!v.is_string()) continue;
         auto it = index.find(LabelIndexKey(k, v.get<std::string>()));
         if (it == index.end()) continue;
-        it->second.erase(key);
+        it->second.erase(&entry);
         if (it->second.empty()) index.erase(it);
       }
     }
     if (new_labels) {
       for (const auto& [k, v] : new_labels->items()) {
-        if (v.is_string()) index[LabelIndexKey(k, v.get<std::string>())].insert(key);
+        if (v.is_string()) index[LabelIndexKey(k, v.get<std::string>())].insert(&entry);
       }
     }
   }
   // Most writes keep the owners (and an Event its object): the indexes then stay as they are.
   if (OwnerReferences(before) != OwnerReferences(after)) {
     const std::vector<std::string> old_owners = OwnerUids(before), new_owners = OwnerUids(after);
-    std::pair<TypeRef, Key> entry{type, key};
+    const TypedEntry typed{type, &entry};
     for (const auto& uid : old_owners) {
       auto it = dependents.find(uid);
       if (it == dependents.end()) continue;
-      it->second.erase(entry);
+      it->second.erase(typed);
       if (it->second.empty()) dependents.erase(it);
     }
-    for (const auto& uid : new_owners) dependents[uid].insert(entry);
+    for (const auto& uid : new_owners) dependents[uid].insert(typed);
   }
   if (type != &api::Events()) return;
   const std::string_view old_involved = InvolvedUid(before), new_involved = InvolvedUid(after);
@@ -147,11 +147,11 @@ void Store::Impl::Reindex(TypeRef type, const Key& key, const Json* before, cons
   if (!old_involved.empty()) {
     auto it = events_about.find(std::string(old_involved));
     if (it != events_about.end()) {
-      it->second.erase(key);
+      it->second.erase(&entry);
       if (it->second.empty()) events_about.erase(it);
     }
   }
-  if (!new_involved.empty()) events_about[std::string(new_involved)].insert(key);
+  if (!new_involved.empty()) events_about[std::string(new_involved)].insert(&entry);
 }
 
 ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, ObjectPtr old,
@@ -161,13 +161,14 @@ ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, Ob
   api::CompactManagedFields(object);  // the stored form (api/managed_fields.h)
   auto ptr = std::make_shared<const Json>(std::move(object));
   Key key{MetaString(*ptr, "namespace"), MetaString(*ptr, "name")};
-  SlotPtr& slot = objects[type->PluralGroup()][key];
+  Entry& entry = *objects[type->PluralGroup()].try_emplace(std::move(key)).first;
+  SlotPtr& slot = entry.second;
   SlotPtr before = slot;
   // The old version's slot, so the history shares it rather than holding a second copy.
   SlotPtr old_slot = before && old && before->Unpacked() == old ? before : nullptr;
   if (old && !old_slot) old_slot = sweeper.Make(std::move(old));
   const ObjectPtr before_tree = before ? before->Tree() : nullptr;
-  Reindex(type, key, before_tree.get(), ptr.get());
+  Reindex(type, entry, before_tree.get(), ptr.get());
   slot = sweeper.Make(ptr);
   if (deferred && before) {
     if (before->deferred_depth() >= kMaxDeferred) before->Served();
@@ -176,9 +177,9 @@ ObjectPtr Store::Impl::Put(TypeRef type, Json object, WatchEvent::Type event, Ob
   // An update keeps the uid (immutable) and the key: only a new object is indexed.
   if (std::string uid = MetaString(*ptr, "uid");
       !before_tree || MetaString(*before_tree, "uid") != uid) {
-    by_uid[std::move(uid)] = {type, key};
+    by_uid[std::move(uid)] = {type, &entry};
   }
-  Record(type, key, event, slot, std::move(old_slot), std::move(before));
+  Record(type, entry.first, event, slot, std::move(old_slot), std::move(before));
   return ptr;
 }
 
@@ -204,17 +205,17 @@ Status Store::Impl::CommitPending() {
   } else {
     // Undo in reverse order, so each entry finds the map as it left it.
     for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
-      auto& by_key = objects[it->type->PluralGroup()];
-      if (it->before) {
-        by_key[it->key] = it->before;
-      } else {
-        by_key.erase(it->key);
-      }
+      Entry& entry = *objects[it->type->PluralGroup()].try_emplace(it->key).first;
       ObjectPtr after = it->after ? it->after->Tree() : nullptr;
       ObjectPtr before = it->before ? it->before->Tree() : nullptr;
-      Reindex(it->type, it->key, after.get(), before.get());
+      Reindex(it->type, entry, after.get(), before.get());
       if (after) by_uid.erase(MetaString(*after, "uid"));
-      if (before) by_uid[MetaString(*before, "uid")] = {it->type, it->key};
+      if (before) by_uid[MetaString(*before, "uid")] = {it->type, &entry};
+      if (it->before) {
+        entry.second = it->before;
+      } else {
+        objects[it->type->PluralGroup()].erase(it->key);  // out of every index above
+      }
     }
     rv = rv_before_pending;
   }
@@ -229,9 +230,10 @@ void Store::Impl::Restore(const Snapshot& snapshot) {
   for (const auto& [type, object] : snapshot.objects) {
     auto ptr = std::make_shared<const Json>(object);
     Key key{MetaString(*ptr, "namespace"), MetaString(*ptr, "name")};
-    Reindex(type, key, nullptr, ptr.get());
-    objects[type->PluralGroup()][key] = sweeper.Make(ptr);
-    by_uid[MetaString(*ptr, "uid")] = {type, key};
+    Entry& entry = *objects[type->PluralGroup()].try_emplace(std::move(key)).first;
+    entry.second = sweeper.Make(ptr);
+    Reindex(type, entry, nullptr, ptr.get());
+    by_uid[MetaString(*ptr, "uid")] = {type, &entry};
   }
   rv = snapshot.rv;
   hub.Restore(snapshot.compacted_rv);
@@ -374,16 +376,16 @@ Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::stri
   // packed candidate that another equality term's set lacks cannot match: it is skipped before
   // it is decoded (a Service's selector names its job, replica type and index; the job's set,
   // the smallest, holds the pods of every replica).
-  std::vector<const std::set<Key>*> with_terms;
-  const std::set<Key>* candidates = nullptr;
-  static const std::set<Key> kNone;
+  std::vector<const EntrySet*> with_terms;
+  const EntrySet* candidates = nullptr;
+  static const EntrySet kNone;
   for (const auto& req : labels.requirements()) {
     using Op = api::LabelRequirement::Op;
     if (req.values.size() != 1 ||
         (req.op != Op::kEquals && req.op != Op::kDoubleEquals && req.op != Op::kIn)) {
       continue;
     }
-    const std::set<Key>* with = WithLabel(type, req.key, req.values[0]);
+    const EntrySet* with = WithLabel(type, req.key, req.values[0]);
     if (!with) with = &kNone;
     with_terms.push_back(with);
     if (!candidates || with->size() < candidates->size()) candidates = with;
@@ -393,18 +395,18 @@ Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::stri
   auto keep = [&](const ObjectPtr& object) {
     if (labels.Matches(*object) && fields.Matches(*object)) items.push_back(object);
   };
-  auto in_every_term = [&](const Key& key) {
-    for (const std::set<Key>* with : with_terms) {
-      if (with != candidates && with->count(key) == 0) return false;
+  auto in_every_term = [&](const Entry* entry) {
+    for (const EntrySet* with : with_terms) {
+      if (with != candidates && with->count(entry) == 0) return false;
     }
     return true;
   };
   if (candidates) {
     for (auto it = one_ns ? candidates->lower_bound(ns_start) : candidates->begin();
-         it != candidates->end() && (!one_ns || it->first == ns); ++it) {
-      auto obj = t->second.find(*it);
-      if (obj == t->second.end() || (obj->second->packed() && !in_every_term(*it))) continue;
-      keep(obj->second->Read(form));
+         it != candidates->end() && (!one_ns || (*it)->first.first == ns); ++it) {
+      const Entry& entry = **it;
+      if (entry.second->packed() && !in_every_term(&entry)) continue;
+      keep(entry.second->Read(form));
     }
   } else {
     for (auto it = one_ns ? t->second.lower_bound(ns_start) : t->second.begin();

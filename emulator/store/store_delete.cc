@@ -164,7 +164,7 @@ Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {
   SlotPtr last_slot = it->second;
   ObjectPtr last = last_slot->Served();  // the DELETED event carries it as served
   Json removed = final_state.is_null() ? *last : std::move(final_state);
-  Reindex(type, key, last.get(), nullptr);
+  Reindex(type, *it, last.get(), nullptr);
   by_key.erase(it);
   by_uid.erase(MetaString(removed, "uid"));
   ++rv;
@@ -179,7 +179,10 @@ Json Store::Impl::Remove(TypeRef type, const Key& key, Json final_state) {
 std::vector<std::pair<TypeRef, Key>> Store::Impl::DependentsOf(const std::string& uid) const {
   auto it = dependents.find(uid);
   if (it == dependents.end()) return {};
-  return {it->second.begin(), it->second.end()};
+  std::vector<std::pair<TypeRef, Key>> out;
+  out.reserve(it->second.size());
+  for (const auto& [type, entry] : it->second) out.emplace_back(type, entry->first);
+  return out;
 }
 
 void Store::Impl::CollectGarbage(TypeRef type, const Json& removed) {
@@ -205,7 +208,8 @@ void Store::Impl::CollectGarbage(TypeRef type, const Json& removed) {
   // Events about the removed object (a deviation: real Events expire after a TTL instead).
   if (type != &api::Events()) {
     if (auto it = events_about.find(uid); it != events_about.end()) {
-      std::vector<Key> events(it->second.begin(), it->second.end());
+      std::vector<Key> events;
+      for (const Entry* entry : it->second) events.push_back(entry->first);
       for (const auto& key : events) Remove(&api::Events(), key);
     }
   }
@@ -219,7 +223,8 @@ void Store::Impl::FinishForegroundOwners(const Json& removed) {
     std::string owner_uid = ref.is_object() ? ref.value("uid", "") : "";
     auto it = by_uid.find(owner_uid);
     if (it == by_uid.end()) continue;
-    auto [t, k] = it->second;
+    const TypeRef t = it->second.first;
+    const Key k = it->second.second->first;  // a copy: Remove below erases the entry
     ObjectPtr owner = Find(t, k);
     if (!owner || !IsDeleting(*owner) || !HasFinalizer(*owner, kForeground)) continue;
     if (!DependentsOf(owner_uid).empty()) continue;

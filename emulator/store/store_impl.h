@@ -5,6 +5,7 @@
 // REQUIRES it held; Locked() takes it and notifies touched watches after releasing it.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -24,6 +25,26 @@ namespace pjemu::store {
 
 using Key = std::pair<std::string, std::string>;  // namespace ("" when cluster-scoped), name
 using TypeRef = const api::ResourceType*;         // always an entry of api::AllResources()
+using Objects = std::map<Key, SlotPtr>;           // one type's objects, by key
+// A stored object's key and slot, as the indexes name it: its address stays while the object is
+// stored (a map's node), so an index holds one pointer rather than a copy of the key.
+using Entry = Objects::value_type;
+// Index sets keep the objects' order (by key), and are searched by key.
+struct EntryOrder {
+  using is_transparent = void;
+  bool operator()(const Entry* a, const Entry* b) const { return a->first < b->first; }
+  bool operator()(const Entry* a, const Key& b) const { return a->first < b; }
+  bool operator()(const Key& a, const Entry* b) const { return a < b->first; }
+};
+using EntrySet = std::set<const Entry*, EntryOrder>;
+using TypedEntry = std::pair<TypeRef, const Entry*>;
+// By type (its table address), then key.
+struct TypedEntryOrder {
+  bool operator()(const TypedEntry& a, const TypedEntry& b) const {
+    return a.first != b.first ? std::less<TypeRef>()(a.first, b.first)
+                              : a.second->first < b.second->first;
+  }
+};
 
 class Store::Impl {
  public:
@@ -79,12 +100,11 @@ class Store::Impl {
   Status CommitPending();
   // Loads a persisted snapshot into the empty maps (constructor).
   void Restore(const Snapshot& snapshot);
-  // Moves `key`'s entries in the GC and label indexes from `before` to `after` (either may be
-  // null).
-  void Reindex(TypeRef type, const Key& key, const Json* before, const Json* after);
-  // The keys of `type` whose label `label` equals `value` (nullptr: none).
-  const std::set<Key>* WithLabel(TypeRef type, const std::string& label,
-                                 const std::string& value) const;
+  // Moves `entry`'s places in the GC and label indexes from `before` to `after` (either may be
+  // null). REQUIRES: `entry` is stored (in `objects`) throughout.
+  void Reindex(TypeRef type, const Entry& entry, const Json* before, const Json* after);
+  // The objects of `type` whose label `label` equals `value` (nullptr: none).
+  const EntrySet* WithLabel(TypeRef type, const std::string& label, const std::string& value) const;
   // Checks the namespace and apiVersion/kind of an incoming body against the request.
   Status CheckBody(TypeRef type, std::string_view ns, Json& object) const;
   // The type's own admission (api::ResourceType::admission): defaulting, then validation.
@@ -142,15 +162,16 @@ class Store::Impl {
   std::uint64_t rv = 0;
   // Packs the versions no reader holds (slot.h); before `objects` and `hub`, which hold slots.
   SlotSweeper sweeper;
-  std::map<std::string, std::map<Key, SlotPtr>> objects;  // by ResourceType::PluralGroup()
-  std::unordered_map<std::string, std::pair<TypeRef, Key>> by_uid;
+  std::map<std::string, Objects> objects;  // by ResourceType::PluralGroup()
+  // The indexes below name stored entries (an entry leaves them before it leaves `objects`).
+  std::unordered_map<std::string, TypedEntry> by_uid;
   // Indexes for garbage collection: owner uid -> dependents; involvedObject.uid -> Events.
-  std::unordered_map<std::string, std::set<std::pair<TypeRef, Key>>> dependents;
-  std::unordered_map<std::string, std::set<Key>> events_about;
+  std::unordered_map<std::string, std::set<TypedEntry, TypedEntryOrder>> dependents;
+  std::unordered_map<std::string, EntrySet> events_about;
   // Label index for lists with an equality selector (the controller's and kubelet's lists by
-  // job-name label): PluralGroup() -> "key\nvalue" -> keys, in the maps' order. Without it every
-  // such list would scan every object of the type: O(jobs^2) over a run.
-  std::unordered_map<std::string, std::unordered_map<std::string, std::set<Key>>> by_label;
+  // job-name label): PluralGroup() -> "key\nvalue" -> objects, in the maps' order. Without it
+  // every such list would scan every object of the type: O(jobs^2) over a run.
+  std::unordered_map<std::string, std::unordered_map<std::string, EntrySet>> by_label;
   WatchHub hub;
   // The running request's changes, not yet durable nor visible to watches.
   struct Undo {

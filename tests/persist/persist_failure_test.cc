@@ -151,6 +151,7 @@ TEST_CASE("a failed commit undoes a garbage-collection cascade in memory") {
   Json owner =
       Must(p.store->Create(ConfigMaps(), "default", ConfigMap("owner", std::string(3000, 'o'))));
   Json dep = ConfigMap("dep", std::string(3000, 'd'));
+  dep["metadata"]["labels"] = {{"app", "dep"}};
   dep["metadata"]["ownerReferences"] = {{{"apiVersion", "v1"},
                                          {"kind", "ConfigMap"},
                                          {"name", "owner"},
@@ -177,6 +178,12 @@ TEST_CASE("a failed commit undoes a garbage-collection cascade in memory") {
   CHECK(p.store->ResourceVersion() == rv);
   CHECK(Must(p.store->Get(ConfigMaps(), "default", "owner")) == owner);
   CHECK(Must(p.store->Get(ConfigMaps(), "default", "dep")) == dep_stored);
+  // The label index is back too (the undo stored the dependent again): a list by label finds it.
+  api::ListOptions by_label;
+  by_label.label_selector = "app=dep";
+  Json listed = Must(p.store->List(ConfigMaps(), "default", by_label));
+  REQUIRE(listed["items"].size() == 1);
+  CHECK(listed["items"][0] == dep_stored);
 }
 
 }  // namespace
