@@ -89,11 +89,8 @@ void SlotSweeper::Fresh(const SlotPtr& slot) {
   fresh_.push_back(slot);
 }
 
-void SlotSweeper::MaybeSweep(std::size_t stored) {
-  if (period_ == 0 ||
-      fresh_.size() < std::max({period_, aging_.size() / 2, stored / kStoredShare})) {
-    return;
-  }
+void SlotSweeper::MaybeSweep() {
+  if (period_ == 0 || fresh_.size() < std::max(period_, aging_.size() / 2)) return;
   std::vector<std::weak_ptr<Slot>> held;
   std::vector<Job> jobs;
   for (auto& weak : aging_) {

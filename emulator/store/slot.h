@@ -94,15 +94,13 @@ using SlotPtr = std::shared_ptr<Slot>;
 // Decides when slots are packed, and packs them on a thread of its own: every slot written or
 // decoded is `Fresh`; each sweep hands the packing thread the slots that were fresh before the
 // previous sweep and that no reader holds, and keeps looking at the held ones in later sweeps. A
-// sweep runs once half as many slots turned fresh as the last one kept (and at least `period`,
-// and at least a 32nd of the objects the store holds: a large store's versions are superseded
-// before their turn and never packed, the work a packing thread beside the actors then saves
-// being worth more than the trees it holds), so its cost is a constant per write or read; a tree
-// then often outlives a round of the controllers' queue and is read again without a decode. The
-// thread encodes and compresses, then, under the store's mutex, keeps the bytes in the slot and
-// drops the slot's tree if still no reader holds it (one that took it meanwhile makes the slot
-// fresh again); the tree is freed on that thread, outside the mutex. The store's thread only ever
-// decodes. MaybeSweep runs only where the store holds no bare reference into a slot's tree: after a
+// sweep runs once half as many slots turned fresh as the last one kept (and at least
+// `period`), so its cost is a constant per write or read; a tree then often outlives a round of
+// the controllers' queue and is read again without a decode. The thread encodes and compresses,
+// then, under the store's mutex, keeps the bytes in the slot and drops the slot's tree if still
+// no reader holds it (one that took it meanwhile makes the slot fresh again); the tree is freed
+// on that thread, outside the mutex. The store's thread only ever decodes.
+// MaybeSweep runs only where the store holds no bare reference into a slot's tree: after a
 // write's changes are recorded, and after a read (whose result holds what it decoded), so that a
 // run of reads with no write, such as the controllers' lists of their children, does not pile up
 // decoded trees.
@@ -116,9 +114,7 @@ class SlotSweeper {
 
   SlotPtr Make(ObjectPtr tree);  // a new fresh slot (never packed when period is 0)
   void Fresh(const SlotPtr& slot);
-  // `stored`: the objects the store holds now.
-  void MaybeSweep(std::size_t stored);
-  static constexpr std::size_t kStoredShare = 32;
+  void MaybeSweep();
   // Waits until the packing thread has installed everything handed to it. REQUIRES: mu not held.
   void Flush();
   // Ends the packing thread, dropping what it has not packed. REQUIRES: mu not held.

@@ -222,7 +222,7 @@ Status Store::Impl::CommitPending() {
   pending.clear();
   pending_slots.clear();
   undo.clear();
-  sweeper.MaybeSweep(by_uid.size());  // the request's trees are held by its own copies, if at all
+  sweeper.MaybeSweep();  // the request's trees are held by its own copies, if at all
   return committed;
 }
 
@@ -506,8 +506,7 @@ Result<ObjectPtr> Store::GetShared(const api::ResourceType& type, std::string_vi
   std::lock_guard<std::mutex> lock(impl_->mu);
   ObjectPtr obj = impl_->Find(t, {t->namespaced ? std::string(ns) : "", std::string(name)}, form);
   if (!obj) return NotFoundError(t->PluralGroup(), std::string(name));
-  impl_->sweeper.MaybeSweep(
-      impl_->by_uid.size());  // reads decode too: a run of reads with no write still sweeps
+  impl_->sweeper.MaybeSweep();  // reads decode too: a run of reads with no write still sweeps
   return obj;
 }
 
@@ -525,8 +524,7 @@ Result<SharedList> Store::ListShared(const api::ResourceType& type, std::string_
   SharedList list;
   ASSIGN_OR_RETURN(list.items, impl_->SelectLocked(t, ns, options, form));
   list.resource_version = impl_->rv;
-  impl_->sweeper.MaybeSweep(
-      impl_->by_uid.size());  // as GetShared: what this list decoded is held by `list`
+  impl_->sweeper.MaybeSweep();  // as GetShared: what this list decoded is held by `list`
   return list;
 }
 

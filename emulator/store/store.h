@@ -86,8 +86,8 @@ struct StoreOptions {
       20000;                       // events a slow watcher may fall behind before it is ended
   std::uint64_t seed = 1;          // uids and generateName suffixes are drawn from it
   // Versions no reader holds are kept packed (compressed MessagePack) once they have not been
-  // written or read for this many writes and reads, or for a 32nd as many as the store holds
-  // objects when that is more, and decoded again when read (slot.h); 0 = never.
+  // written or read for this many writes and reads, and decoded again when read (slot.h);
+  // 0 = never.
   std::size_t pack_after_writes = 1024;
   bool default_namespaces = true;  // create default, kube-system, kube-public, kubeflow
   // Namespaces as kube-apiserver keeps them for the namespace controller: created with

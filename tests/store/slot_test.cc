@@ -27,33 +27,13 @@ Json Varied() {
             {"empty", Json::object()}}}};
 }
 
-// A sweep under the slots' mutex, then waiting for the packing thread (as the store does it),
-// for a store holding `stored` objects.
-void Sweep(std::mutex& mu, SlotSweeper& sweeper, std::size_t stored = 0) {
+// A sweep under the slots' mutex, then waiting for the packing thread (as the store does it).
+void Sweep(std::mutex& mu, SlotSweeper& sweeper) {
   {
     std::lock_guard<std::mutex> lock(mu);
-    sweeper.MaybeSweep(stored);
+    sweeper.MaybeSweep();
   }
   sweeper.Flush();
-}
-
-TEST_CASE("a large store's period is a 32nd of the objects it holds", "[store][slot]") {
-  std::mutex mu;
-  SlotSweeper sweeper(2, mu);
-  const std::size_t stored = 4 * SlotSweeper::kStoredShare;  // a period of 4, not 2
-  SlotPtr first = sweeper.Make(std::make_shared<const Json>(Varied()));
-  std::vector<SlotPtr> more;
-  auto add = [&] { more.push_back(sweeper.Make(std::make_shared<const Json>(Json{{"n", 1}}))); };
-  add();
-  Sweep(mu, sweeper, stored);  // two fresh: the configured period, not the store's
-  add();
-  add();
-  Sweep(mu, sweeper, stored);  // four fresh: a sweep, and `first` was fresh before no sweep
-  CHECK_FALSE(first->packed());
-  for (int i = 0; i < 4; ++i) add();
-  Sweep(mu, sweeper, stored);  // the second sweep packs what the first saw fresh
-  CHECK(first->packed());
-  CHECK(sweeper.packed_total() == 4);
 }
 
 TEST_CASE("the sweeper packs unheld versions a period after they were fresh", "[store][slot]") {
@@ -162,10 +142,10 @@ TEST_CASE("a version read while it is being packed stays a tree", "[store][slot]
   {
     std::lock_guard<std::mutex> lock(mu);
     sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", 0}})));
-    sweeper.MaybeSweep(0);  // ages the first two
+    sweeper.MaybeSweep();  // ages the first two
     sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", 1}})));
     sweeper.Fresh(sweeper.Make(std::make_shared<const Json>(Json{{"n", 2}})));
-    sweeper.MaybeSweep(0);  // hands `slot` to the packing thread
+    sweeper.MaybeSweep();  // hands `slot` to the packing thread
     reader = slot->Tree();  // before the thread can install (it needs `mu`)
   }
   sweeper.Flush();
