@@ -205,7 +205,8 @@ Status Store::Impl::CommitPending() {
   } else {
     // Undo in reverse order, so each entry finds the map as it left it.
     for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
-      Entry& entry = *objects[it->type->PluralGroup()].try_emplace(it->key).first;
+      Objects& by_key = objects[it->type->PluralGroup()];
+      Entry& entry = *by_key.try_emplace(it->key).first;
       ObjectPtr after = it->after ? it->after->Tree() : nullptr;
       ObjectPtr before = it->before ? it->before->Tree() : nullptr;
       Reindex(it->type, entry, after.get(), before.get());
@@ -214,7 +215,7 @@ Status Store::Impl::CommitPending() {
       if (it->before) {
         entry.second = it->before;
       } else {
-        objects[it->type->PluralGroup()].erase(it->key);  // out of every index above
+        by_key.erase(it->key);  // out of every index above
       }
     }
     rv = rv_before_pending;

@@ -225,7 +225,7 @@ void Store::Impl::FinishForegroundOwners(const Json& removed) {
     if (it == by_uid.end()) continue;
     const TypeRef t = it->second.first;
     const Key k = it->second.second->first;  // a copy: Remove below erases the entry
-    ObjectPtr owner = Find(t, k);
+    ObjectPtr owner = it->second.second->second->Served();  // as Find(t, k) reads it
     if (!owner || !IsDeleting(*owner) || !HasFinalizer(*owner, kForeground)) continue;
     if (!DependentsOf(owner_uid).empty()) continue;
     Json next = *owner;
