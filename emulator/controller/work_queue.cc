@@ -17,7 +17,9 @@ void WorkQueue::Add(const Request& request) {
 
 void WorkQueue::PostTurn() {
   if (turn_ != 0 || ready_.empty() || shut_down_) return;
-  turn_ = loop_.Post([this] { Turn(); });
+  // Due now rather than posted: posted tasks (the informers' drains) run ahead of it as before,
+  // and so do the timers already due now (kubelets and the scheduler acting at this instant).
+  turn_ = loop_.PostAt(loop_.Now(), [this] { Turn(); });
 }
 
 void WorkQueue::Turn() {

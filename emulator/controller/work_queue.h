@@ -5,6 +5,10 @@
 // after the handler returns, behind what the handler's writes posted (the informers' drains). So
 // with thousands of keys ready at once (every job submitted together) the watchers keep up with
 // each reconcile's writes instead of falling thousands of events behind, pinning old versions.
+// A turn is due at the loop's now, behind the timers already due then: what the other actors do
+// at one instant (a kubelet moving each of a job's pods on, the scheduler binding them) reaches a
+// key's reconcile together, as a controller's queue coalesces the events that arrive while a key
+// waits, rather than one reconcile per pod.
 // Thread safety: call from the EventLoop thread only (the Controller posts watch events there).
 #pragma once
 
