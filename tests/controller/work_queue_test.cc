@@ -1,5 +1,6 @@
 // Given a WorkQueue on a virtual-time EventLoop, keys should be de-duplicated, delayed adds keep
-// the earliest time, and failures back off exponentially until Forget.
+// the earliest time, failures back off exponentially until Forget, and a turn should run behind
+// what is due at its instant.
 #include "emulator/controller/work_queue.h"
 
 #include <catch2/catch.hpp>
@@ -51,6 +52,32 @@ TEST_CASE("work queue: rate-limited adds back off exponentially until Forget", "
   CHECK(f.queue.NumRequeues(r) == 3);
   f.queue.Forget(r);
   CHECK(f.queue.NumRequeues(r) == 0);
+}
+
+TEST_CASE("work queue: a turn comes after the timers due at its instant, so their adds coalesce",
+          "[controller]") {
+  Fixture f;
+  const Time t = f.clock.Now() + 1s;
+  // A kubelet moving each of a job's three pods on at one instant; each write's event adds the
+  // job's key.
+  for (int pod = 0; pod < 3; ++pod) f.loop.PostAt(t, [&f] { f.queue.Add({"ns", "job"}); });
+  f.loop.RunFor(2s);
+  REQUIRE(f.runs.size() == 1);
+  CHECK(f.runs[0].second == t);
+}
+
+TEST_CASE("work queue: what a handler posts runs before the next key's turn", "[controller]") {
+  FakeClock clock;
+  EventLoop loop{clock};
+  std::vector<std::string> order;
+  WorkQueue queue{loop, [&](const Request& r) {
+                    order.push_back(r.name);
+                    loop.Post([&order, name = r.name] { order.push_back("drain after " + name); });
+                  }};
+  queue.Add({"ns", "a"});
+  queue.Add({"ns", "b"});
+  loop.RunUntilIdle();
+  CHECK(order == std::vector<std::string>{"a", "drain after a", "b", "drain after b"});
 }
 
 TEST_CASE("work queue: ShutDown drops pending work", "[controller]") {
