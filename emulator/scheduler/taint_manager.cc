@@ -60,24 +60,43 @@ TaintManager::TaintManager(client::Client& client, EventLoop& loop)
                                          : EvictingTaints(e.object());
                        if (taints.empty()) {
                          nodes_.erase(name);
-                       } else {
+                       } else if (auto it = nodes_.find(name); it == nodes_.end()) {
                          nodes_[name] = std::move(taints);
+                         AddPodsOn(name);
+                       } else {
+                         it->second = std::move(taints);
                        }
                        Trigger();
                      }),
       pod_informer_(client, loop, api::Pods(), client::InformerOptions::Named("taint manager pods"),
                     [this](const api::WatchEvent& e) {
-                      const std::string uid = api::Str(api::Field(e.object(), "metadata"), "uid");
-                      if (e.type == api::WatchEvent::Type::kDeleted ||
-                          (!MayBeEvicted(e.object()) && !timers_.count(uid))) {
-                        pods_.erase(uid);
+                      const Json& pod = e.object();
+                      const std::string uid = api::Str(api::Field(pod, "metadata"), "uid");
+                      const bool pending = timers_.count(uid) > 0;
+                      if (e.type != api::WatchEvent::Type::kDeleted &&
+                          (pending || (MayBeEvicted(pod) && OnTaintedNode(pod)))) {
+                        pods_[uid] = TaintView(pod);
                       } else {
-                        pods_[uid] = TaintView(e.object());
+                        pods_.erase(uid);
                       }
                       if (!nodes_.empty() || !timers_.empty()) Trigger();
                     }) {}
 
 TaintManager::~TaintManager() { Stop(); }
+
+bool TaintManager::OnTaintedNode(const Json& pod) const {
+  return nodes_.count(api::Str(api::Field(pod, "spec"), "nodeName")) > 0;
+}
+
+void TaintManager::AddPodsOn(const std::string& node) {
+  api::ListOptions options;
+  options.field_selector = "spec.nodeName=" + node;
+  auto listed = client_.ListObjects(api::Pods(), "", options);
+  if (!listed.ok()) return;  // the pods' own events add them as they change
+  for (const Json& pod : *listed) {
+    if (MayBeEvicted(pod)) pods_[api::Str(api::Field(pod, "metadata"), "uid")] = TaintView(pod);
+  }
+}
 
 Status TaintManager::Start() {
   if (alive_) return Status::Ok();

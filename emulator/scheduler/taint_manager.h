@@ -9,7 +9,10 @@
 // is cancelled (`Cancelling deletion of Pod <ns>/<name>`).
 // The node lifecycle taints (node.kubernetes.io/unreachable and not-ready) are left to the
 // node-down fault (faults/node_lifecycle.h), which acts out their default 300 s tolerations.
-// Reads nodes and pods through two client::Informers; writes pod status, deletes and events.
+// Reads nodes and pods through two client::Informers, and keeps only the pods it may act on: a
+// node that gains NoExecute taints has its pods listed then (by spec.nodeName), as upstream's
+// manager reads the pods assigned to a node when the node changes; a pod's own events keep it
+// while it may be evicted from a tainted node. Writes pod status, deletes and events.
 // Thread safety: everything on the EventLoop thread (constructor, Start, Stop included).
 #pragma once
 
@@ -37,6 +40,9 @@ class TaintManager {
  private:
   void Trigger();
   void Pass();
+  bool OnTaintedNode(const Json& pod) const;
+  // Keeps the pods bound to `node` (just tainted) that may be evicted, as listed now.
+  void AddPodsOn(const std::string& node);
   // Evicts the pod `cached` names, as stored now (its conditions, its resourceVersion).
   void Evict(const Json& cached);
 
@@ -44,7 +50,7 @@ class TaintManager {
   EventLoop& loop_;
   std::map<std::string, Json> nodes_;  // name -> NoExecute taints (JSON array) of the node
   // uid -> what Pass reads of the pod (TaintView): not its whole tree, kept for every pod that is
-  // bound, not ended and not being deleted, or whose eviction is pending.
+  // bound to a tainted node, not ended and not being deleted, or whose eviction is pending.
   std::map<std::string, Json> pods_;
   std::map<std::string, EventLoop::TimerId> timers_;         // pod uid -> pending eviction
   client::Informer node_informer_;

@@ -3,6 +3,7 @@
 // others never.
 #include "emulator/scheduler/taint_manager.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "emulator/api/json_fields.h"
@@ -57,6 +58,55 @@ TEST_CASE("NoExecute taints evict untolerated pods now, tolerated ones later", "
   int marked = 0;
   for (const Json& e : (*events)["items"]) marked += e["reason"] == "TaintManagerEviction";
   CHECK(marked == 2);
+}
+
+TEST_CASE(
+    "a pod bound to a node already tainted is evicted, and a pending eviction whose taint "
+    "goes away is cancelled",
+    "[scheduler]") {
+  FakeClock clock;
+  EventLoop loop{clock};
+  store::Store store{clock};
+  auto client = client::MakeLocalClient(store);
+  TaintManager manager(*client, loop);
+  Json taint = {{"key", "maintenance"}, {"effect", "NoExecute"}};
+  REQUIRE(client
+              ->Create(api::Nodes(), "",
+                       {{"apiVersion", "v1"},
+                        {"kind", "Node"},
+                        {"metadata", {{"name", "n1"}}},
+                        {"spec", {{"taints", {taint}}}}})
+              .ok());
+  REQUIRE(manager.Start().ok());
+  loop.RunFor(1s);
+  Json for_30s = {{"key", "maintenance"},
+                  {"operator", "Exists"},
+                  {"effect", "NoExecute"},
+                  {"tolerationSeconds", 30}};
+  REQUIRE(client->Create(api::Pods(), "default", BoundPod("late", Json::array())).ok());
+  REQUIRE(client->Create(api::Pods(), "default", BoundPod("for-30s", Json::array({for_30s}))).ok());
+  loop.RunFor(1s);
+  auto deleting = [&](const std::string& name) {
+    auto p = client->Get(api::Pods(), "default", name);
+    return !p.ok() || api::FieldAt(*p, {"metadata", "deletionTimestamp"}).is_string();
+  };
+  CHECK(deleting("late"));
+  CHECK_FALSE(deleting("for-30s"));
+  REQUIRE(
+      client
+          ->Patch(api::Nodes(), "", "n1", api::PatchType::kMerge, {{"spec", {{"taints", nullptr}}}})
+          .ok());
+  loop.RunFor(40s);
+  CHECK_FALSE(deleting("for-30s"));
+  auto events = client->List(api::Events(), "default");
+  REQUIRE(events.ok());
+  std::vector<std::string> messages;
+  for (const Json& e : (*events)["items"]) {
+    if (e["reason"] == "TaintManagerEviction") messages.push_back(e["message"]);
+  }
+  std::sort(messages.begin(), messages.end());
+  CHECK(messages == std::vector<std::string>{"Cancelling deletion of Pod default/for-30s",
+                                             "Marking for deletion Pod default/late"});
 }
 
 }  // namespace
