@@ -12,4 +12,10 @@ Result<std::pair<const ResourceType*, Json>> GetJob(Client& client, std::string_
   return NotFoundError("jobs", std::string(name));
 }
 
+Result<api::ObjectList> PodsOnNode(Client& client, const std::string& node) {
+  api::ListOptions options;
+  options.field_selector = "spec.nodeName=" + node;
+  return client.ListObjects(api::Pods(), "", options);
+}
+
 }  // namespace pjemu::client

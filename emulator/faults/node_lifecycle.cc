@@ -2,6 +2,7 @@
 
 #include "emulator/api/event.h"
 #include "emulator/api/pod_status.h"
+#include "emulator/client/workloads.h"
 
 namespace pjemu::faults {
 
@@ -33,14 +34,12 @@ void SetCondition(Json& status, const std::string& type, const std::string& valu
   status["conditions"] = conds;
 }
 
+// The node's pods that have not ended, as copies to edit.
 Result<std::vector<Json>> PodsOn(client::Client& client, const std::string& node) {
-  ASSIGN_OR_RETURN(Json list, client.List(api::Pods(), ""));
+  ASSIGN_OR_RETURN(api::ObjectList listed, client::PodsOnNode(client, node));
   std::vector<Json> out;
-  for (const Json& pod : list.value("items", Json::array())) {
-    if (pod.value("spec", Json::object()).value("nodeName", "") == node &&
-        !api::IsPodTerminal(pod)) {
-      out.push_back(pod);
-    }
+  for (const Json& pod : listed) {
+    if (!api::IsPodTerminal(pod)) out.push_back(pod);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include "emulator/api/json_fields.h"
 #include "emulator/api/pod_status.h"
 #include "emulator/api/taints.h"
+#include "emulator/client/workloads.h"
 
 namespace pjemu::scheduler {
 namespace {
@@ -89,9 +90,7 @@ bool TaintManager::OnTaintedNode(const Json& pod) const {
 }
 
 void TaintManager::AddPodsOn(const std::string& node) {
-  api::ListOptions options;
-  options.field_selector = "spec.nodeName=" + node;
-  auto listed = client_.ListObjects(api::Pods(), "", options);
+  auto listed = client::PodsOnNode(client_, node);
   if (!listed.ok()) return;  // the pods' own events add them as they change
   for (const Json& pod : *listed) {
     if (MayBeEvicted(pod)) pods_[api::Str(api::Field(pod, "metadata"), "uid")] = TaintView(pod);
