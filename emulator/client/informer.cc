@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,7 +26,25 @@ std::string Text(const Json& meta, const char* key) {
   return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+std::string_view TextView(const Json& meta, const char* key) {
+  auto it = meta.find(key);
+  return it != meta.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
+                                             : std::string_view();
+}
+
 std::string KeyOf(const Json& meta) { return Text(meta, "namespace") + "/" + Text(meta, "name"); }
+
+// KeyOf written into `out` (kept by the caller, so that its buffer is reused).
+void KeyInto(const Json& meta, std::string& out) {
+  out.assign(TextView(meta, "namespace"));
+  out += '/';
+  out += TextView(meta, "name");
+}
+
+// `to` = `from`, written only when they differ (an object's uid is the same in every event).
+void AssignIfChanged(std::string& to, std::string_view from) {
+  if (to != from) to.assign(from);
+}
 
 // An ERROR event's v1 Status says the watched resourceVersion is gone.
 bool IsExpired(const Json& status) {
@@ -271,14 +290,16 @@ bool Informer::Deliver(const api::WatchEvent& event) {
 
 void Informer::Remember(const api::WatchEvent& event) {
   const Json& meta = Meta(event.object());
-  std::string key = KeyOf(meta);
+  KeyInto(meta, key_buffer_);
   if (event.type == Type::kDeleted) {
-    known_.erase(key);
+    known_.erase(key_buffer_);
     return;
   }
-  Known& known = known_[std::move(key)];
-  known.uid = Text(meta, "uid");
-  known.resource_version = Text(meta, "resourceVersion");
+  auto it = known_.find(key_buffer_);
+  if (it == known_.end()) it = known_.emplace(key_buffer_, Known{}).first;
+  Known& known = it->second;
+  AssignIfChanged(known.uid, TextView(meta, "uid"));
+  AssignIfChanged(known.resource_version, TextView(meta, "resourceVersion"));
   auto refs = meta.find("ownerReferences");
   if (refs == meta.end() || refs->is_null()) {
     known.owner_references = nullptr;

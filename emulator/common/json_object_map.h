@@ -211,6 +211,10 @@ class JsonObjectMap {
 
  private:
   static constexpr size_type kScanned = 12;
+  // The room an object built member by member gets at its first (a decoded or copied one is
+  // sized at once): most built objects (a condition, a container status, an Event) have 4 to
+  // 8 members, which doubling from 1 reaches in 4 allocations.
+  static constexpr size_type kFirstCapacity = 4;
   struct Before {
     bool operator()(const value_type& item, std::string_view key) const noexcept {
       return JsonKeyLess()(item.first, key);
@@ -219,7 +223,9 @@ class JsonObjectMap {
   template <class K, class... Args>
   iterator Insert(iterator at, K&& key, Args&&... args) {
     const auto index = at - items_.begin();
-    items_.emplace(at, std::piecewise_construct, std::forward_as_tuple(std::forward<K>(key)),
+    if (items_.capacity() == 0) items_.reserve(kFirstCapacity);
+    items_.emplace(items_.begin() + index, std::piecewise_construct,
+                   std::forward_as_tuple(std::forward<K>(key)),
                    std::forward_as_tuple(std::forward<Args>(args)...));
     Moved();
     return items_.begin() + index;

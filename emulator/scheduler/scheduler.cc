@@ -159,14 +159,15 @@ void Scheduler::Upsert(std::shared_ptr<const Json> snapshot) {
   const Json& pod = *snapshot;
   const Json& meta = pod["metadata"];
   const std::string uid = meta.value("uid", "");
+  const std::int64_t generation = meta.value("generation", std::int64_t{0});
   auto it = pods_by_uid_.find(uid);
   bool was_counted = false, retry_before = retry_unschedulable_;
+  bool same_spec = false;
   std::string old_node;
-  api::ResourceList old_requests;
   if (it != pods_by_uid_.end()) {
     was_counted = it->second.counted;
     old_node = it->second.node;
-    old_requests = it->second.requests;
+    same_spec = generation != 0 && it->second.generation == generation;
     Count(it->second, -1);
     pending_.erase(it->second.order);
   } else {
@@ -176,17 +177,10 @@ void Scheduler::Upsert(std::shared_ptr<const Json> snapshot) {
   entry.pod = std::move(snapshot);  // `pod` stays valid: the snapshot is only moved
   const Json& spec = Field(pod, "spec");
   entry.node = spec.is_object() ? spec.value("nodeName", "") : "";
-  entry.order = meta.value("creationTimestamp", "") + '\n' + Key(pod);
-  auto req = api::PodRequests(pod);
-  entry.requests = req.ok() ? *req : api::ResourceList{};
-  entry.request_error = req.ok() ? "" : std::string(req.status().message());
+  const bool same_requests = same_spec || Reread(entry, pod, generation);
   entry.counted = !entry.node.empty() && !api::IsPodTerminal(pod);
   Count(entry, +1);
-  if (entry.placement_terms) --with_placement_terms_;
-  entry.anti_affinity = NodeView::HasRequiredAntiAffinity(pod);
-  entry.placement_terms = NodeView::HasPlacementTerms(pod);
-  if (entry.placement_terms) ++with_placement_terms_;
-  if (was_counted && entry.counted && entry.node == old_node && entry.requests == old_requests) {
+  if (was_counted && entry.counted && entry.node == old_node && same_requests) {
     retry_unschedulable_ = retry_before;  // the same room taken as before: none was made
   }
   if (!entry.group.empty()) dirty_gangs_.insert(entry.group);
@@ -208,6 +202,21 @@ void Scheduler::Upsert(std::shared_ptr<const Json> snapshot) {
   } else {
     entry.pod = std::make_shared<const Json>(BoundView(pod));  // `pod` is not read after this
   }
+}
+
+bool Scheduler::Reread(CachedPod& entry, const Json& pod, std::int64_t generation) {
+  entry.generation = generation;
+  entry.order = Field(pod, "metadata").value("creationTimestamp", "") + '\n' + Key(pod);
+  auto req = api::PodRequests(pod);
+  api::ResourceList requests = req.ok() ? *req : api::ResourceList{};
+  const bool same = requests == entry.requests;
+  entry.requests = std::move(requests);
+  entry.request_error = req.ok() ? "" : std::string(req.status().message());
+  if (entry.placement_terms) --with_placement_terms_;
+  entry.anti_affinity = NodeView::HasRequiredAntiAffinity(pod);
+  entry.placement_terms = NodeView::HasPlacementTerms(pod);
+  if (entry.placement_terms) ++with_placement_terms_;
+  return same;
 }
 
 void Scheduler::Forget(const std::string& uid) {

@@ -77,6 +77,11 @@ class Scheduler {
     bool gang = false;  // scheduled by a gang scheduler: bound with its group, all or nothing
     bool anti_affinity = false;    // NodeView::HasRequiredAntiAffinity
     bool placement_terms = false;  // NodeView::HasPlacementTerms
+    // metadata.generation when the fields above that the spec decides (order, requests,
+    // anti_affinity, placement_terms) were read: a pod event with the same generation keeps
+    // them (every spec change but the binding's moves it, and none of them reads nodeName);
+    // 0 reads them again at every event.
+    std::int64_t generation = 0;
   };
   // "<group>/<ns>/<name>" of a PodGroup kind's object.
   static std::string GangKey(const std::string& group, const std::string& ns,
@@ -90,6 +95,8 @@ class Scheduler {
   // Places `entry` on nodes[i] for the rest of the pass.
   static void Place(const CachedPod& entry, NodeView& node);
   void Trigger();
+  // Reads the entry's spec-decided fields from `pod`; true when its requests are those it had.
+  bool Reread(CachedPod& entry, const Json& pod, std::int64_t generation);
   // Applies a pod change to the cache; outside a pass, asks for one.
   void OnPod(const api::WatchEvent& event);
   // A node changed: room may have been made.
