@@ -186,11 +186,15 @@ std::optional<ImagePlan> PodWorker::MapPlan(bool init, std::size_t i, const Imag
     });
     return std::nullopt;
   }
-  // The kubelet's event for an image it has, naming the route (what `describe pod` shows).
-  if (!c.map_pulled && plan->kind == ImagePlan::Kind::kExec) {
+  // The kubelet's event for an image it has, naming the route (what `describe pod` shows); a
+  // builtin's container has its image as much as any other.
+  if (!c.map_pulled) {
+    const char* what = plan->kind == ImagePlan::Kind::kWaitForService
+                           ? "the kubelet's built-in wait for the service"
+                           : "the host's programs";
     Event("Normal", "Pulled",
           "Container image " + Quoted(c.image) + " already present on machine (" + plan->route +
-              ": the host's programs)");
+              ": " + what + ")");
   }
   c.map_pulled = false;
   return std::move(*plan);

@@ -1,8 +1,12 @@
 // Given the SimulatedProcessRunner and a FakeClock, the kubelet's CrashLoopBackOff timing
 // should be exactly the real kubelet's (immediate, then 10 s, 20 s, ...), with no sleeping.
-#include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "emulator/api/json_fields.h"
 #include "emulator/api/pod_status.h"
 #include "emulator/client/local_client.h"
 #include "emulator/kubelet/kubelet.h"
@@ -140,6 +144,22 @@ TEST_CASE("virtual time: the operator's init container ends when the master beco
   };
   loop.RunFor(5s);
   REQUIRE(init_state().contains("running"));
+  // Its image is present as any other container's: Pulled, then Created and Started.
+  std::vector<std::string> init_events;
+  auto events = client->List(api::Events(), "default");
+  REQUIRE(events.ok());
+  for (const Json& e : (*events)["items"]) {
+    const std::string message = e.value("message", "");
+    if (api::FieldAt(e, {"involvedObject", "name"}) == "worker" &&
+        message.find("alpine:3.10") != std::string::npos) {
+      init_events.push_back(e.value("reason", "") + ": " + message);
+    }
+  }
+  REQUIRE(init_events.size() == 1);
+  CHECK(init_events[0].rfind("Pulled: Container image \"alpine:3.10\" already present on machine "
+                             "(image map ",
+                             0) == 0);
+  CHECK(init_events[0].find(": the kubelet's built-in wait for the service)") != std::string::npos);
   REQUIRE(client->Create(api::Pods(), "default", pod("master")).ok());
   loop.RunFor(1ms);  // the next try would be an hour after the last
   Json master = *client->Get(api::Pods(), "default", "master");
