@@ -21,24 +21,27 @@ const Json& Meta(const Json& object) {
   return it != object.end() && it->is_object() ? *it : kEmpty;
 }
 
-std::string Text(const Json& meta, const char* key) {
-  auto it = meta.find(key);
-  return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
+// A metadata string member ("" when absent or not a string), as a view into `meta`.
 std::string_view TextView(const Json& meta, const char* key) {
   auto it = meta.find(key);
   return it != meta.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
                                              : std::string_view();
 }
 
-std::string KeyOf(const Json& meta) { return Text(meta, "namespace") + "/" + Text(meta, "name"); }
+std::string Text(const Json& meta, const char* key) { return std::string(TextView(meta, key)); }
 
-// KeyOf written into `out` (kept by the caller, so that its buffer is reused).
+// The object's "namespace/name", written into `out` (a caller may keep it, so that its buffer
+// is reused).
 void KeyInto(const Json& meta, std::string& out) {
   out.assign(TextView(meta, "namespace"));
   out += '/';
   out += TextView(meta, "name");
+}
+
+std::string KeyOf(const Json& meta) {
+  std::string key;
+  KeyInto(meta, key);
+  return key;
 }
 
 // `to` = `from`, written only when they differ (an object's uid is the same in every event).

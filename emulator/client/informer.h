@@ -169,8 +169,8 @@ class Informer {
   // order).
   std::unordered_map<std::string, Known> known_;
   std::shared_ptr<const OwnerReferences> last_owner_references_;  // the last remembered, shared
-  std::string
-      key_buffer_;  // Remember's namespace/name, reused so that a known key allocates nothing
+  // Remember's namespace/name, reused so that looking up a known key allocates nothing.
+  std::string key_buffer_;
   std::string last_rv_;
   std::int64_t stream_events_ = 0;  // taken from the current stream
   Duration backoff_;
