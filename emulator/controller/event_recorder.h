@@ -11,9 +11,9 @@
 
 #include <cstddef>
 #include <list>
-#include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include "emulator/client/client.h"
 #include "emulator/common/clock.h"
@@ -37,6 +37,9 @@ class EventRecorder {
  private:
   using Key =
       std::tuple<std::string, std::string, std::string, std::string>;  // uid,type,reason,msg
+  struct KeyHash {
+    std::size_t operator()(const Key& key) const;
+  };
   struct Written {
     std::string name;                      // the Event's
     std::list<const Key*>::iterator used;  // its place in used_
@@ -48,7 +51,7 @@ class EventRecorder {
   client::Client& client_;
   const Clock& clock_;
   std::string component_;
-  std::map<Key, Written> names_;  // correlator cache: key -> the Event written for it
+  std::unordered_map<Key, Written, KeyHash> names_;  // correlator cache: key -> its Event
   std::list<const Key*> used_;    // names_' keys, most recently used first
 };
 

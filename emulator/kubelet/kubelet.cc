@@ -1,5 +1,6 @@
 #include "emulator/kubelet/kubelet.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -187,7 +188,7 @@ void Kubelet::Stop() {
   secrets_.Stop();
   if (heartbeat_) loop_.Cancel(heartbeat_);
   if (housekeeping_) loop_.Cancel(housekeeping_);
-  for (auto& [uid, worker] : workers_) {
+  for (const auto& worker : WorkersInOrder()) {
     worker->Kill();
     // Memory-backed volumes do not outlive the node (a reboot empties /dev/shm); the disk ones
     // stay for a kubelet that starts again on the same root_dir.
@@ -250,21 +251,30 @@ void Kubelet::HandleObject(const std::string& plural, const Json& object) {
   const Json& meta = object["metadata"];
   std::string ns = meta.value("namespace", "default");
   std::string name = meta.value("name", "");
-  std::vector<std::shared_ptr<PodWorker>> pods;  // ObjectChanged may re-enter HandlePod
-  for (auto& [uid, worker] : workers_) {
-    if (worker->ns() == ns) pods.push_back(worker);
+  // ObjectChanged may re-enter HandlePod: the workers are taken first.
+  for (const auto& worker : WorkersInOrder()) {
+    if (worker->ns() == ns) worker->ObjectChanged(plural, name);
   }
-  for (auto& worker : pods) worker->ObjectChanged(plural, name);
 }
 
 void Kubelet::Housekeeping() {
-  std::vector<std::shared_ptr<PodWorker>> pods;
-  for (auto& [uid, worker] : workers_) pods.push_back(worker);
-  for (auto& worker : pods) worker->Housekeeping();
+  for (const auto& worker : WorkersInOrder()) worker->Housekeeping();
   std::weak_ptr<bool> alive = alive_;
   housekeeping_ = loop_.PostAfter(options_.housekeeping_interval, [this, alive] {
     if (!alive.expired()) Housekeeping();
   });
+}
+
+std::vector<std::shared_ptr<PodWorker>> Kubelet::WorkersInOrder() const {
+  std::vector<const decltype(workers_)::value_type*> entries;
+  entries.reserve(workers_.size());
+  for (const auto& entry : workers_) entries.push_back(&entry);
+  std::sort(entries.begin(), entries.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  std::vector<std::shared_ptr<PodWorker>> workers;
+  workers.reserve(entries.size());
+  for (const auto* entry : entries) workers.push_back(entry->second);
+  return workers;
 }
 
 void Kubelet::Heartbeat() {

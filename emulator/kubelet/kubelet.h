@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "emulator/api/exec.h"
@@ -26,8 +27,8 @@
 #include "emulator/client/client.h"
 #include "emulator/client/informer.h"
 #include "emulator/common/event_loop.h"
-#include "emulator/kubelet/image_map.h"
 #include "emulator/image/image_service.h"
+#include "emulator/kubelet/image_map.h"
 #include "emulator/kubelet/image_puller.h"
 #include "emulator/kubelet/pod_network.h"
 #include "emulator/process/container_exec.h"
@@ -157,6 +158,8 @@ class Kubelet final : public api::PodLogs, public api::PodExec {
   void Heartbeat();
   void Housekeeping();
   Status RegisterNode();
+  // The workers, by uid: the order every pass over all of them takes.
+  std::vector<std::shared_ptr<PodWorker>> WorkersInOrder() const;
 
   client::Client& client_;
   EventLoop& loop_;
@@ -169,7 +172,8 @@ class Kubelet final : public api::PodLogs, public api::PodExec {
   client::Informer configmaps_;
   client::Informer secrets_;
   Status network_status_ = Status::Ok();  // why pods have no network of their own, if so
-  std::map<std::string, std::shared_ptr<PodWorker>> workers_;  // by pod uid
+  // By pod uid; hashed, as every pod event looks its worker up (passes sort: WorkersInOrder).
+  std::unordered_map<std::string, std::shared_ptr<PodWorker>> workers_;
   std::shared_ptr<bool> alive_;
   EventLoop::TimerId heartbeat_ = 0;
   EventLoop::TimerId housekeeping_ = 0;

@@ -24,6 +24,8 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "emulator/common/status.h"
 #include "emulator/kubelet/container_env.h"
@@ -88,8 +90,8 @@ class ClusterNetwork {
   mutable std::mutex mu_;
   int subnet_;
   std::uint32_t next_ip_ = 2;                                       // GUARDED_BY(mu_)
-  std::map<std::string, std::string> pod_ips_;                      // GUARDED_BY(mu_)
-  std::set<std::string> used_ips_;                                  // GUARDED_BY(mu_)
+  std::unordered_map<std::string, std::string> pod_ips_;            // GUARDED_BY(mu_), by uid
+  std::unordered_set<std::string> used_ips_;                        // GUARDED_BY(mu_)
   std::map<std::tuple<std::string, std::string, int>, int> ports_;  // GUARDED_BY(mu_)
   std::set<int> taken_ports_;  // the values of ports_; GUARDED_BY(mu_)
   std::shared_ptr<process::BridgeNetwork> bridge_;                  // GUARDED_BY(mu_)

@@ -250,6 +250,13 @@ void Scheduler::ScheduleAll() {
   pods_.Drain();  // the cache must include this loop's own earlier bindings
   claims_.Drain();
   in_pass_ = false;
+  if (pending_.empty() && dirty_gangs_.empty()) {
+    // No pod to place (nor one held unschedulable) and no group to report: all a pass would do
+    // is what follows, without reading the nodes.
+    retry_unschedulable_ = false;
+    if (retry_) loop_.Cancel(retry_), retry_ = 0;
+    return;
+  }
   auto node_list = client_.ListObjects(api::Nodes(), "");  // read in place, once per pass
   if (!node_list.ok()) return;
   std::vector<NodeView> nodes;

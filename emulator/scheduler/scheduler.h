@@ -19,6 +19,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "emulator/api/pod_resources.h"
@@ -129,7 +130,9 @@ class Scheduler {
   bool retry_unschedulable_ = true;  // room may have been made: the next pass tries every pod
   EventLoop::TimerId retry_ = 0;
   std::map<std::string, std::string> last_message_;  // pod uid -> last FailedScheduling message
-  std::map<std::string, CachedPod> pods_by_uid_;
+  // Hashed: every pod event looks its entry up. Passes over all of them only count (the nodes'
+  // placement terms), so their order does not matter.
+  std::unordered_map<std::string, CachedPod> pods_by_uid_;
   // How many of them have placement terms: while none has, a pass does not list the pods
   // bound to each node (nothing reads them), which kept every pass O(cached pods).
   std::size_t with_placement_terms_ = 0;

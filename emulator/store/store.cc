@@ -1,5 +1,7 @@
 #include "emulator/store/store.h"
 
+#include <algorithm>
+
 #include "emulator/api/json_fields.h"
 #include "emulator/api/kueue.h"
 #include "emulator/api/managed_fields.h"
@@ -101,7 +103,7 @@ std::string LabelIndexKey(const std::string& label, const std::string& value) {
 
 }  // namespace
 
-const EntrySet* Store::Impl::WithLabel(TypeRef type, const std::string& label,
+const EntryBag* Store::Impl::WithLabel(TypeRef type, const std::string& label,
                                        const std::string& value) const {
   auto t = by_label.find(type->PluralGroup());
   if (t == by_label.end()) return nullptr;
@@ -372,21 +374,20 @@ Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::stri
   ASSIGN_OR_RETURN(auto fields, api::FieldSelector::Parse(options.field_selector, *type));
   std::vector<ObjectPtr> items;
   const bool one_ns = type->namespaced && !ns.empty();
-  const Key ns_start{std::string(ns), ""};
-  // An equality term narrows the candidates to the label index's smallest set (same order). A
-  // packed candidate that another equality term's set lacks cannot match: it is skipped before
-  // it is decoded (a Service's selector names its job, replica type and index; the job's set,
-  // the smallest, holds the pods of every replica).
-  std::vector<const EntrySet*> with_terms;
-  const EntrySet* candidates = nullptr;
-  static const EntrySet kNone;
+  // An equality term narrows the candidates to the label index's smallest set, sorted into list
+  // order. A packed candidate that another equality term's set lacks cannot match: it is
+  // skipped before it is decoded (a Service's selector names its job, replica type and index;
+  // the job's set, the smallest, holds the pods of every replica).
+  std::vector<const EntryBag*> with_terms;
+  const EntryBag* candidates = nullptr;
+  static const EntryBag kNone;
   for (const auto& req : labels.requirements()) {
     using Op = api::LabelRequirement::Op;
     if (req.values.size() != 1 ||
         (req.op != Op::kEquals && req.op != Op::kDoubleEquals && req.op != Op::kIn)) {
       continue;
     }
-    const EntrySet* with = WithLabel(type, req.key, req.values[0]);
+    const EntryBag* with = WithLabel(type, req.key, req.values[0]);
     if (!with) with = &kNone;
     with_terms.push_back(with);
     if (!candidates || with->size() < candidates->size()) candidates = with;
@@ -397,19 +398,23 @@ Result<std::vector<ObjectPtr>> Store::Impl::SelectLocked(TypeRef type, std::stri
     if (labels.Matches(*object) && fields.Matches(*object)) items.push_back(object);
   };
   auto in_every_term = [&](const Entry* entry) {
-    for (const EntrySet* with : with_terms) {
+    for (const EntryBag* with : with_terms) {
       if (with != candidates && with->count(entry) == 0) return false;
     }
     return true;
   };
   if (candidates) {
-    for (auto it = one_ns ? candidates->lower_bound(ns_start) : candidates->begin();
-         it != candidates->end() && (!one_ns || (*it)->first.first == ns); ++it) {
-      const Entry& entry = **it;
-      if (entry.second->packed() && !in_every_term(&entry)) continue;
-      keep(entry.second->Read(form));
+    std::vector<const Entry*> listed;
+    for (const Entry* entry : *candidates) {
+      if (!one_ns || entry->first.first == ns) listed.push_back(entry);
+    }
+    std::sort(listed.begin(), listed.end(), EntryOrder());
+    for (const Entry* entry : listed) {
+      if (entry->second->packed() && !in_every_term(entry)) continue;
+      keep(entry->second->Read(form));
     }
   } else {
+    const Key ns_start{std::string(ns), ""};
     for (auto it = one_ns ? t->second.lower_bound(ns_start) : t->second.begin();
          it != t->second.end() && (!one_ns || it->first.first == ns); ++it) {
       keep(it->second->Read(form));

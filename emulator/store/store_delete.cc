@@ -1,5 +1,7 @@
 // Delete: graceful pod deletion, propagation policies, finalizers, ownerReference garbage
 // collection (synchronous, see the deviations in store.h) and namespace deletion.
+#include <algorithm>
+
 #include "emulator/api/json_fields.h"
 #include "emulator/api/managed_fields.h"
 #include "emulator/api/pod_status.h"
@@ -208,8 +210,9 @@ void Store::Impl::CollectGarbage(TypeRef type, const Json& removed) {
   // Events about the removed object (a deviation: real Events expire after a TTL instead).
   if (type != &api::Events()) {
     if (auto it = events_about.find(uid); it != events_about.end()) {
-      std::vector<Key> events;
+      std::vector<Key> events;  // removed in key order
       for (const Entry* entry : it->second) events.push_back(entry->first);
+      std::sort(events.begin(), events.end());
       for (const auto& key : events) Remove(&api::Events(), key);
     }
   }

@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -29,14 +30,14 @@ using Objects = std::map<Key, SlotPtr>;           // one type's objects, by key
 // A stored object's key and slot, as the indexes name it: its address stays while the object is
 // stored (a map's node), so an index holds one pointer rather than a copy of the key.
 using Entry = Objects::value_type;
-// Index sets keep the objects' order (by key), and are searched by key.
+// The objects' order (by key), as lists return them.
 struct EntryOrder {
-  using is_transparent = void;
   bool operator()(const Entry* a, const Entry* b) const { return a->first < b->first; }
-  bool operator()(const Entry* a, const Key& b) const { return a->first < b; }
-  bool operator()(const Key& a, const Entry* b) const { return a < b->first; }
 };
-using EntrySet = std::set<const Entry*, EntryOrder>;
+// An index's set of entries, hashed by address: adding one of 30,000 pods to the set of a
+// label they all carry is not a walk down a tree of keys. Its iteration order is the addresses',
+// which differ from run to run: whatever depends on the order sorts by EntryOrder first.
+using EntryBag = std::unordered_set<const Entry*>;
 using TypedEntry = std::pair<TypeRef, const Entry*>;
 // By type (its table address), then key.
 struct TypedEntryOrder {
@@ -104,7 +105,7 @@ class Store::Impl {
   // null). REQUIRES: `entry` is stored (in `objects`) throughout.
   void Reindex(TypeRef type, const Entry& entry, const Json* before, const Json* after);
   // The objects of `type` whose label `label` equals `value` (nullptr: none).
-  const EntrySet* WithLabel(TypeRef type, const std::string& label, const std::string& value) const;
+  const EntryBag* WithLabel(TypeRef type, const std::string& label, const std::string& value) const;
   // Checks the namespace and apiVersion/kind of an incoming body against the request.
   Status CheckBody(TypeRef type, std::string_view ns, Json& object) const;
   // The type's own admission (api::ResourceType::admission): defaulting, then validation.
@@ -167,11 +168,11 @@ class Store::Impl {
   std::unordered_map<std::string, TypedEntry> by_uid;
   // Indexes for garbage collection: owner uid -> dependents; involvedObject.uid -> Events.
   std::unordered_map<std::string, std::set<TypedEntry, TypedEntryOrder>> dependents;
-  std::unordered_map<std::string, EntrySet> events_about;
+  std::unordered_map<std::string, EntryBag> events_about;
   // Label index for lists with an equality selector (the controller's and kubelet's lists by
   // job-name label): PluralGroup() -> "key\nvalue" -> objects, in the maps' order. Without it
   // every such list would scan every object of the type: O(jobs^2) over a run.
-  std::unordered_map<std::string, std::unordered_map<std::string, EntrySet>> by_label;
+  std::unordered_map<std::string, std::unordered_map<std::string, EntryBag>> by_label;
   WatchHub hub;
   // The running request's changes, not yet durable nor visible to watches.
   struct Undo {
