@@ -39,15 +39,6 @@ Status EventRecorder::Record(const Json& object, const std::string& type, const 
   return Status::Ok();
 }
 
-std::size_t EventRecorder::KeyHash::operator()(const Key& key) const {
-  const std::hash<std::string> hash;
-  std::size_t h = hash(std::get<0>(key));
-  for (const std::string* part : {&std::get<1>(key), &std::get<2>(key), &std::get<3>(key)}) {
-    h = h * 31 + hash(*part);
-  }
-  return h;
-}
-
 void EventRecorder::Remember(const Key& key, std::string name) {
   auto [it, added] = names_.try_emplace(key);
   if (!added) used_.erase(it->second.used);

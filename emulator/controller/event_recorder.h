@@ -9,6 +9,7 @@
 // Thread safety: not thread-safe; used from the controller's EventLoop thread only.
 #pragma once
 
+#include <boost/container_hash/hash.hpp>
 #include <cstddef>
 #include <list>
 #include <string>
@@ -37,9 +38,6 @@ class EventRecorder {
  private:
   using Key =
       std::tuple<std::string, std::string, std::string, std::string>;  // uid,type,reason,msg
-  struct KeyHash {
-    std::size_t operator()(const Key& key) const;
-  };
   struct Written {
     std::string name;                      // the Event's
     std::list<const Key*>::iterator used;  // its place in used_
@@ -51,7 +49,7 @@ class EventRecorder {
   client::Client& client_;
   const Clock& clock_;
   std::string component_;
-  std::unordered_map<Key, Written, KeyHash> names_;  // correlator cache: key -> its Event
+  std::unordered_map<Key, Written, boost::hash<Key>> names_;  // correlator cache: key -> its Event
   std::list<const Key*> used_;    // names_' keys, most recently used first
 };
 

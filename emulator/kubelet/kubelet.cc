@@ -266,14 +266,11 @@ void Kubelet::Housekeeping() {
 }
 
 std::vector<std::shared_ptr<PodWorker>> Kubelet::WorkersInOrder() const {
-  std::vector<const decltype(workers_)::value_type*> entries;
-  entries.reserve(workers_.size());
-  for (const auto& entry : workers_) entries.push_back(&entry);
-  std::sort(entries.begin(), entries.end(),
-            [](const auto* a, const auto* b) { return a->first < b->first; });
   std::vector<std::shared_ptr<PodWorker>> workers;
-  workers.reserve(entries.size());
-  for (const auto* entry : entries) workers.push_back(entry->second);
+  workers.reserve(workers_.size());
+  for (const auto& [uid, worker] : workers_) workers.push_back(worker);
+  std::sort(workers.begin(), workers.end(),
+            [](const auto& a, const auto& b) { return a->uid() < b->uid(); });
   return workers;
 }
 
